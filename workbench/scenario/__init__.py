@@ -1,0 +1,1 @@
+"""Scenario model: canonical types, loaders for every format, diagnostics, JSON Schema."""

@@ -1,0 +1,523 @@
+"""The canonical scenario model: what every loader produces and every runner reads.
+
+All classes are frozen dataclasses. Every event and every timed item carries the
+``Pos`` (file, line, column) it came from, so a failure at run time can point at
+the line that scripted it. Free-form payloads that runners pass through
+(tool ``args``, ``_meta``, ACP data) are kept as read-only mappings.
+
+Time fields are in milliseconds. How they combine into absolute virtual time is
+the compiler's business (``workbench.timeline``); the model only records which
+timing form each value was written in (see :class:`Timing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import Any, Literal
+
+from .diagnostics import Pos
+
+Json = Any
+"""A JSON-like value (str, int, float, bool, None, list, dict)."""
+
+EMPTY: Mapping[str, Json] = MappingProxyType({})
+
+
+def frozen_map(value: Mapping[str, Json] | None) -> Mapping[str, Json]:
+    return MappingProxyType(dict(value)) if value else EMPTY
+
+
+class Timing(str, Enum):
+    """How a time value was written; decides what it is relative to."""
+
+    DELTA = "delta"  # `[ms, text]` tuples and progress steps: after the previous item
+    OFFSET = "offset"  # `{relativeTime}` in think/assistant: from the start of the element
+    SEGMENT = "segment"  # `[ms, input]` user tuples: from the start of the segment
+    ABSOLUTE = "absolute"  # `{relativeTime, input}` user objects: from the scenario start
+
+
+# --------------------------------------------------------------------------- content
+
+
+@dataclass(frozen=True, slots=True)
+class ContentBlock:
+    """An ACP-style rich content block (`text`, `image`, `audio`, `resource`, `resource_link`, `diff`, `plan`)."""
+
+    type: str
+    data: Mapping[str, Json]
+    pos: Pos
+
+    @property
+    def text(self) -> str:
+        """A plain-text rendering, for runners that only show text."""
+        d = self.data
+        if self.type == "text":
+            return str(d.get("text", ""))
+        if self.type == "resource":
+            res = d.get("resource") or {}
+            return str(res.get("text") or res.get("uri") or "")
+        if self.type == "resource_link":
+            return str(d.get("title") or d.get("name") or d.get("uri") or "")
+        if self.type == "diff":
+            return f"diff {d.get('path', '')}"
+        if self.type == "plan":
+            return "\n".join(str(e.get("content", "")) for e in d.get("entries") or [] if isinstance(e, Mapping))
+        return f"[{self.type}]"
+
+
+Content = str | tuple[ContentBlock, ...]
+
+
+def content_text(content: Content) -> str:
+    return content if isinstance(content, str) else "\n".join(b.text for b in content)
+
+
+# --------------------------------------------------------------------------- timed pieces
+
+
+@dataclass(frozen=True, slots=True)
+class TimedText:
+    """One thinking or assistant chunk, or one progress line."""
+
+    ms: int
+    timing: Timing
+    content: Content
+    pos: Pos
+
+    @property
+    def text(self) -> str:
+        return content_text(self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class Thinking:
+    items: tuple[TimedText, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True, slots=True)
+class Assistant:
+    items: tuple[TimedText, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True, slots=True)
+class LlmError:
+    error_type: str
+    message: str
+    pos: Pos
+    status_code: int = 400
+    details: Json = None
+    retry_after_seconds: int | None = None
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every timeline event."""
+
+    pos: Pos
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    @property
+    def actor(self) -> Literal["agent", "user", "control"]:
+        return "control"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent(Event):
+    @property
+    def actor(self) -> Literal["agent", "user", "control"]:
+        return "agent"
+
+
+@dataclass(frozen=True, slots=True)
+class UserEvent(Event):
+    @property
+    def actor(self) -> Literal["agent", "user", "control"]:
+        return "user"
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionEvent:
+    """One `toolExecution.events[]` entry: output at `time_ms` after the tool started."""
+
+    type: str  # stdout | stderr | progress | completion
+    time_ms: int
+    content: str
+    pos: Pos
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse(AgentEvent):
+    """A tool call the agent makes (`agentToolUse` and every tool-specific event)."""
+
+    tool_name: str
+    args: Mapping[str, Json] = EMPTY
+    progress: tuple[TimedText, ...] = ()
+    result: Json = None
+    status: str = "ok"
+    tool_call_id: str | None = None
+    execution: tuple[ExecutionEvent, ...] = ()
+    meta: Mapping[str, Json] = EMPTY
+    written_as: str = "agentToolUse"  # the event key it was written with, e.g. `runCmd`
+
+
+@dataclass(frozen=True, slots=True)
+class LlmResponse(AgentEvent):
+    """One model turn: thinking, assistant text, an error, and inline tool uses, in order."""
+
+    pieces: tuple[Thinking | Assistant | LlmError | ToolUse, ...]
+    meta: Mapping[str, Json] = EMPTY
+    legacy: bool = False  # written as a top-level `think`/`assistant`
+
+
+@dataclass(frozen=True, slots=True)
+class FileEdit(AgentEvent):
+    """`agentEdits`: the agent edits a file; the line counts are checked."""
+
+    path: str
+    lines_added: int = 0
+    lines_removed: int = 0
+    extra: Mapping[str, Json] = EMPTY  # oldText/newText/description when given
+
+
+@dataclass(frozen=True, slots=True)
+class AcpEvent(AgentEvent):
+    """ACP-only agent events: agentPlan, setMode, setModel, agentFileReads,
+    agentPermissionRequest, initialize, sessionStart."""
+
+    name: str
+    data: Json = None
+    meta: Mapping[str, Json] = EMPTY
+
+
+@dataclass(frozen=True, slots=True)
+class InputItem:
+    """What the user types: text (keys in `<Name>` notation inside it) or content blocks."""
+
+    ms: int
+    timing: Timing
+    input: Content
+    pos: Pos
+    target: str | None = None
+    expected_response: Mapping[str, Json] = EMPTY
+    meta: Mapping[str, Json] = EMPTY
+
+    @property
+    def text(self) -> str:
+        return content_text(self.input)
+
+
+@dataclass(frozen=True, slots=True)
+class UserInputs(UserEvent):
+    items: tuple[InputItem, ...]
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPress(UserEvent):
+    """A type-tagged `{type: key, key: Up}` step."""
+
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class UserEdits(UserEvent):
+    patch: str  # path relative to the scenario folder, confined to it
+
+
+@dataclass(frozen=True, slots=True)
+class UserCommand(UserEvent):
+    """`userCommand`: `cmd` + `cwd`, or the ah-cli task form `program` + `args` + `env` + `expect`."""
+
+    cmd: str | None = None
+    cwd: str | None = None
+    program: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = EMPTY
+    expect: Mapping[str, Json] = EMPTY
+
+    @property
+    def argv(self) -> tuple[str, ...] | None:
+        return (self.program, *self.args) if self.program else None
+
+
+@dataclass(frozen=True, slots=True)
+class UserCancelSession(UserEvent):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class AdvanceMs(Event):
+    """`advanceMs` / `baseTimeDelta`: closes a time segment."""
+
+    ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Screenshot(Event):
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Log(Event):
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Status(Event):
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class JsonFileCheck:
+    path: str
+    pointer: str
+    equals: Json
+    pos: Pos
+
+
+@dataclass(frozen=True, slots=True)
+class Assert(Event):
+    fs_exists: tuple[str, ...] = ()
+    fs_not_exists: tuple[str, ...] = ()
+    text_contains: tuple[str, ...] = ()
+    json_file: tuple[JsonFileCheck, ...] = ()
+    git_commit_message_contains: tuple[str, ...] = ()
+    acp: Mapping[str, Json] = EMPTY
+
+
+@dataclass(frozen=True, slots=True)
+class AssertGit(Event):
+    """The ah-cli task form: branch, exists, commitsAheadOf, commitCount, headMessageContains, remoteExists."""
+
+    checks: Mapping[str, Json]
+
+
+@dataclass(frozen=True, slots=True)
+class AssertVm(Event):
+    """A type-tagged `assertVm` step (view-model checks of Agent Harbor's own TUI)."""
+
+    checks: Mapping[str, Json]
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent(Event):
+    """A type-tagged `sse` step: a session event pushed to a simulation client."""
+
+    event: Mapping[str, Json]
+
+
+@dataclass(frozen=True, slots=True)
+class Complete(Event):
+    value: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Merge(Event):
+    value: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyPatch(Event):
+    path: str
+    commit: bool = False
+    message: str | None = None
+
+
+# --------------------------------------------------------------------------- setup
+
+
+@dataclass(frozen=True, slots=True)
+class RepoFile:
+    path: str
+    contents: bytes
+    pos: Pos
+
+
+@dataclass(frozen=True, slots=True)
+class Repo:
+    init: bool = False
+    branch: str | None = None
+    dir: str | None = None
+    files: tuple[RepoFile, ...] = ()
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AhInvocation:
+    cmd: str | None = None
+    flags: tuple[str, ...] = ()
+    env: Mapping[str, str] = EMPTY
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    mode: str = "none"  # none | mock | real
+    llm_api_style: str = "openai"  # openai | anthropic
+    coalesce_thinking_with_tool_use: bool = True
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalProfile:
+    name: str | None = None
+    width: int = 80
+    height: int = 24
+    theme: str = "default"
+    rendering: Mapping[str, Json] = EMPTY
+
+    @property
+    def id(self) -> str:
+        """The folder name of goldens and runs: `name`, else `<width>x<height>`."""
+        return self.name or f"{self.width}x{self.height}"
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    type: str
+    pattern: str
+    pos: Pos
+
+
+@dataclass(frozen=True, slots=True)
+class Expect:
+    exit_code: int | None = None
+    artifacts: tuple[Artifact, ...] = ()
+
+
+# --------------------------------------------------------------------------- Claudeless rules
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    type: Literal["exact", "regex", "glob", "contains", "any"]
+    text: str = ""
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    tool: str
+    input: Mapping[str, Json] = EMPTY
+    result: str | None = None
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A failure injected on the wire (network_unreachable, rate_limit, ...)."""
+
+    type: str
+    params: Mapping[str, Json] = EMPTY
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Mapping[str, int] = EMPTY
+    delay_ms: int | None = None
+    failure: Failure | None = None
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    expect: Pattern
+    reply: Reply
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseRule:
+    pattern: Pattern
+    reply: Reply | None
+    max_matches: int | None = None
+    turns: tuple[Turn, ...] = ()
+    pos: Pos | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSetting:
+    auto_approve: bool | None = None
+    result: str | None = None
+    error: str | None = None
+    answers: Mapping[str, Json] = EMPTY
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    exit_hint_ms: int = 2000
+    compact_delay_ms: int = 20
+    hook_timeout_ms: int = 5000
+    mcp_timeout_ms: int = 30000
+    response_delay_ms: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """A Claudeless scenario: ordered response rules plus identity and tool settings."""
+
+    rules: tuple[ResponseRule, ...] = ()
+    default_reply: Reply | None = None
+    tool_mode: Literal["mock", "live"] = "live"
+    tools: Mapping[str, ToolSetting] = EMPTY
+    identity: Mapping[str, Json] = EMPTY  # claude_version, user_name, model, session_id, ...
+    timeouts: Timeouts = Timeouts()
+    format_version: int = 1
+
+
+# --------------------------------------------------------------------------- the scenario
+
+
+Format = Literal["agent-harbor", "claudeless"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    file: str
+    format: Format
+    timeline: tuple[Event, ...] = ()
+    tags: tuple[str, ...] = ()
+    description: str | None = None
+    initial_prompt: str | None = None
+    command: tuple[str, ...] | None = None
+    repo: Repo | None = None
+    ah: AhInvocation | None = None
+    server: ServerConfig = ServerConfig()
+    acp: Mapping[str, Json] = EMPTY
+    terminal: TerminalProfile = TerminalProfile()
+    expect: Expect = Expect()
+    rules: RuleSet | None = None
+    hooks: Mapping[str, Json] = EMPTY
+    pos: Pos | None = None
+    extra: Mapping[str, Json] = field(default=EMPTY)
+
+    @property
+    def effective_initial_prompt(self) -> str | None:
+        """The first `userInputs` after `sessionStart`, else the first one, else `initialPrompt`."""
+        after_start = False
+        first: str | None = None
+        for ev in self.timeline:
+            if isinstance(ev, AcpEvent) and ev.name == "sessionStart":
+                after_start = True
+            elif isinstance(ev, UserInputs) and ev.items:
+                text = ev.items[0].text
+                if after_start:
+                    return text
+                first = first if first is not None else text
+        return first if first is not None else self.initial_prompt

@@ -1,0 +1,1 @@
+"""Timeline compiler: canonical events -> one schedule of steps in virtual time."""
