@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -26,11 +26,15 @@ Json = Any
 EMPTY: Mapping[str, Json] = MappingProxyType({})
 
 
+def no_fields() -> Mapping[str, Json]:
+    return EMPTY
+
+
 def frozen_map(value: Mapping[str, Json] | None) -> Mapping[str, Json]:
     return MappingProxyType(dict(value)) if value else EMPTY
 
 
-class Timing(str, Enum):
+class Timing(StrEnum):
     """How a time value was written; decides what it is relative to."""
 
     DELTA = "delta"  # `[ms, text]` tuples and progress steps: after the previous item
@@ -64,7 +68,9 @@ class ContentBlock:
         if self.type == "diff":
             return f"diff {d.get('path', '')}"
         if self.type == "plan":
-            return "\n".join(str(e.get("content", "")) for e in d.get("entries") or [] if isinstance(e, Mapping))
+            return "\n".join(
+                str(e.get("content", "")) for e in d.get("entries") or [] if isinstance(e, Mapping)
+            )
         return f"[{self.type}]"
 
 
@@ -162,13 +168,13 @@ class ToolUse(AgentEvent):
     """A tool call the agent makes (`agentToolUse` and every tool-specific event)."""
 
     tool_name: str
-    args: Mapping[str, Json] = EMPTY
+    args: Mapping[str, Json] = field(default_factory=no_fields)
     progress: tuple[TimedText, ...] = ()
     result: Json = None
     status: str = "ok"
     tool_call_id: str | None = None
     execution: tuple[ExecutionEvent, ...] = ()
-    meta: Mapping[str, Json] = EMPTY
+    meta: Mapping[str, Json] = field(default_factory=no_fields)
     written_as: str = "agentToolUse"  # the event key it was written with, e.g. `runCmd`
 
 
@@ -177,7 +183,7 @@ class LlmResponse(AgentEvent):
     """One model turn: thinking, assistant text, an error, and inline tool uses, in order."""
 
     pieces: tuple[Thinking | Assistant | LlmError | ToolUse, ...]
-    meta: Mapping[str, Json] = EMPTY
+    meta: Mapping[str, Json] = field(default_factory=no_fields)
     legacy: bool = False  # written as a top-level `think`/`assistant`
 
 
@@ -188,7 +194,7 @@ class FileEdit(AgentEvent):
     path: str
     lines_added: int = 0
     lines_removed: int = 0
-    extra: Mapping[str, Json] = EMPTY  # oldText/newText/description when given
+    extra: Mapping[str, Json] = field(default_factory=no_fields)  # oldText/newText/description when given
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +204,7 @@ class AcpEvent(AgentEvent):
 
     name: str
     data: Json = None
-    meta: Mapping[str, Json] = EMPTY
+    meta: Mapping[str, Json] = field(default_factory=no_fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +216,8 @@ class InputItem:
     input: Content
     pos: Pos
     target: str | None = None
-    expected_response: Mapping[str, Json] = EMPTY
-    meta: Mapping[str, Json] = EMPTY
+    expected_response: Mapping[str, Json] = field(default_factory=no_fields)
+    meta: Mapping[str, Json] = field(default_factory=no_fields)
 
     @property
     def text(self) -> str:
@@ -244,8 +250,8 @@ class UserCommand(UserEvent):
     cwd: str | None = None
     program: str | None = None
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = EMPTY
-    expect: Mapping[str, Json] = EMPTY
+    env: Mapping[str, str] = field(default_factory=no_fields)
+    expect: Mapping[str, Json] = field(default_factory=no_fields)
 
     @property
     def argv(self) -> tuple[str, ...] | None:
@@ -294,7 +300,7 @@ class Assert(Event):
     text_contains: tuple[str, ...] = ()
     json_file: tuple[JsonFileCheck, ...] = ()
     git_commit_message_contains: tuple[str, ...] = ()
-    acp: Mapping[str, Json] = EMPTY
+    acp: Mapping[str, Json] = field(default_factory=no_fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +364,7 @@ class Repo:
 class AhInvocation:
     cmd: str | None = None
     flags: tuple[str, ...] = ()
-    env: Mapping[str, str] = EMPTY
+    env: Mapping[str, str] = field(default_factory=no_fields)
     pos: Pos | None = None
 
 
@@ -376,7 +382,7 @@ class TerminalProfile:
     width: int = 80
     height: int = 24
     theme: str = "default"
-    rendering: Mapping[str, Json] = EMPTY
+    rendering: Mapping[str, Json] = field(default_factory=no_fields)
 
     @property
     def id(self) -> str:
@@ -410,7 +416,7 @@ class Pattern:
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     tool: str
-    input: Mapping[str, Json] = EMPTY
+    input: Mapping[str, Json] = field(default_factory=no_fields)
     result: str | None = None
     pos: Pos | None = None
 
@@ -420,7 +426,7 @@ class Failure:
     """A failure injected on the wire (network_unreachable, rate_limit, ...)."""
 
     type: str
-    params: Mapping[str, Json] = EMPTY
+    params: Mapping[str, Json] = field(default_factory=no_fields)
     pos: Pos | None = None
 
 
@@ -428,7 +434,7 @@ class Failure:
 class Reply:
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
-    usage: Mapping[str, int] = EMPTY
+    usage: Mapping[str, int] = field(default_factory=no_fields)
     delay_ms: int | None = None
     failure: Failure | None = None
     pos: Pos | None = None
@@ -455,7 +461,7 @@ class ToolSetting:
     auto_approve: bool | None = None
     result: str | None = None
     error: str | None = None
-    answers: Mapping[str, Json] = EMPTY
+    answers: Mapping[str, Json] = field(default_factory=no_fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,8 +480,10 @@ class RuleSet:
     rules: tuple[ResponseRule, ...] = ()
     default_reply: Reply | None = None
     tool_mode: Literal["mock", "live"] = "live"
-    tools: Mapping[str, ToolSetting] = EMPTY
-    identity: Mapping[str, Json] = EMPTY  # claude_version, user_name, model, session_id, ...
+    tools: Mapping[str, ToolSetting] = field(default_factory=no_fields)
+    identity: Mapping[str, Json] = field(
+        default_factory=no_fields
+    )  # claude_version, user_name, model, session_id, ...
     timeouts: Timeouts = Timeouts()
     format_version: int = 1
 
@@ -499,13 +507,13 @@ class Scenario:
     repo: Repo | None = None
     ah: AhInvocation | None = None
     server: ServerConfig = ServerConfig()
-    acp: Mapping[str, Json] = EMPTY
+    acp: Mapping[str, Json] = field(default_factory=no_fields)
     terminal: TerminalProfile = TerminalProfile()
     expect: Expect = Expect()
     rules: RuleSet | None = None
-    hooks: Mapping[str, Json] = EMPTY
+    hooks: Mapping[str, Json] = field(default_factory=no_fields)
     pos: Pos | None = None
-    extra: Mapping[str, Json] = field(default=EMPTY)
+    extra: Mapping[str, Json] = field(default_factory=no_fields)
 
     @property
     def effective_initial_prompt(self) -> str | None:

@@ -137,7 +137,9 @@ class _Builder:
             try:
                 return self.constructor.construct_object(node, deep=True)
             except (yaml.YAMLError, ValueError, TypeError) as exc:
-                raise ScenarioError.at(self.pos(node), f"invalid {node.tag.rsplit(':', 1)[-1]} value: {exc}") from None
+                raise ScenarioError.at(
+                    self.pos(node), f"invalid {node.tag.rsplit(':', 1)[-1]} value: {exc}"
+                ) from None
         key = id(node)
         if key in self.active:
             raise ScenarioError.at(self.pos(node), "recursive alias: a node contains itself")
@@ -248,7 +250,8 @@ def parse_toml(text: str, file: str) -> PMap:
         line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
         detail = _TOML_POS.sub("", msg).strip()
         raise ScenarioError.at(Pos(file, line, col), f"Failed to parse TOML: {detail}") from None
-    return attach_positions(plain, text, file)
+    doc: PMap = attach_positions(plain, text, file)
+    return doc
 
 
 def parse_document(text: str, file: str, suffix: str) -> Any:

@@ -1,0 +1,181 @@
+"""The `workbench` command line.
+
+Exit codes, for every command: 0 success; 1 a scenario failed; 2 invalid input
+(a scenario, a config, a flag) with diagnostics on stderr; 3 internal error (a
+bug: the traceback goes to a file whose path is printed).
+
+Start-up must stay fast (`workbench --help` well under 200 ms), so this module
+imports only the standard library at the top; each command imports what it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """A bad flag or argument: reported like a diagnostic, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="workbench",
+        description="Deterministic end-to-end tests for coding agents: scenarios, a real terminal, golden screens.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    validate = sub.add_parser("validate", help="check scenario files and print diagnostics")
+    validate.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="scenario files or folders")
+    _add_define(validate)
+    validate.add_argument(
+        "-q", "--quiet", action="store_true", help="print errors only, no warnings or summary"
+    )
+
+    sub.add_parser("schema", help="print the JSON Schema of the YAML scenario format")
+
+    timeline = sub.add_parser("timeline", help="print the compiled schedule of a scenario as a table")
+    timeline.add_argument("file", type=Path, metavar="FILE")
+    _add_define(timeline)
+    return parser
+
+
+def _add_define(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--define", "-D", action="append", default=[], metavar="K=V",
+        help="a symbol for `rules` conditions (also from AH_SCENARIO_DEFINES=K=V,...)",
+    )  # fmt: skip
+
+
+def _version() -> str:
+    from workbench import __version__
+
+    return __version__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    try:
+        return int(_COMMANDS[args.command](args))
+    except UsageError as exc:
+        print(f"workbench: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("workbench: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception:  # a bug: never a bare traceback in the user's face
+        return _internal_error()
+
+
+def _internal_error() -> int:
+    fd, path = tempfile.mkstemp(prefix="workbench-crash-", suffix=".txt")
+    with os.fdopen(fd, "w") as f:
+        traceback.print_exc(file=f)
+    exc = sys.exc_info()[1]
+    print(f"workbench: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    print(f"workbench: this is a bug; the traceback is in {path}", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from workbench.scenario.loader import discover, try_load
+    from workbench.timeline import compile_schedule
+
+    files = _discover(discover, args.paths)
+    valid = invalid = warnings = 0
+    for path in files:
+        result = try_load(path, defines=args.define)
+        diagnostics = list(result.diagnostics)
+        if result.scenario is not None:
+            from workbench.scenario.diagnostics import ScenarioError
+
+            try:
+                compile_schedule(result.scenario)
+            except ScenarioError as exc:
+                diagnostics += exc.diagnostics
+        errors = [d for d in diagnostics if d.severity.value == "error"]
+        for d in diagnostics:
+            if d.severity.value == "error" or not args.quiet:
+                print(d, file=sys.stderr)
+        warnings += len(diagnostics) - len(errors)
+        if errors:
+            invalid += 1
+        else:
+            valid += 1
+    if not args.quiet:
+        print(f"{valid} valid, {invalid} invalid, {warnings} warnings ({len(files)} files)")
+    return EXIT_INVALID if invalid else EXIT_OK
+
+
+def _discover(discover: object, paths: list[Path]) -> list[Path]:
+    missing = [p for p in paths if not p.exists()]
+    for p in missing:
+        print(f"{p}:1:1: error: file not found", file=sys.stderr)
+    if missing:
+        raise SystemExit(EXIT_INVALID)
+    files = list(discover(paths))  # type: ignore[operator]
+    if not files:
+        raise UsageError(
+            "no scenario files (*.yaml, *.yml, *.json, *.toml) under " + ", ".join(map(str, paths))
+        )
+    return files
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
+    from workbench.scenario.schema import scenario_schema
+
+    print(json.dumps(scenario_schema(), indent=2))
+    return EXIT_OK
+
+
+def _cmd_timeline(args: argparse.Namespace) -> int:
+    from workbench.scenario.diagnostics import Reporter, ScenarioError
+    from workbench.scenario.loader import load_scenario
+    from workbench.timeline import compile_schedule
+    from workbench.timeline.table import render_table
+
+    reporter = Reporter()
+    try:
+        scenario = load_scenario(args.file, defines=args.define, reporter=reporter)
+        schedule = compile_schedule(scenario)
+    except ScenarioError as exc:
+        for d in [*reporter.warnings, *exc.diagnostics]:
+            print(d, file=sys.stderr)
+        return EXIT_INVALID
+    for d in reporter.warnings:
+        print(d, file=sys.stderr)
+    sys.stdout.write(render_table(schedule))
+    return EXIT_OK
+
+
+_COMMANDS = {
+    "validate": _cmd_validate,
+    "schema": _cmd_schema,
+    "timeline": _cmd_timeline,
+}

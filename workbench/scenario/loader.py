@@ -1,0 +1,108 @@
+"""Load any scenario file into the canonical model.
+
+The file's suffix picks the parser (YAML, JSON, TOML); its keys pick the format:
+TOML is always Claudeless, and a JSON or YAML document with `responses`,
+`default_response` and friends is Claudeless too; everything else is the Agent
+Harbor family. `rules` blocks are resolved before the format loader runs, with
+symbols from ``--define`` and ``AH_SCENARIO_DEFINES``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Diagnostic, Pos, Reporter, ScenarioError
+from .model import Scenario
+from .source import SCENARIO_SUFFIXES, TOML_SUFFIXES, parse_document, read_text
+
+SKIPPED_DIRS = {".git", "node_modules", "__pycache__", ".venv", "target", "screenshots"}
+
+
+@dataclass
+class LoadResult:
+    """A scenario, or the errors that stopped it, plus warnings either way."""
+
+    path: Path
+    scenario: Scenario | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.scenario is not None
+
+
+def display_name(path: Path) -> str:
+    """Paths in diagnostics are relative to the working directory when possible."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_scenario(
+    path: Path,
+    *,
+    defines: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    reporter: Reporter | None = None,
+    text: str | None = None,
+) -> Scenario:
+    """Load one file; raise ScenarioError with diagnostics if it is invalid.
+
+    ``text`` lets an editor validate unsaved contents of ``path``.
+    """
+    from . import agent_harbor, claudeless, rules
+
+    env = os.environ if env is None else env
+    reporter = reporter or Reporter()
+    name = display_name(path)
+    if text is None:
+        text = read_text(path, name)
+    doc = parse_document(text, name, path.suffix)
+    base_dir = path.parent
+    if path.suffix.lower() in TOML_SUFFIXES or claudeless.looks_like_claudeless(doc):
+        scenario = claudeless.load_claudeless(doc, name, base_dir, reporter, env)
+    else:
+        if doc is None:
+            raise ScenarioError.at(Pos(name), "the file is empty; a scenario needs at least `timeline`")
+        doc = rules.resolve(doc, rules.symbols_from(defines, env))
+        scenario = agent_harbor.load_agent_harbor(doc, name, base_dir, reporter)
+    reporter.raise_if_errors()
+    result: Scenario = scenario
+    return result
+
+
+def try_load(path: Path, *, defines: Sequence[str] = (), env: Mapping[str, str] | None = None) -> LoadResult:
+    """Load without raising: the shape the CLI, the runner and the app all want."""
+    reporter = Reporter()
+    try:
+        scenario = load_scenario(path, defines=defines, env=env, reporter=reporter)
+    except ScenarioError as exc:
+        return LoadResult(path, None, [*reporter.warnings, *exc.diagnostics])
+    return LoadResult(path, scenario, list(reporter.diagnostics))
+
+
+def discover(paths: Iterable[Path]) -> Iterator[Path]:
+    """Expand folders into the scenario files below them, in a stable order."""
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                rel = child.relative_to(path).parts
+                if any(part in SKIPPED_DIRS or part.startswith((".", "_")) for part in rel):
+                    continue
+                if child.is_file() and child.suffix.lower() in SCENARIO_SUFFIXES and not _is_sidecar(child):
+                    yield child
+        else:
+            yield path
+
+
+def _is_sidecar(path: Path) -> bool:
+    """Screenshot style sidecars live beside goldens; they are not scenarios.
+
+    Data a scenario refers to (`$file` inputs, patches, terminal profiles) goes in
+    files or folders whose name starts with `_`, which discovery skips.
+    """
+    return path.name.endswith(".style.json")

@@ -1,0 +1,312 @@
+"""Compile a scenario's events into one schedule of steps in virtual time.
+
+Time is counted in *segments*. A segment starts at the scenario's start and after
+each ``advanceMs`` / ``baseTimeDelta``:
+
+* agent events of a segment run one after another from its start, each taking
+  its own durations (think/assistant items, progress deltas, ``toolExecution``
+  offsets); agent steps therefore never overlap;
+* a user input's ``[ms, input]`` is an offset from the segment's start, so it runs
+  concurrently with the agent events around it; the ``{relativeTime, input}``
+  form is absolute from the scenario's start and becomes an offset in its
+  segment (below zero is an error: time went backwards);
+* the ``advanceMs`` that closes a segment must be at least the largest user
+  offset in it; the next segment starts at the later of (segment start +
+  ``advanceMs``) and the end of the segment's agent events;
+* other user events (keys, commands, edits) and control events (screenshots,
+  asserts, ...) happen at their place in the file's order: after everything
+  written before them in the segment has happened.
+
+Within one think/assistant element, ``{relativeTime}`` items are offsets from the
+element's start and ``[ms, text]`` tuples are delays after the previous item; the
+element ends at its last item, and the next element starts there.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from workbench.scenario import model as m
+from workbench.scenario.diagnostics import Pos, ScenarioError
+
+Actor = Literal["agent", "user", "control"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One thing that happens at one virtual time."""
+
+    index: int
+    at_ms: int
+    actor: Actor
+    action: str
+    summary: str
+    event: m.Event
+    event_index: int
+    pos: Pos
+    item: Any = None  # the TimedText / InputItem / ExecutionEvent / piece it plays
+    end_ms: int = -1
+
+    @property
+    def line(self) -> int:
+        return self.pos.line
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    scenario: m.Scenario
+    steps: tuple[Step, ...]
+    duration_ms: int
+
+    def steps_of(self, event_index: int) -> tuple[Step, ...]:
+        return tuple(s for s in self.steps if s.event_index == event_index)
+
+    def step_at_line(self, line: int) -> Step | None:
+        """The first step written at or after ``line`` (for an editor cursor)."""
+        best: Step | None = None
+        for step in self.steps:
+            if step.pos.line >= line and (best is None or step.pos.line < best.pos.line):
+                best = step
+        return best
+
+
+@dataclass
+class _State:
+    seg_start: int = 0
+    agent_t: int = 0
+    now: int = 0  # the time by which everything written so far has happened
+    user_max: tuple[int, Pos] | None = None
+    seg_pos: Pos | None = None
+    steps: list[tuple[int, int, Actor, str, str, m.Event, int, Pos, Any, int]] = field(default_factory=list)
+
+    def emit(self, at: int, actor: Actor, action: str, summary: str, event: m.Event, event_index: int,
+             pos: Pos, item: Any = None, end: int = -1) -> None:  # fmt: skip
+        self.steps.append((at, len(self.steps), actor, action, summary, event, event_index, pos, item, end))
+        self.now = max(self.now, at)
+
+
+def compile_schedule(scenario: m.Scenario) -> Schedule:
+    """Turn ``scenario.timeline`` into a time-ordered schedule; raise ScenarioError on timing errors."""
+    st = _State()
+    for index, event in enumerate(scenario.timeline):
+        if isinstance(event, m.AdvanceMs):
+            _advance(st, event, index)
+        elif event.actor == "agent":
+            _agent(st, event, index)
+        elif isinstance(event, m.UserInputs):
+            _inputs(st, event, index)
+        else:
+            actor: Actor = "user" if event.actor == "user" else "control"
+            st.emit(st.now, actor, _action(event), summarize(event), event, index, event.pos)
+    ordered = sorted(st.steps, key=lambda s: (s[0], s[1]))
+    steps = tuple(
+        Step(i, at, actor, action, summary, event, ev_index, pos, item, end if end >= 0 else at)
+        for i, (at, _, actor, action, summary, event, ev_index, pos, item, end) in enumerate(ordered)
+    )
+    duration = max([st.now, st.agent_t, *(s.end_ms for s in steps)], default=0)
+    return Schedule(scenario, steps, duration)
+
+
+def _advance(st: _State, event: m.AdvanceMs, index: int) -> None:
+    if st.user_max is not None and event.ms < st.user_max[0]:
+        offset, upos = st.user_max
+        raise ScenarioError.at(
+            event.pos,
+            f"advanceMs {event.ms} is shorter than the user input at line {upos.line} "
+            f"({offset} ms into this segment); it must be at least {offset}",
+        )
+    end = st.seg_start + event.ms
+    start = max(end, st.agent_t)
+    st.emit(start, "control", "advance", f"advance {event.ms} ms", event, index, event.pos)
+    st.seg_start = st.agent_t = st.now = start
+    st.user_max = None
+    st.seg_pos = event.pos
+
+
+def _inputs(st: _State, event: m.UserInputs, index: int) -> None:
+    for item in event.items:
+        if item.timing is m.Timing.ABSOLUTE:
+            offset = item.ms - st.seg_start
+            if offset < 0:
+                since = f" (set by the time advance at line {st.seg_pos.line})" if st.seg_pos else ""
+                raise ScenarioError.at(
+                    item.pos,
+                    f"time went backwards: input at relativeTime {item.ms} ms is before the start of its segment, "
+                    f"{st.seg_start} ms{since}",
+                )
+        else:
+            offset = item.ms
+        if st.user_max is None or offset >= st.user_max[0]:
+            st.user_max = (offset, item.pos)
+        st.emit(
+            st.seg_start + offset, "user", "input", f"input {_quote(item.text)}", event, index, item.pos, item
+        )
+
+
+def _agent(st: _State, event: m.Event, index: int) -> None:
+    t = st.agent_t
+    if isinstance(event, m.LlmResponse):
+        if not event.pieces:
+            st.emit(t, "agent", "llm-response", "llmResponse (empty)", event, index, event.pos)
+        for piece in event.pieces:
+            t = _piece(st, piece, event, index, t)
+    elif isinstance(event, m.ToolUse):
+        t = _tool(st, event, event, index, t)
+    elif isinstance(event, m.FileEdit):
+        st.emit(t, "agent", "edit", summarize(event), event, index, event.pos)
+    else:
+        st.emit(t, "agent", _action(event), summarize(event), event, index, event.pos)
+    st.agent_t = t
+    st.now = max(st.now, t)
+
+
+def _piece(st: _State, piece: Any, event: m.LlmResponse, index: int, t: int) -> int:
+    if isinstance(piece, m.Thinking | m.Assistant):
+        action = "think" if isinstance(piece, m.Thinking) else "assistant"
+        start = prev = t
+        for item in piece.items:
+            at = start + item.ms if item.timing is m.Timing.OFFSET else prev + item.ms
+            prev = at
+            st.emit(at, "agent", action, f"{action} {_quote(item.text)}", event, index, item.pos, item)
+        return max(prev, t)
+    if isinstance(piece, m.LlmError):
+        st.emit(
+            t,
+            "agent",
+            "llm-error",
+            f"error {piece.status_code} {piece.error_type}",
+            event,
+            index,
+            piece.pos,
+            piece,
+        )
+        return t
+    return _tool(st, piece, event, index, t)
+
+
+def _tool(st: _State, tool: m.ToolUse, event: m.Event, index: int, t: int) -> int:
+    event_index = index
+    name = tool.tool_name
+    st.emit(t, "agent", "tool-start", f"tool {name} {_args(tool)}", event, event_index, tool.pos, tool)
+    end = t
+    for item in tool.progress:
+        end += item.ms
+        st.emit(
+            end,
+            "agent",
+            "tool-progress",
+            f"tool {name} progress {_quote(item.text)}",
+            event,
+            event_index,
+            item.pos,
+            item,
+        )
+    for out in tool.execution:
+        at = t + out.time_ms
+        label = f"exit {out.exit_code}" if out.type == "completion" else _quote(out.content)
+        st.emit(
+            at, "agent", "tool-output", f"tool {name} {out.type} {label}", event, event_index, out.pos, out
+        )
+        end = max(end, at)
+    result = (
+        ""
+        if tool.result is None
+        else " " + _quote(tool.result if isinstance(tool.result, str) else json.dumps(tool.result))
+    )
+    st.emit(
+        end,
+        "agent",
+        "tool-result",
+        f"tool {name} {tool.status}{result}",
+        event,
+        event_index,
+        tool.pos,
+        tool,
+        end,
+    )
+    return end
+
+
+_ACTIONS: dict[type, str] = {
+    m.KeyPress: "key",
+    m.UserEdits: "user-edits",
+    m.UserCommand: "user-command",
+    m.UserCancelSession: "cancel",
+    m.Screenshot: "screenshot",
+    m.Log: "log",
+    m.Status: "status",
+    m.Assert: "assert",
+    m.AssertGit: "assert-git",
+    m.AssertVm: "assert-vm",
+    m.SseEvent: "sse",
+    m.Complete: "complete",
+    m.Merge: "merge",
+    m.ApplyPatch: "apply-patch",
+    m.AcpEvent: "acp",
+}
+
+
+def _action(event: m.Event) -> str:
+    return _ACTIONS.get(type(event), type(event).__name__)
+
+
+def _quote(value: Any, limit: int = 48) -> str:
+    text = str(value).replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f'"{text}"'
+
+
+def _args(tool: m.ToolUse) -> str:
+    if not tool.args:
+        return "{}"
+    parts = [
+        f"{k}: {v if isinstance(v, int | float | bool) else _quote(v, 32)}" for k, v in tool.args.items()
+    ]
+    return "{" + ", ".join(parts) + "}"
+
+
+def summarize(event: m.Event) -> str:
+    """A one-line description of an event, for tables and the app."""
+    if isinstance(event, m.FileEdit):
+        return f"edit {event.path} +{event.lines_added} -{event.lines_removed}"
+    if isinstance(event, m.AcpEvent):
+        return f"acp {event.name}"
+    if isinstance(event, m.KeyPress):
+        return f"key <{event.key}>"
+    if isinstance(event, m.UserEdits):
+        return f"userEdits {event.patch}"
+    if isinstance(event, m.UserCommand):
+        return "userCommand " + _quote(event.cmd if event.cmd is not None else " ".join(event.argv or ()))
+    if isinstance(event, m.UserCancelSession):
+        return "userCancelSession"
+    if isinstance(event, m.Screenshot):
+        return f"screenshot {event.label}"
+    if isinstance(event, m.Log):
+        return f"log {_quote(event.message)}"
+    if isinstance(event, m.Status):
+        return f"status {event.status}"
+    if isinstance(event, m.Assert):
+        parts = []
+        for name, values in (("fs.exists", event.fs_exists), ("fs.notExists", event.fs_not_exists),
+                             ("text.contains", event.text_contains),
+                             ("git.commit.messageContains", event.git_commit_message_contains)):  # fmt: skip
+            if values:
+                parts.append(f"{name} {', '.join(values)}")
+        parts += [f"json.file {c.path}{c.pointer}" for c in event.json_file]
+        if event.acp:
+            parts.append("acp")
+        return "assert " + "; ".join(parts) if parts else "assert"
+    if isinstance(event, m.AssertGit):
+        return "assertGit " + ", ".join(f"{k}={v}" for k, v in event.checks.items())
+    if isinstance(event, m.AssertVm):
+        return "assertVm " + ", ".join(f"{k}={v}" for k, v in event.checks.items())
+    if isinstance(event, m.SseEvent):
+        return "sse " + str(event.event.get("type", ""))
+    if isinstance(event, m.Complete | m.Merge):
+        return f"{type(event).__name__.lower()} {str(event.value).lower()}"
+    if isinstance(event, m.ApplyPatch):
+        return f"applyPatch {event.path}" + (" (commit)" if event.commit else "")
+    return type(event).__name__
