@@ -262,10 +262,13 @@ def _quote(value: Any, limit: int = 48) -> str:
 def _args(tool: m.ToolUse) -> str:
     if not tool.args:
         return "{}"
-    parts = [
-        f"{k}: {v if isinstance(v, int | float | bool) else _quote(v, 32)}" for k, v in tool.args.items()
-    ]
+    parts = [f"{k}: {_quote(v, 32) if isinstance(v, str) else _quote_json(v)}" for k, v in tool.args.items()]
     return "{" + ", ".join(parts) + "}"
+
+
+def _quote_json(value: Any, limit: int = 32) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def summarize(event: m.Event) -> str:

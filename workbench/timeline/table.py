@@ -10,9 +10,18 @@ def format_ms(ms: int) -> str:
     return f"{ms // 1000}.{ms % 1000:03d}"
 
 
+EVENT_WIDTH = 72
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= EVENT_WIDTH else text[: EVENT_WIDTH - 1] + "…"
+
+
 def render_table(schedule: Schedule) -> str:
     header = ("#", "time (s)", "actor", "event", "line")
-    rows = [(str(s.index), format_ms(s.at_ms), s.actor, s.summary, str(s.pos.line)) for s in schedule.steps]
+    rows = [
+        (str(s.index), format_ms(s.at_ms), s.actor, _clip(s.summary), str(s.pos.line)) for s in schedule.steps
+    ]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     right = {0, 1, 4}
 

@@ -1,0 +1,328 @@
+"""The Agent Harbor loader: every dialect normalises into the canonical model,
+and bad input gets one exact diagnostic."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write
+from workbench.scenario import model as m
+from workbench.scenario.diagnostics import Reporter, ScenarioError
+from workbench.scenario.loader import load_scenario
+
+
+def load(tmp_path: Path, text: str, name: str = "s.yaml", **kw: object) -> m.Scenario:
+    return load_scenario(write(tmp_path, name, text), env={}, **kw)  # type: ignore[arg-type]
+
+
+def error_of(tmp_path: Path, text: str, name: str = "s.yaml") -> str:
+    with pytest.raises(ScenarioError) as info:
+        load(tmp_path, text, name)
+    d = info.value.diagnostics[0]
+    return f"{d.pos.line}:{d.pos.col}: {d.message}"
+
+
+# --------------------------------------------------------------------------- dialects
+
+
+def test_current_dialect_object_times_are_offsets(tmp_path: Path) -> None:
+    s = load(
+        tmp_path,
+        "name: x\ntimeline:\n  - llmResponse:\n      - think:\n          - {relativeTime: 100, content: a}\n"
+        "          - {relativeTime: 250, content: b}\n      - assistant:\n          - {relativeTime: 0, content: c}\n",
+    )
+    (resp,) = s.timeline
+    assert isinstance(resp, m.LlmResponse) and not resp.legacy
+    think, assistant = resp.pieces
+    assert isinstance(think, m.Thinking) and isinstance(assistant, m.Assistant)
+    assert [(i.ms, i.timing, i.text) for i in think.items] == [
+        (100, m.Timing.OFFSET, "a"),
+        (250, m.Timing.OFFSET, "b"),
+    ]
+    assert think.items[1].pos.line == 6
+
+
+def test_tuple_times_are_deltas_and_legacy_top_level_events_become_llm_responses(tmp_path: Path) -> None:
+    s = load(tmp_path, "timeline:\n  - think: [[300, a], [200, b]]\n  - assistant:\n      - [100, done]\n")
+    assert s.name == "s"  # the file stem when `name` is missing
+    think, answer = s.timeline
+    assert isinstance(think, m.LlmResponse) and think.legacy
+    piece = think.pieces[0]
+    assert isinstance(piece, m.Thinking)
+    assert [(i.ms, i.timing) for i in piece.items] == [(300, m.Timing.DELTA), (200, m.Timing.DELTA)]
+    assert isinstance(answer, m.LlmResponse) and isinstance(answer.pieces[0], m.Assistant)
+
+
+def test_tool_specific_events_become_tool_uses(tmp_path: Path) -> None:
+    s = load(
+        tmp_path,
+        "timeline:\n  - runCmd: {cmd: ls, cwd: ., result: out, status: error, progress: [[10, p]]}\n"
+        "  - slashCommand: /compact\n  - grep: {pattern: x, -n: true}\n",
+    )
+    run, slash, grep = s.timeline
+    assert isinstance(run, m.ToolUse)
+    assert (run.tool_name, run.written_as, dict(run.args), run.result, run.status) == (
+        "runCmd", "runCmd", {"cmd": "ls", "cwd": "."}, "out", "error",
+    )  # fmt: skip
+    assert run.progress[0].ms == 10
+    assert isinstance(slash, m.ToolUse) and dict(slash.args) == {"command": "/compact"}
+    assert isinstance(grep, m.ToolUse) and grep.args["-n"] is True
+
+
+def test_wrappers_type_tagged_steps_and_turns(tmp_path: Path) -> None:
+    s = load(
+        tmp_path,
+        "steps:\n  - agentActions:\n      - agentToolUse: {toolName: writeFile, args: {path: a}}\n"
+        "  - userActions:\n      - userInputs: [{timestamp: 5, input: hi}]\n"
+        "  - {type: advanceMs, ms: 50}\n  - {type: key, key: Up}\n  - {type: snapshot, name: s1}\n"
+        "  - {type: assertVm, focus: tasks, selected: 2}\n  - {type: userInputs, inputs: [[100, x]]}\n",
+    )
+    kinds = [type(e).__name__ for e in s.timeline]
+    assert kinds == ["ToolUse", "UserInputs", "AdvanceMs", "KeyPress", "Screenshot", "AssertVm", "UserInputs"]
+    inputs = s.timeline[1]
+    assert isinstance(inputs, m.UserInputs) and inputs.items[0].timing is m.Timing.ABSOLUTE
+    assert isinstance(s.timeline[5], m.AssertVm) and dict(s.timeline[5].checks) == {
+        "focus": "tasks",
+        "selected": 2,
+    }
+    turns = load(
+        tmp_path,
+        '{"turns": [{"user": "hi"}, {"think": "t"}, {"tool": {"name": "write_file", "args": {"path": "a"}}}]}',
+        "t.json",
+    )
+    assert [type(e).__name__ for e in turns.timeline] == ["UserInputs", "LlmResponse", "ToolUse"]
+
+
+def test_agent_actions_refuse_user_events(tmp_path: Path) -> None:
+    assert "is not an agent action" in error_of(
+        tmp_path, "timeline:\n  - agentActions:\n      - userInputs: [[0, x]]\n"
+    )
+
+
+def test_task_form_user_command_runs_ah_by_default(tmp_path: Path) -> None:
+    s = load(
+        tmp_path,
+        "timeline:\n  - userCommand: {args: [task, create], expect: {exitCode: 0}}\n  - assertGit: {branch: b}\n",
+    )
+    cmd, git = s.timeline
+    assert isinstance(cmd, m.UserCommand) and cmd.argv == ("ah", "task", "create")
+    assert isinstance(git, m.AssertGit) and git.checks["branch"] == "b"
+
+
+def test_setup_sections(tmp_path: Path) -> None:
+    write(tmp_path, "seed/a.txt", "a")
+    write(tmp_path, "_p/term.json", '{"name": "wide", "width": 120, "height": 40, "theme": "high-contrast"}')
+    s = load(
+        tmp_path,
+        "name: setup\ncommand: [python3, -q]\nterminalRef: _p/term.json\n"
+        "repo: {init: true, branch: dev, dir: seed, files: [{path: b.bin, contents: {base64: AAEC}}, {path: c.txt, contents: hi}]}\n"
+        "ah: {cmd: task, flags: [--agent=mock], env: {X: 1}}\n"
+        "server: {mode: mock, llmApiStyle: anthropic}\nexpect: {exitCode: 3, artifacts: [{type: file, pattern: '*.txt'}]}\n"
+        "timeline: []\n",
+    )
+    assert s.command == ("python3", "-q")
+    assert (s.terminal.id, s.terminal.width, s.terminal.height, s.terminal.theme) == (
+        "wide",
+        120,
+        40,
+        "high-contrast",
+    )
+    assert s.repo is not None and s.repo.files[0].contents == b"\x00\x01\x02" and s.repo.dir == "seed"
+    assert s.ah is not None and s.ah.flags == ("--agent=mock",) and s.ah.env["X"] == "1"
+    assert s.server.llm_api_style == "anthropic" and s.expect.exit_code == 3
+    assert s.expect.artifacts[0].pattern == "*.txt"
+
+
+def test_terminal_ref_by_name_and_default_profile(tmp_path: Path) -> None:
+    assert load(tmp_path, "terminalRef: default-100x30\ntimeline: []\n").terminal.id == "default-100x30"
+    assert load(tmp_path, "timeline: []\n").terminal.id == "80x24"
+    assert "neither a profile file" in error_of(tmp_path, "terminalRef: fancy\ntimeline: []\n")
+
+
+def test_effective_initial_prompt(tmp_path: Path) -> None:
+    s = load(
+        tmp_path,
+        "initialPrompt: legacy\ntimeline:\n  - userInputs: [[0, history]]\n  - sessionStart: {sessionId: s}\n"
+        "  - userInputs: [[0, live]]\n",
+    )
+    assert s.effective_initial_prompt == "live"
+    assert load(tmp_path, "initialPrompt: legacy\ntimeline: []\n").effective_initial_prompt == "legacy"
+
+
+def test_content_blocks(tmp_path: Path) -> None:
+    s = load(
+        tmp_path,
+        "timeline:\n  - llmResponse:\n      - assistant:\n          - relativeTime: 0\n            content:\n"
+        "              - {type: text, text: hello}\n              - {type: resource_link, uri: 'file:///x', name: x}\n",
+    )
+    piece = s.timeline[0].pieces[0]  # type: ignore[attr-defined]
+    blocks = piece.items[0].content
+    assert [b.type for b in blocks] == ["text", "resource_link"]
+    assert piece.items[0].text == "hello\nx"
+
+
+def test_unknown_keys_warn_and_do_not_fail(tmp_path: Path) -> None:
+    reporter = Reporter()
+    s = load(
+        tmp_path, "name: w\nfuture: 1\ntimeline:\n  - screenshot: a\n    colour: red\n", reporter=reporter
+    )
+    assert s.name == "w"
+    texts = [str(d) for d in reporter.warnings]
+    assert any(":2:1: warning: unknown key `future`" in t for t in texts)
+    assert any(":5:5: warning: unknown key `colour` beside `screenshot` ignored" in t for t in texts)
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("timeline:\n  - screenshot: [a\n", "3:1: invalid YAML"),
+        ("timeline:\n  - fly: away\n", "2:5: unknown event `fly`; allowed events: `llmResponse`"),
+        ("timeline: 3\n", "1:11: `timeline` must be a list, got an integer"),
+        ("timeline:\n  - advanceMs: -5\n", "2:16: the time advance (ms) must be >= 0, got -5"),
+        (
+            "timeline:\n  - advanceMs: soon\n",
+            "2:16: the time advance (ms) must be an integer >= 0, got a string",
+        ),
+        ("timeline:\n  - screenshot: a/b\n", "2:17: screenshot label `a/b` may only use letters"),
+        ("timeline:\n  - agentToolUse: {args: {}}\n", "2:19: `agentToolUse` needs `toolName`"),
+        ("timeline:\n  - runCmd: {cmd: x, status: maybe}\n", "2:30: `status` `maybe` is not allowed"),
+        ("timeline:\n  - complete: yes please\n", "2:15: `complete` must be true or false, got a string"),
+        ("name: a\nname: b\ntimeline: []\n", "2:1: duplicate key `name` (first defined at line 1)"),
+        ("timeline:\n  - screenshot: a\n    log: b\n", "3:5: one event per timeline item"),
+        ("timeline:\n  - sessionStart\n", "2:5: timeline item `sessionStart` must be a mapping"),
+        (
+            "timeline:\n  - llmResponse:\n      - tool: x\n",
+            "3:9: an `llmResponse` element has exactly one of",
+        ),
+        (
+            "timeline:\n  - status: dancing\n",
+            "2:13: `status` `dancing` is not allowed; expected one of `queued`",
+        ),
+        ("timeline:\n  - setModel: {modelId: m}\n", "2:5: `setModel` needs `acp.unstable: true`"),
+        ("command: python3\ntimeline: []\n", "1:10: `command` must be a list"),
+        ("", "1:1: the file is empty"),
+        ("- just\n- a list\n", "1:1: a scenario must be a mapping of top-level keys, got a list"),
+        ("events: []\n", "1:1: top-level `events` belongs to the ACP-bridge JSON-RPC transcript format"),
+    ],
+)
+def test_bad_input_diagnostics(tmp_path: Path, text: str, expected: str) -> None:
+    assert error_of(tmp_path, text).startswith(expected)
+
+
+def test_decreasing_times_are_errors(tmp_path: Path) -> None:
+    assert error_of(
+        tmp_path, "timeline:\n  - llmResponse:\n      - assistant:\n          - {relativeTime: 500, content: a}\n"
+        "          - {relativeTime: 100, content: b}\n",
+    ).startswith("5:28: time went backwards: assistant relativeTime 100 comes after 500 (line 4)")  # fmt: skip
+    assert error_of(
+        tmp_path,
+        "timeline:\n  - userInputs:\n      - {relativeTime: 900, input: a}\n      - {relativeTime: 10, input: b}\n",
+    ).startswith("4:24: time went backwards: input time 10 comes after 900 (line 3)")
+
+
+def test_malformed_json_and_toml_positions(tmp_path: Path) -> None:
+    assert error_of(tmp_path, '{"timeline": [\n  {"screenshot": "a",}\n]}', "s.json").startswith(
+        "2:22: invalid JSON"
+    )
+    assert error_of(tmp_path, 'name = "x"\nresponses = [\n', "s.toml").startswith("3:1: Failed to parse TOML")
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_bytes(b"timeline:\n  - log: caf\xe9\n")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path, env={})
+    assert str(info.value.diagnostics[0]).endswith(":2:13: error: file is not valid UTF-8")
+
+
+def test_missing_files_are_errors(tmp_path: Path) -> None:
+    assert error_of(tmp_path, "timeline:\n  - userEdits: {patch: nope.patch}\n").startswith(
+        "2:24: `userEdits.patch` `nope.patch` not found"
+    )
+    assert "not found" in error_of(tmp_path, "repo: {dir: seed}\ntimeline: []\n")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(tmp_path / "absent.yaml", env={})
+    assert "file not found" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("timeline:\n  - userEdits: {patch: ../x.patch}\n", "escapes the scenario folder"),
+        ("timeline:\n  - applyPatch: {path: /etc/passwd}\n", "is absolute"),
+        ("repo: {files: [{path: ../../evil, contents: x}]}\ntimeline: []\n", "escapes the workspace"),
+        ("repo: {dir: ..}\ntimeline: []\n", "escapes the scenario folder"),
+        ("timeline:\n  - writeFile: {path: /tmp/x, content: y}\n", "is absolute"),
+        ("timeline:\n  - readFile: {path: a/../../b}\n", "escapes the workspace"),
+        ("timeline:\n  - assert: {fs: {exists: [../x]}}\n", "escapes the workspace"),
+        ("timeline:\n  - agentEdits: {path: /x}\n", "is absolute"),
+    ],
+)
+def test_path_escapes_are_errors(tmp_path: Path, text: str, expected: str) -> None:
+    assert expected in error_of(tmp_path, text)
+
+
+def test_symlink_out_of_the_scenario_folder_is_an_error(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "p.patch").write_text("x")
+    folder = tmp_path / "scen"
+    folder.mkdir()
+    os.symlink(outside, folder / "link")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(write(folder, "s.yaml", "timeline:\n  - userEdits: {patch: link/p.patch}\n"), env={})
+    assert "leads outside the scenario folder" in str(info.value)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+RULES = """\
+name: r
+rules:
+  - when: '$fast'
+    config: {tags: [fast]}
+  - when: '$n >= 3 && $env == "prod"'
+    config: {description: big prod}
+  - default: true
+    config: {tags: [default]}
+timeline:
+  - rules:
+      - when: '$fast'
+        config:
+          - screenshot: fast_one
+          - screenshot: fast_two
+      - default: true
+        config: {screenshot: slow}
+"""
+
+
+def test_rules_pick_configs_from_defines(tmp_path: Path) -> None:
+    path = write(tmp_path, "r.yaml", RULES)
+    plain = load_scenario(path, env={})
+    assert plain.tags == ("default",)
+    assert [e.label for e in plain.timeline] == ["slow"]  # type: ignore[attr-defined]
+    fast = load_scenario(path, env={}, defines=["fast=true"])
+    assert fast.tags == ("fast",)
+    assert [e.label for e in fast.timeline] == ["fast_one", "fast_two"]  # type: ignore[attr-defined]
+    prod = load_scenario(path, env={"AH_SCENARIO_DEFINES": "n=4,env=prod"})
+    assert prod.description == "big prod" and prod.tags == ()
+
+
+def test_cli_defines_win_over_the_environment(tmp_path: Path) -> None:
+    path = write(tmp_path, "r.yaml", RULES)
+    s = load_scenario(path, env={"AH_SCENARIO_DEFINES": "fast=true"}, defines=["fast=false"])
+    assert s.tags == ("default",)
+
+
+def test_bad_rules(tmp_path: Path) -> None:
+    assert "invalid condition" in error_of(tmp_path, "rules:\n  - {when: 'fast', config: {}}\ntimeline: []\n")
+    assert "needs `config`" in error_of(tmp_path, "rules:\n  - {when: '$a'}\ntimeline: []\n")
+    with pytest.raises(ScenarioError, match="invalid define"):
+        load(tmp_path, "timeline: []\n", defines=["=3"])

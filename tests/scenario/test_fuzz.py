@@ -1,0 +1,124 @@
+"""Property: whatever a mutated scenario looks like, loading and compiling it either
+succeeds or raises our diagnostic error - never any other exception."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import SCENARIOS
+from workbench.scenario.diagnostics import ScenarioError
+from workbench.scenario.loader import load_scenario
+from workbench.timeline import compile_schedule
+
+SOURCES = {p.name: p.read_text() for p in sorted(SCENARIOS.glob("*")) if p.suffix in (".yaml", ".json")}
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.sampled_from([-1, 0, 1, 2**40]), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12), st.sampled_from(["..", "/etc/passwd", "../x", "a/b", "<Enter>", "$fast", "-1"]),
+)  # fmt: skip
+edge_values = st.sampled_from(
+    [-1, 0, 1, 2**40, "", "x", None, True, [], {}, "../x", "/abs", [[1, "a"]], {"a": 1}]
+)
+nested = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+values = st.one_of(edge_values, nested)
+
+
+def load_and_compile(path: Path) -> None:
+    try:
+        compile_schedule(load_scenario(path, env={}))
+    except ScenarioError as exc:
+        assert exc.diagnostics, "a ScenarioError must carry diagnostics"
+        for d in exc.diagnostics:
+            assert d.pos.line >= 1 and d.pos.col >= 1 and d.message
+
+
+def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+def _get(doc: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def _replace(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(doc, dict):
+        return {k: (_replace(v, rest, value) if k == head else v) for k, v in doc.items()}
+    return [(_replace(v, rest, value) if i == head else v) for i, v in enumerate(doc)]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(sorted(SOURCES)), data=st.data())
+def test_structural_mutations_raise_only_diagnostics(
+    tmp_path_factory: Any, name: str, data: st.DataObject
+) -> None:
+    source = SOURCES[name]
+    doc = json.loads(source) if name.endswith(".json") else yaml.safe_load(source)
+    for _ in range(data.draw(st.integers(1, 3))):
+        paths = _paths(doc)
+        leaves = [p for p in paths if not isinstance(_get(doc, p), dict | list)] or paths
+        target = data.draw(st.sampled_from(leaves) if data.draw(st.booleans()) else st.sampled_from(paths))
+        doc = _replace(doc, target, data.draw(values))
+    folder = tmp_path_factory.mktemp("m")
+    (folder / "_data").mkdir()
+    for extra in (SCENARIOS / "_data").iterdir():
+        (folder / "_data" / extra.name).write_bytes(extra.read_bytes())
+    path = folder / name
+    path.write_text(
+        json.dumps(doc, default=str) if name.endswith(".json") else yaml.safe_dump(doc, allow_unicode=True)
+    )
+    load_and_compile(path)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(sorted(SOURCES)), data=st.data())
+def test_text_mutations_raise_only_diagnostics(tmp_path_factory: Any, name: str, data: st.DataObject) -> None:
+    text = SOURCES[name]
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(text)))
+        kind = data.draw(st.sampled_from(["delete", "insert", "duplicate"]))
+        if kind == "delete":
+            text = text[:at] + text[at + data.draw(st.integers(1, 20)) :]
+        elif kind == "insert":
+            text = (
+                text[:at]
+                + data.draw(
+                    st.sampled_from(
+                        ["[", "]", "{", ":", "- ", "\t", "'", '"', "\n  ", "&a", "*a", "!!int ", "0x"]
+                    )
+                )
+                + text[at:]
+            )
+        else:
+            end = min(len(text), at + data.draw(st.integers(1, 60)))
+            text = text[:end] + text[at:end] + text[end:]
+    folder = tmp_path_factory.mktemp("t")
+    (folder / "_data").mkdir()
+    for extra in (SCENARIOS / "_data").iterdir():
+        (folder / "_data" / extra.name).write_bytes(extra.read_bytes())
+    path = folder / name
+    path.write_text(text)
+    load_and_compile(path)
