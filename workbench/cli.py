@@ -49,6 +49,46 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schema", help="print the JSON Schema of the YAML scenario format")
 
+    run = sub.add_parser("run", help="run scenarios headless; exit 0 if all pass, 1 if any fails")
+    run.add_argument("paths", nargs="*", type=Path, metavar="PATH", default=[Path("scenarios")])
+    run.add_argument(
+        "--ci", action="store_true", help="never write goldens; plain output; a missing golden fails"
+    )
+    run.add_argument(
+        "--mode", default="mock-agent", choices=["mock-agent"], help="how the scenario is played"
+    )
+    run.add_argument(
+        "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
+    )
+    run.add_argument("-k", dest="k", metavar="EXPR", help="select by name or path: words with and/or/not")
+    run.add_argument("--tags", metavar="T,...", help="select scenarios with any of these tags")
+    run.add_argument(
+        "-j", "--jobs", type=int, default=1, metavar="N", help="run N scenarios in parallel processes"
+    )
+    run.add_argument(
+        "--shard", metavar="I/N", help="run the I-th of N deterministic shards (for CI matrices)"
+    )
+    run.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    run.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report")
+    run.add_argument("--update-goldens", action="store_true", help="rewrite goldens that do not match")
+    run.add_argument(
+        "--goldens", type=Path, default=Path("screenshots"), metavar="DIR", help="default ./screenshots"
+    )
+    run.add_argument(
+        "--out", type=Path, default=Path("target/tmp/workbench"), metavar="DIR", help="run folders"
+    )
+    run.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per scenario (default 120)")
+    run.add_argument("--keep", action="store_true", help="keep every workspace (failed ones are always kept)")
+    run.add_argument(
+        "--checkpoint-cmd", metavar="CMD", help="a shell command the mock agent runs after each tool"
+    )
+    _add_define(run)
+
+    agent = sub.add_parser(
+        "mock-agent", help="play a scenario's agent steps in this terminal", add_help=False
+    )
+    agent.add_argument("rest", nargs=argparse.REMAINDER)
+
     timeline = sub.add_parser("timeline", help="print the compiled schedule of a scenario as a table")
     timeline.add_argument("file", type=Path, metavar="FILE")
     _add_define(timeline)
@@ -174,7 +214,56 @@ def _cmd_timeline(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from workbench.clock import parse_speed
+    from workbench.engine.batch import Console, collect, parse_selection, run_batch
+    from workbench.engine.report import write_json_report, write_junit
+    from workbench.engine.runner import RunOptions
+    from workbench.engine.select import SelectionError
+    from workbench.scenario.loader import discover
+
+    try:
+        speed = parse_speed(args.speed)
+        selection = parse_selection(args.k, args.tags, args.shard)
+    except (ValueError, SelectionError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.jobs < 1:
+        raise UsageError("-j must be at least 1")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    if args.ci and args.update_goldens:
+        raise UsageError("--ci never writes goldens; drop --update-goldens")
+    _discover(discover, args.paths)
+    candidates = collect(args.paths, selection, args.define)
+    if not candidates:
+        print("workbench: no scenario matches the selection", file=sys.stderr)
+        return EXIT_INVALID
+    options = RunOptions(
+        speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
+        defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd,
+        mode=args.mode,
+    )  # fmt: skip
+    console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
+    report = run_batch(candidates, options, args.jobs, console)
+    console.summary(report)
+    if args.report:
+        write_json_report(report, args.report)
+    if args.junit:
+        write_junit(report, args.junit)
+    if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
+        return EXIT_INVALID
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _cmd_mock_agent(args: argparse.Namespace) -> int:
+    from workbench.agent.mock_agent import main as agent_main
+
+    return agent_main(args.rest)
+
+
 _COMMANDS = {
+    "run": _cmd_run,
+    "mock-agent": _cmd_mock_agent,
     "validate": _cmd_validate,
     "schema": _cmd_schema,
     "timeline": _cmd_timeline,

@@ -1,0 +1,130 @@
+"""The control channel between the engine and the mock agent.
+
+At ``--speed max`` the mock agent never sleeps: the engine paces it, step by
+step, over a Unix socket that carries JSON lines. Screens are identical at every
+speed because each exchange ends with a byte count: the agent reports how many
+bytes it has written to the terminal so far, and the engine waits until its pty
+reader has consumed that many before it looks at the screen. (The agent turns
+the terminal's output processing off, so bytes written equal bytes read.)
+
+Engine -> agent::
+
+    {"op": "step", "index": 3}        play schedule step 3 (an agent step)
+    {"op": "sync", "bytes": 120}      wait until 120 bytes of typed input were read
+    {"op": "end"}                     finish: reply "bye" and exit
+
+Agent -> engine::
+
+    {"op": "hello", "pid": 123, "written": 80}
+    {"op": "done", "index": 3, "written": 512, "failures": [{"kind", "message", "line"}]}
+    {"op": "synced", "written": 530}
+    {"op": "bye", "exit": 0, "written": 600}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from typing import Any
+
+ENV_VAR = "WORKBENCH_CONTROL"
+
+
+class ControlError(RuntimeError):
+    """The other side broke the protocol or went away."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return (json.dumps(message, separators=(",", ":")) + "\n").encode()
+
+
+class AgentLink:
+    """The agent's end: a blocking socket (the agent is single-threaded)."""
+
+    def __init__(self, path: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self._buffer = b""
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sock.sendall(encode(message))
+
+    def read_available(self) -> list[dict[str, Any]]:
+        """Read what the socket has (call when select says readable); [] plus EOF raises."""
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ControlError("the engine closed the control channel")
+        self._buffer += chunk
+        messages = []
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            if line.strip():
+                messages.append(json.loads(line))
+        return messages
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class EngineLink:
+    """The engine's end: an asyncio Unix server that accepts exactly one agent."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._server: asyncio.AbstractServer | None = None
+        self._connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] | None = None
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._connected = loop.create_future()
+
+        def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if self._connected is not None and not self._connected.done():
+                self._connected.set_result((reader, writer))
+            else:
+                writer.close()
+
+        self._server = await asyncio.start_unix_server(accept, path=self.path)
+
+    async def wait_connected(self, timeout: float) -> dict[str, Any]:
+        assert self._connected is not None
+        self._reader, self._writer = await asyncio.wait_for(asyncio.shield(self._connected), timeout)
+        return await self.receive(timeout, expect="hello")
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self._writer is None:
+            raise ControlError("the mock agent is not connected")
+        self._writer.write(encode(message))
+        await self._writer.drain()
+
+    async def receive(self, timeout: float, expect: str | None = None) -> dict[str, Any]:
+        if self._reader is None:
+            raise ControlError("the mock agent is not connected")
+        line = await asyncio.wait_for(self._reader.readline(), timeout)
+        if not line:
+            raise ControlError("the mock agent closed the control channel (did it exit?)")
+        message: dict[str, Any] = json.loads(line)
+        if expect is not None and message.get("op") != expect:
+            raise ControlError(f"expected `{expect}` from the mock agent, got {message}")
+        return message
+
+    async def request(self, message: dict[str, Any], expect: str, timeout: float) -> dict[str, Any]:
+        await self.send(message)
+        return await self.receive(timeout, expect)
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            try:
+                await self._writer.wait_closed()
+            except (ConnectionError, OSError):
+                pass
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()

@@ -1,0 +1,369 @@
+"""`workbench mock-agent SCENARIO`: a deterministic coding agent for the terminal.
+
+It plays the agent steps of a scenario's schedule: prints thinking and assistant
+text as a coding agent would, runs the tools for real in the workspace, compares
+their real results with the scenario's ``result``/``status`` and reports each
+mismatch as a failure (exit code 1).
+
+Two ways to pace it:
+
+* alone (``--speed N|max``), it keeps its own virtual clock;
+* under the engine (``--control SOCKET`` or ``$WORKBENCH_CONTROL``), it never
+  sleeps and plays exactly the step the engine asks for (see ``control``).
+
+Two faces: *print mode* writes the transcript and exits; *interactive mode*
+(the default when the scenario has user input) draws a one-line chat input at
+the bottom (``> ``) so typed text has somewhere real to go. The terminal is put
+in raw mode: the agent echoes keys itself, and output processing is off so every
+byte it writes reaches the engine unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import os
+import select
+import subprocess
+import sys
+import termios
+import time
+import tty
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.agent import render
+from workbench.agent.control import ENV_VAR, AgentLink, ControlError
+from workbench.scenario import model as m
+from workbench.scenario.diagnostics import ScenarioError
+from workbench.scenario.loader import load_scenario
+from workbench.timeline import Schedule, Step, compile_schedule
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+AGENT_ACTIONS = {"think", "assistant", "llm-error", "llm-response", "tool-start", "tool-progress", "tool-output",
+                 "tool-result", "edit", "acp"}  # fmt: skip
+
+
+@dataclass
+class StepFailure:
+    kind: str
+    message: str
+    line: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "line": self.line}
+
+
+@dataclass
+class Terminal:
+    """The agent's terminal: counts bytes written and keeps the chat input line."""
+
+    interactive: bool
+    out_fd: int = 1
+    written: int = 0
+    buffer: str = ""
+    read_bytes: int = 0
+    decoder: codecs.IncrementalDecoder = field(
+        default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace")
+    )
+    in_escape: bool = False
+    eof: bool = False
+
+    def write(self, text: str) -> None:
+        data = text.encode("utf-8")
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self.out_fd, view)
+            except BlockingIOError:
+                select.select([], [self.out_fd], [])
+                continue
+            view = view[n:]
+            self.written += n
+
+    def emit(self, text: str) -> None:
+        """Print a transcript paragraph above the input line."""
+        if self.interactive:
+            self.write("\r\x1b[K" + text + render.CRLF + self._input_line())
+        else:
+            self.write(text + render.CRLF)
+
+    def _input_line(self) -> str:
+        return f"{render.BOLD}{render.PROMPT}{render.RESET}{self.buffer}"
+
+    def draw_input(self) -> None:
+        if self.interactive:
+            self.write("\r\x1b[K" + self._input_line())
+
+    def feed(self, data: bytes) -> None:
+        """Handle typed bytes: edit the input line; Enter submits it to the transcript."""
+        self.read_bytes += len(data)
+        if not data:
+            self.eof = True
+            return
+        for ch in self.decoder.decode(data):
+            if self.in_escape:
+                if ch.isalpha() or ch == "~":
+                    self.in_escape = False
+                continue
+            if ch == "\x1b":
+                self.in_escape = True
+            elif ch in "\r\n":
+                submitted, self.buffer = self.buffer, ""
+                self.write("\r\x1b[K" + f"{render.DIM}{render.PROMPT}{render.RESET}{submitted}" + render.CRLF)
+                self.draw_input()
+            elif ch in "\x7f\x08":
+                self.buffer = self.buffer[:-1]
+                self.draw_input()
+            elif ch == "\x04" and not self.buffer:
+                self.eof = True
+            elif ch == "\x03":
+                self.buffer = ""
+                self.write("^C")
+                self.eof = True
+            elif ch >= " " or ch == "\t":
+                self.buffer += ch
+                if self.interactive:
+                    self.write(ch)
+
+
+class MockAgent:
+    """Plays agent steps; owns the tools' state (background shells) and the failures."""
+
+    def __init__(self, scenario: m.Scenario, schedule: Schedule, workspace: Path, term: Terminal,
+                 checkpoint_cmd: str | None) -> None:  # fmt: skip
+        from workbench.agent.tools import ShellRegistry
+
+        self.scenario = scenario
+        self.schedule = schedule
+        self.workspace = workspace
+        self.term = term
+        self.checkpoint_cmd = checkpoint_cmd
+        self.shells = ShellRegistry()
+        self.outcomes: dict[int, Any] = {}
+        self.failures: list[StepFailure] = []
+
+    def play(self, step: Step) -> list[StepFailure]:
+        """Perform one schedule step and return the failures it found."""
+        before = len(self.failures)
+        item = step.item
+        if step.action == "think":
+            self.term.emit(render.thinking(item.text))
+        elif step.action == "assistant":
+            self.term.emit(render.assistant(item.text))
+        elif step.action == "llm-error":
+            self.term.emit(render.llm_error(item.status_code, item.error_type, item.message))
+        elif step.action == "tool-start":
+            self._tool_start(step, item)
+        elif step.action == "tool-progress":
+            self.term.emit(render.sub_line(item.text, render.DIM))
+        elif step.action == "tool-output":
+            text = f"exit {item.exit_code}" if item.type == "completion" else item.content
+            self.term.emit(render.sub_line(text, render.RED if item.type == "stderr" else render.DIM))
+        elif step.action == "tool-result":
+            self._tool_result(step, item)
+        elif step.action == "edit":
+            self._edit(step)
+        elif step.action == "acp":
+            self.term.emit(render.note(step.summary))
+        return self.failures[before:]
+
+    def _fail(self, step: Step, kind: str, message: str) -> None:
+        self.failures.append(StepFailure(kind, message, step.pos.line))
+        self.term.emit(render.mismatch(message))
+
+    def _tool_start(self, step: Step, tool: m.ToolUse) -> None:
+        from workbench.agent.tools import execute_tool
+
+        self.term.emit(render.tool_title(tool.tool_name, tool.args))
+        self.outcomes[id(tool)] = execute_tool(
+            tool.tool_name, dict(tool.args), self._workspace(), canned_result=tool.result, shells=self.shells
+        )
+
+    def _tool_result(self, step: Step, tool: m.ToolUse) -> None:
+        from workbench.agent.tools import compare_result
+
+        outcome = self.outcomes.pop(id(tool))
+        self.term.emit(render.tool_result(outcome.status, outcome.result))
+        problem = compare_result(tool.result, outcome, tool.status)
+        if problem:
+            self._fail(step, "tool", f"{tool.tool_name}: {problem}")
+        self._checkpoint(step)
+
+    def _edit(self, step: Step) -> None:
+        from workbench.agent.tools import perform_edit
+
+        edit = step.event
+        assert isinstance(edit, m.FileEdit)
+        self.term.emit(render.edit(edit.path, edit.lines_added, edit.lines_removed))
+        problem = perform_edit(self._workspace(), edit.path, edit.lines_added, edit.lines_removed)
+        if problem:
+            self._fail(step, "tool", f"agentEdits {edit.path}: {problem}")
+        self._checkpoint(step)
+
+    def _checkpoint(self, step: Step) -> None:
+        if not self.checkpoint_cmd:
+            return
+        done = subprocess.run(["bash", "-c", self.checkpoint_cmd], cwd=self.workspace, capture_output=True,
+                              text=True, timeout=60, check=False)  # fmt: skip
+        if done.returncode != 0:
+            self._fail(
+                step, "tool", f"--checkpoint-cmd exited {done.returncode}: {done.stderr.strip()[:200]}"
+            )
+
+    def _workspace(self) -> Any:
+        from workbench.workspace import Workspace
+
+        return Workspace.attach(self.workspace)
+
+    def close(self) -> None:
+        self.shells.close()
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="workbench mock-agent", description="Play a scenario's agent steps in this terminal."
+    )
+    p.add_argument("scenario", type=Path)
+    p.add_argument(
+        "--workspace", type=Path, default=Path.cwd(), help="where tools run (default: the current folder)"
+    )
+    p.add_argument("--speed", default="1", help="1 = real time, 4 = four times faster, max = no waiting")
+    p.add_argument("--checkpoint-cmd", default=None, help="a shell command run after each tool and edit")
+    p.add_argument("--control", default=os.environ.get(ENV_VAR), help="the engine's control socket")
+    p.add_argument("--define", "-D", action="append", default=[], metavar="K=V")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--interactive", dest="interactive", action="store_true", default=None)
+    mode.add_argument("--print", dest="interactive", action="store_false")
+    return p.parse_args(argv)
+
+
+def has_user_input(scenario: m.Scenario) -> bool:
+    return any(isinstance(e, m.UserInputs | m.KeyPress) for e in scenario.timeline)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        scenario = load_scenario(args.scenario, defines=args.define)
+        schedule = compile_schedule(scenario)
+    except ScenarioError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return EXIT_INVALID
+    from workbench.clock import parse_speed
+
+    try:
+        speed = parse_speed(args.speed)
+    except ValueError as exc:
+        print(f"workbench mock-agent: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    interactive = has_user_input(scenario) if args.interactive is None else args.interactive
+    term = Terminal(interactive)
+    saved = _raw_terminal()
+    agent = MockAgent(scenario, schedule, args.workspace.resolve(), term, args.checkpoint_cmd)
+    try:
+        term.emit(render.banner(scenario.name))
+        term.draw_input()
+        if args.control:
+            return _controlled(agent, term, args.control)
+        return _alone(agent, term, speed)
+    except ControlError as exc:
+        print(f"workbench mock-agent: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        agent.close()
+        _restore_terminal(saved)
+
+
+def _raw_terminal() -> list[Any] | None:
+    """Raw input (the agent echoes), and no output processing (bytes in = bytes out)."""
+    if not os.isatty(0):
+        return None
+    saved = termios.tcgetattr(0)
+    tty.setraw(0, termios.TCSANOW)
+    return saved
+
+
+def _restore_terminal(saved: list[Any] | None) -> None:
+    if saved is not None:
+        termios.tcsetattr(0, termios.TCSADRAIN, saved)
+
+
+def _read_stdin(term: Terminal) -> None:
+    try:
+        data = os.read(0, 4096)
+    except OSError:
+        data = b""
+    term.feed(data)
+
+
+def _controlled(agent: MockAgent, term: Terminal, path: str) -> int:
+    link = AgentLink(path)
+    link.send({"op": "hello", "pid": os.getpid(), "written": term.written})
+    pending_sync: int | None = None
+    watch_stdin = os.isatty(0)
+    try:
+        while True:
+            fds: list[Any] = [link] + ([0] if watch_stdin and not term.eof else [])
+            ready, _, _ = select.select(fds, [], [])
+            if 0 in ready:
+                _read_stdin(term)
+                if pending_sync is not None and (term.read_bytes >= pending_sync or term.eof):
+                    link.send({"op": "synced", "written": term.written})
+                    pending_sync = None
+                continue
+            for message in link.read_available():
+                op = message.get("op")
+                if op == "step":
+                    step = agent.schedule.steps[int(message["index"])]
+                    failures = agent.play(step)
+                    link.send({"op": "done", "index": step.index, "written": term.written,
+                               "failures": [f.to_json() for f in failures]})  # fmt: skip
+                elif op == "sync":
+                    if term.read_bytes >= int(message["bytes"]) or term.eof or not watch_stdin:
+                        link.send({"op": "synced", "written": term.written})
+                    else:
+                        pending_sync = int(message["bytes"])
+                elif op == "end":
+                    code = EXIT_FAILED if agent.failures else EXIT_OK
+                    link.send({"op": "bye", "exit": code, "written": term.written})
+                    return code
+    finally:
+        link.close()
+
+
+def _alone(agent: MockAgent, term: Terminal, speed: float | None) -> int:
+    start = time.monotonic()
+    for step in agent.schedule.steps:
+        if step.action not in AGENT_ACTIONS:
+            continue
+        if speed is not None:
+            due = start + step.at_ms / 1000 / speed
+            while (left := due - time.monotonic()) > 0:
+                _wait_input(term, left)
+        agent.play(step)
+    if term.interactive:
+        while not term.eof:
+            _wait_input(term, None)
+    return EXIT_FAILED if agent.failures else EXIT_OK
+
+
+def _wait_input(term: Terminal, timeout: float | None) -> None:
+    if not os.isatty(0) or term.eof:
+        if timeout is not None:
+            time.sleep(timeout)
+        else:
+            term.eof = True
+        return
+    ready, _, _ = select.select([0], [], [], timeout)
+    if ready:
+        _read_stdin(term)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""Which program a scenario tests, and with what environment.
+
+In order: the scenario's own ``command:`` (any terminal program); else, when the
+scenario has an ``ah:`` section, ``$WORKBENCH_AH`` (default ``ah``) with
+``ah.cmd`` and ``ah.flags`` verbatim and ``ah.env``; else the built-in mock agent,
+paced by the engine over its control channel.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.scenario import model as m
+
+
+@dataclass(frozen=True)
+class Program:
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    mock_agent: bool
+
+
+def base_env(width: int, height: int, home: Path | None = None) -> dict[str, str]:
+    """A fixed, small environment so screens do not depend on the user's shell setup."""
+    keep = ("PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SSL_CERT_FILE")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env.setdefault("LANG", "C.UTF-8")
+    env.update(
+        {
+            "TERM": "xterm-256color",
+            "COLORTERM": "truecolor",
+            "COLUMNS": str(width),
+            "LINES": str(height),
+            "HOME": str(home) if home else os.environ.get("HOME", "/tmp"),
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "GIT_AUTHOR_NAME": "Workbench",
+            "GIT_AUTHOR_EMAIL": "workbench@example.invalid",
+            "GIT_COMMITTER_NAME": "Workbench",
+            "GIT_COMMITTER_EMAIL": "workbench@example.invalid",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "PS1": "$ ",
+        }
+    )
+    return env
+
+
+def program_for(
+    scenario: m.Scenario,
+    scenario_path: Path,
+    workspace: Path,
+    *,
+    speed: str,
+    defines: tuple[str, ...],
+    checkpoint_cmd: str | None,
+    environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> Program:
+    environ = os.environ if environ is None else environ
+    profile = scenario.terminal
+    env = base_env(profile.width, profile.height, home)
+    if scenario.command:
+        return Program(scenario.command, env, mock_agent=False)
+    if scenario.ah is not None:
+        ah = environ.get("WORKBENCH_AH", "ah")
+        argv = (ah, *([scenario.ah.cmd] if scenario.ah.cmd else []), *scenario.ah.flags)
+        env.update(scenario.ah.env)
+        return Program(argv, env, mock_agent=False)
+    argv = [sys.executable, "-m", "workbench", "mock-agent", str(scenario_path.resolve()),
+            "--workspace", str(workspace), "--speed", speed]  # fmt: skip
+    for d in defines:
+        argv += ["--define", d]
+    if checkpoint_cmd:
+        argv += ["--checkpoint-cmd", checkpoint_cmd]
+    return Program(tuple(argv), env, mock_agent=True)

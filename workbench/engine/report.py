@@ -1,0 +1,166 @@
+"""Run results and the files CI reads: the JSON report and JUnit XML.
+
+The shapes are the contract of DESIGN.md section 6: one entry per scenario with
+its status, durations (wall and virtual), failures (step, line, kind, message)
+and screenshots (label, golden, actual, status). JUnit has one `<testcase>` per
+scenario with the first failure's message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Status = Literal["passed", "failed", "error", "skipped"]
+FailureKind = Literal["assert", "screenshot", "expect", "tool", "timing", "process", "validation"]
+ShotStatus = Literal["match", "mismatch", "missing", "new", "updated"]
+
+
+@dataclass
+class Failure:
+    step: int
+    line: int
+    kind: FailureKind
+    message: str
+    file: str = ""
+    diff: str = ""  # a readable screenshot diff, for the console summary (not in the JSON)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "line": self.line, "kind": self.kind, "message": self.message}
+
+
+@dataclass
+class ShotResult:
+    label: str
+    golden: str
+    actual: str
+    status: ShotStatus
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    file: str
+    mode: str = "mock-agent"
+    status: Status = "passed"
+    duration_ms: int = 0
+    virtual_ms: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    screenshots: list[ShotResult] = field(default_factory=list)
+    run_dir: str | None = None
+    kept_workspace: str | None = None
+
+    def fail(self, failure: Failure) -> None:
+        self.failures.append(failure)
+        if self.status == "passed":
+            self.status = "failed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "file": self.file,
+            "mode": self.mode,
+            "status": self.status,
+            "duration_ms": self.duration_ms,
+            "virtual_ms": self.virtual_ms,
+            "failures": [f.to_json() for f in self.failures],
+            "screenshots": [asdict(s) for s in self.screenshots],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ScenarioResult:
+        return cls(
+            name=data["name"],
+            file=data["file"],
+            mode=data["mode"],
+            status=data["status"],
+            duration_ms=data["duration_ms"],
+            virtual_ms=data["virtual_ms"],
+            failures=[Failure(**f) for f in data["failures"]],
+            screenshots=[ShotResult(**s) for s in data["screenshots"]],
+        )
+
+
+@dataclass
+class RunReport:
+    results: list[ScenarioResult] = field(default_factory=list)
+    duration_ms: int = 0
+
+    def count(self, status: Status) -> int:
+        return sum(1 for r in self.results if r.status == status)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.status in ("passed", "skipped") for r in self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "summary": {
+                "passed": self.count("passed"),
+                "failed": self.count("failed"),
+                "errors": self.count("error"),
+                "skipped": self.count("skipped"),
+                "duration_ms": self.duration_ms,
+            },
+            "scenarios": [r.to_json() for r in self.results],
+        }
+
+    def to_junit(self) -> str:
+        suite = ET.Element(
+            "testsuite",
+            name="workbench",
+            tests=str(len(self.results)),
+            failures=str(self.count("failed")),
+            errors=str(self.count("error")),
+            skipped=str(self.count("skipped")),
+            time=f"{self.duration_ms / 1000:.3f}",
+        )
+        for r in self.results:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=r.file,
+                name=r.name,
+                time=f"{r.duration_ms / 1000:.3f}",
+                file=r.file,
+            )
+            if r.status in ("failed", "error") and r.failures:
+                first = r.failures[0]
+                tag = "failure" if r.status == "failed" else "error"
+                node = ET.SubElement(case, tag, message=first.message, type=first.kind)
+                node.text = "\n".join(
+                    f"{f.file or r.file}:{f.line}: {f.kind}: {f.message}" for f in r.failures
+                )
+            elif r.status == "skipped":
+                ET.SubElement(case, "skipped")
+        ET.indent(suite)
+        return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write, fsync, rename: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_report(report: RunReport, path: Path) -> None:
+    write_atomic(path, json.dumps(report.to_json(), indent=2) + "\n")
+
+
+def write_junit(report: RunReport, path: Path) -> None:
+    write_atomic(path, report.to_junit())

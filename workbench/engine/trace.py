@@ -1,0 +1,90 @@
+"""The trace of a run: what happened at every step, for the app and `workbench show`.
+
+One JSON document per line in ``<run dir>/trace.jsonl``:
+
+* a header: ``{"type": "run", "version": 1, "scenario", "file", "profile": {...}, "steps": N}``;
+* a record per step: ``{"type": "step", "index", "at_ms", "wall_ms", "actor", "action",
+  "summary", "line", "screen": [rows], "cursor": [x, y], "files": {"added", "changed", "removed"},
+  "checks": [{"ok", "message"}]}`` (``style`` runs are added for screenshot steps);
+* the result: ``{"type": "result", ...}`` in the JSON report's scenario shape.
+
+Screens are stored whole at every step so stepping back in the app is a lookup,
+not a replay. 1,000 steps of an 80x24 screen are about 2 MB.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+TRACE_FILE = "trace.jsonl"
+
+
+@dataclass
+class StepRecord:
+    index: int
+    at_ms: int
+    wall_ms: int
+    actor: str
+    action: str
+    summary: str
+    line: int
+    screen: list[str]
+    cursor: tuple[int, int] = (0, 0)
+    files: dict[str, list[str]] = field(default_factory=dict)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    style: list[Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"type": "step", **asdict(self)}
+        if self.style is None:
+            del data["style"]
+        return data
+
+
+class TraceWriter:
+    """Appends records as they happen, so a crashed run still leaves its trace."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: IO[str] | None = path.open("w", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+@dataclass
+class Trace:
+    header: dict[str, Any]
+    steps: list[dict[str, Any]]
+    result: dict[str, Any] | None
+
+    @classmethod
+    def read(cls, run_dir: Path) -> Trace:
+        path = run_dir / TRACE_FILE if run_dir.is_dir() else run_dir
+        header: dict[str, Any] = {}
+        steps: list[dict[str, Any]] = []
+        result = None
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                kind = record.get("type")
+                if kind == "run":
+                    header = record
+                elif kind == "step":
+                    steps.append(record)
+                elif kind == "result":
+                    result = record
+        return cls(header, steps, result)
