@@ -238,6 +238,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not candidates:
         print("workbench: no scenario matches the selection", file=sys.stderr)
         return EXIT_INVALID
+    for candidate in candidates:
+        for d in candidate.diagnostics:
+            print(d, file=sys.stderr)
     options = RunOptions(
         speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
         defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd,

@@ -24,6 +24,7 @@ Agent -> engine::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from typing import Any
@@ -121,10 +122,8 @@ class EngineLink:
     async def close(self) -> None:
         if self._writer is not None:
             self._writer.close()
-            try:
+            with contextlib.suppress(ConnectionError, OSError):
                 await self._writer.wait_closed()
-            except (ConnectionError, OSError):
-                pass
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()

@@ -7,7 +7,10 @@ workspace, pty, control socket and run folder, so runs share nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
+import os
+import signal
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -18,7 +21,8 @@ from typing import Any, TextIO
 
 from workbench.engine.report import Failure, RunReport, ScenarioResult
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
-from workbench.scenario.loader import display_name, discover, try_load
+from workbench.scenario.diagnostics import Diagnostic
+from workbench.scenario.loader import discover, display_name, try_load
 
 
 @dataclass
@@ -34,6 +38,7 @@ class Candidate:
     name: str
     tags: tuple[str, ...]
     error: ScenarioResult | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
 
 
 def collect(paths: Sequence[Path], selection: Selection, defines: Sequence[str]) -> list[Candidate]:
@@ -48,7 +53,7 @@ def collect(paths: Sequence[Path], selection: Selection, defines: Sequence[str])
         for d in loaded.diagnostics:
             if d.severity.value == "error":
                 result.failures.append(Failure(0, d.pos.line, "validation", d.message, d.pos.file))
-        candidates.append(Candidate(path, path.stem, (), result))
+        candidates.append(Candidate(path, path.stem, (), result, tuple(loaded.diagnostics)))
     kept = [
         c
         for c in candidates
@@ -63,13 +68,22 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
     """Runs in a worker process: one scenario, one event loop."""
     from workbench.engine.runner import run_scenario
 
-    result = asyncio.run(run_scenario(Path(path), options))
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C cancels this run only
+    try:
+        result = asyncio.run(run_scenario(Path(path), options))
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     data = result.to_json()
     data["_diffs"] = [f.diff for f in result.failures]
     data["_files"] = [f.file for f in result.failures]
     data["_kept"] = result.kept_workspace
     data["_run_dir"] = result.run_dir
     return data
+
+
+def _ignore_sigint() -> None:
+    """An idle worker ignores Ctrl-C; the parent passes it on to busy ones (see `_parallel`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _from_worker(data: dict[str, Any]) -> ScenarioResult:
@@ -167,7 +181,7 @@ def _parallel(
 ) -> list[ScenarioResult]:
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     results: list[ScenarioResult] = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint) as pool:
         futures: dict[Future[dict[str, Any]], Candidate] = {
             pool.submit(_run_one, str(c.path), options): c for c in candidates
         }
@@ -177,6 +191,11 @@ def _parallel(
                 console.finished(result)
                 results.append(result)
         except BaseException:
+            # Ctrl-C reaches only this process: pass it on so each worker ends its
+            # program and removes its workspace before the pool shuts down.
+            for process in list(getattr(pool, "_processes", {}).values()):
+                with contextlib.suppress(OSError):
+                    os.kill(process.pid, signal.SIGINT)
             pool.shutdown(wait=True, cancel_futures=True)
             raise
     return results

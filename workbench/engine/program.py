@@ -71,10 +71,10 @@ def program_for(
         argv = (ah, *([scenario.ah.cmd] if scenario.ah.cmd else []), *scenario.ah.flags)
         env.update(scenario.ah.env)
         return Program(argv, env, mock_agent=False)
-    argv = [sys.executable, "-m", "workbench", "mock-agent", str(scenario_path.resolve()),
+    agent_argv = [sys.executable, "-m", "workbench", "mock-agent", str(scenario_path.resolve()),
             "--workspace", str(workspace), "--speed", speed]  # fmt: skip
     for d in defines:
-        argv += ["--define", d]
+        agent_argv += ["--define", d]
     if checkpoint_cmd:
-        argv += ["--checkpoint-cmd", checkpoint_cmd]
-    return Program(tuple(argv), env, mock_agent=True)
+        agent_argv += ["--checkpoint-cmd", checkpoint_cmd]
+    return Program(tuple(agent_argv), env, mock_agent=True)

@@ -36,7 +36,7 @@ from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import display_name, load_scenario
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, encode_keys
 from workbench.timeline import Schedule, Step, compile_schedule
-from workbench.workspace import Workspace, WorkspaceError
+from workbench.workspace import Check, Workspace, WorkspaceError
 
 AGENT_ACTIONS = frozenset(
     {"think", "assistant", "llm-error", "llm-response", "tool-start", "tool-progress", "tool-output", "tool-result",
@@ -119,9 +119,15 @@ class ScenarioRun:
                                 f"timed out after {self.options.timeout_s:g} s; the screen was:\n{screen}"))  # fmt: skip
         except (ControlError, OSError, WorkspaceError) as exc:
             result.fail(Failure(self._current_step, 0, "process", str(exc)))
+        except asyncio.CancelledError:
+            # Ctrl-C or the app stopped the run: end every process, leave no workspace behind.
+            self._interrupted = True
+            raise
         finally:
             await self._cleanup(result)
         return self._finish(result)
+
+    _interrupted: bool = False
 
     # ------------------------------------------------------------------ body
 
@@ -200,9 +206,14 @@ class ScenarioRun:
         action = step.action
         if action in AGENT_ACTIONS:
             return await self._agent_step(step, result)
-        if action in ("input", "key"):
-            text = step.item.text if action == "input" else f"<{step.event.key}>"  # type: ignore[attr-defined]
+        if action == "input":
+            text = step.item.text
+            if self._link is not None and not text.endswith(("<Enter>", "\r", "\n")):
+                text += "<Enter>"  # to the mock agent a user input is a prompt, sent like a chat message
             await self._type(text)
+            return []
+        if action == "key":
+            await self._type(key_notation(step.event.key))  # type: ignore[attr-defined]
             return []
         handler: Callable[[Step, ScenarioResult], Any] | None = getattr(
             self, "_do_" + action.replace("-", "_"), None
@@ -227,6 +238,9 @@ class ScenarioRun:
 
     async def _type(self, text: str) -> None:
         assert self._session is not None
+        # Another program is typed to the way a person types: once its screen has settled, so what it
+        # shows does not depend on how fast the run goes.
+        await self._settle()
         data = encode_keys(text)
         self._session.write_bytes(data)
         self._typed_bytes += len(data)
@@ -263,7 +277,9 @@ class ScenarioRun:
             self._session.recorder.marker(label)
         if outcome.status == "mismatch" or (outcome.status == "missing"):
             message = f"screenshot `{label}` {'does not match' if outcome.status == 'mismatch' else 'has no golden'}"
-            result.fail(Failure(step.index, step.pos.line, "screenshot", message, result.file, outcome.diff))
+            result.fail(
+                Failure(step.index, step.pos.line, "screenshot", message, result.file, outcome.diff or "")
+            )
             return [{"ok": False, "message": message}]
         return [{"ok": True, "message": f"screenshot `{label}`: {outcome.status}"}]
 
@@ -272,14 +288,14 @@ class ScenarioRun:
         event = step.event
         assert isinstance(event, m.Assert)
         ws = self._workspace
+        await self._settle()
         outcomes = [ws.check_fs_exists(p) for p in event.fs_exists]
         outcomes += [ws.check_fs_not_exists(p) for p in event.fs_not_exists]
         if event.text_contains:
-            await self._settle()
             screen = self._screen_text()
             for text in event.text_contains:
                 ok = text in screen or text in screen.replace("\n", "")
-                outcomes.append(_Check(ok, f"the screen {'contains' if ok else 'does not contain'} {text!r}"))
+                outcomes.append(Check(ok, f"the screen {'contains' if ok else 'does not contain'} {text!r}"))
         outcomes += [ws.check_json_file(c.path, c.pointer, c.equals) for c in event.json_file]
         outcomes += [ws.check_git_commit_message_contains(t) for t in event.git_commit_message_contains]
         return self._report_checks(step, result, outcomes, "assert")
@@ -288,6 +304,7 @@ class ScenarioRun:
         assert self._workspace is not None
         event = step.event
         assert isinstance(event, m.AssertGit)
+        await self._settle()
         outcomes = git_checks(self._workspace.path, event.checks)
         return self._report_checks(step, result, outcomes, "assert")
 
@@ -305,6 +322,7 @@ class ScenarioRun:
         assert self._workspace is not None and self._program is not None
         event = step.event
         assert isinstance(event, m.UserCommand)
+        await self._settle()
         cwd = (
             self._workspace.resolve(event.cwd, what="userCommand cwd") if event.cwd else self._workspace.path
         )
@@ -329,13 +347,14 @@ class ScenarioRun:
 
     async def _do_user_edits(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
         assert self._workspace is not None
-        patch = self.path.parent / step.event.patch  # type: ignore[attr-defined]
+        await self._settle()
         try:
+            patch = Workspace.resolve_scenario_path(self.path.parent, step.event.patch, "patch")  # type: ignore[attr-defined]
             self._workspace.apply_patch(patch)
         except WorkspaceError as exc:
             result.fail(Failure(step.index, step.pos.line, "process", str(exc), result.file))
             return [{"ok": False, "message": str(exc)}]
-        return [{"ok": True, "message": f"applied {patch.name}"}]
+        return [{"ok": True, "message": f"applied {step.event.patch}"}]  # type: ignore[attr-defined]
 
     async def _do_apply_patch(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
         event = step.event
@@ -362,7 +381,7 @@ class ScenarioRun:
         record = StepRecord(
             index=step.index, at_ms=step.at_ms, wall_ms=int((time.monotonic() - self._started) * 1000),
             actor=step.actor, action=step.action, summary=step.summary, line=step.pos.line,
-            screen=screen.text_rows() if screen else [], cursor=screen.cursor_position() if screen else (0, 0),
+            screen=screen.text_rows() if screen else [], cursor=screen.cursor_at() if screen else (0, 0),
             files=files, checks=checks,
         )  # fmt: skip
         if step.action == "screenshot":
@@ -383,7 +402,7 @@ class ScenarioRun:
             await self._link.close()
             shutil.rmtree(self._socket_dir, ignore_errors=True)
         if self._workspace is not None:
-            if result.status != "passed":
+            if result.status != "passed" and not self._interrupted:
                 self._workspace.keep_for_failure()
             kept = self._workspace.close()
             result.kept_workspace = str(kept) if kept else None
@@ -400,10 +419,15 @@ class ScenarioRun:
         return result
 
 
-@dataclass
-class _Check:
-    ok: bool
-    message: str
+def key_notation(key: str) -> str:
+    """`{type: key, key: ...}` names (`Up`, `Enter`, `ctrl+c`, `Ctrl-C`, `<Tab>`) in our key notation."""
+    if key.startswith("<") and key.endswith(">"):
+        return key
+    lowered = key.lower()
+    for prefix in ("ctrl+", "ctrl-", "c-"):
+        if lowered.startswith(prefix) and len(key) == len(prefix) + 1:
+            return f"<C-{lowered[-1]}>"
+    return f"<{key}>"
 
 
 def _run_command(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -423,20 +447,20 @@ def _command_checks(event: m.UserCommand, done: subprocess.CompletedProcess[str]
         ok = done.returncode == expect["exitCode"]
         detail = "" if ok else f" (stderr: {done.stderr.strip()[:300]})"
         checks.append(
-            _Check(ok, f"userCommand exited {done.returncode}, expected {expect['exitCode']}{detail}")
+            Check(ok, f"userCommand exited {done.returncode}, expected {expect['exitCode']}{detail}")
         )
     for key, stream in (("stdoutContains", done.stdout), ("stderrContains", done.stderr)):
         if key in expect:
             wanted = expect[key] if isinstance(expect[key], list) else [expect[key]]
             for text in wanted:
-                checks.append(_Check(str(text) in stream, f"userCommand {key[:6]} contains {text!r}"))
+                checks.append(Check(str(text) in stream, f"userCommand {key[:6]} contains {text!r}"))
     fs = expect.get("fs") or {}
     checks += [ws.check_fs_exists(p) for p in fs.get("exists", [])]
     checks += [ws.check_fs_not_exists(p) for p in fs.get("notExists", [])]
     for item in fs.get("contains", []):
         path = ws.resolve(item["path"], what="fs.contains path")
         text = path.read_text(errors="replace") if path.is_file() else ""
-        checks.append(_Check(item["substring"] in text, f"{item['path']} contains {item['substring']!r}"))
+        checks.append(Check(item["substring"] in text, f"{item['path']} contains {item['substring']!r}"))
     return checks
 
 
@@ -445,24 +469,24 @@ def _git(path: Path, *args: str) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def git_checks(path: Path, checks: Mapping[str, Any]) -> list[_Check]:
+def git_checks(path: Path, checks: Mapping[str, Any]) -> list[Check]:
     """The ah-cli `assertGit` form: `branch` names the subject (default HEAD)."""
     branch = str(checks.get("branch", "HEAD"))
-    out: list[_Check] = []
+    out: list[Check] = []
     if "exists" in checks:
         exists = bool(_git(path, "rev-parse", "--verify", "--quiet", branch))
         want = bool(checks["exists"])
-        out.append(_Check(exists == want, f"branch {branch!r} {'exists' if exists else 'does not exist'}"))
+        out.append(Check(exists == want, f"branch {branch!r} {'exists' if exists else 'does not exist'}"))
     if "commitsAheadOf" in checks:
         base = str(checks["commitsAheadOf"])
         count = int(_git(path, "rev-list", "--count", f"{base}..{branch}") or 0)
         want_count = int(checks.get("commitCount", 1))
         ok = count == want_count if "commitCount" in checks else count > 0
-        out.append(_Check(ok, f"{branch!r} is {count} commits ahead of {base!r}"))
+        out.append(Check(ok, f"{branch!r} is {count} commits ahead of {base!r}"))
     elif "commitCount" in checks:
         count = int(_git(path, "rev-list", "--count", branch) or 0)
         out.append(
-            _Check(
+            Check(
                 count == int(checks["commitCount"]),
                 f"{branch!r} has {count} commits, expected {checks['commitCount']}",
             )
@@ -470,14 +494,14 @@ def git_checks(path: Path, checks: Mapping[str, Any]) -> list[_Check]:
     if "headMessageContains" in checks:
         message = _git(path, "log", "-1", "--format=%B", branch)
         text = str(checks["headMessageContains"])
-        out.append(_Check(text in message, f"the last commit message on {branch!r} contains {text!r}"))
+        out.append(Check(text in message, f"the last commit message on {branch!r} contains {text!r}"))
     if "remoteExists" in checks:
         remotes = _git(path, "remote").split()
         name = str(checks["remoteExists"])
-        out.append(_Check(name in remotes, f"remote {name!r} exists (remotes: {remotes})"))
+        out.append(Check(name in remotes, f"remote {name!r} exists (remotes: {remotes})"))
     if "branch" in checks and len(checks) == 1:
         current = _git(path, "rev-parse", "--abbrev-ref", "HEAD")
-        out.append(_Check(current == branch, f"the current branch is {current!r}, expected {branch!r}"))
+        out.append(Check(current == branch, f"the current branch is {current!r}, expected {branch!r}"))
     return out
 
 

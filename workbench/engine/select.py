@@ -53,7 +53,7 @@ def matches_k(expression: str, haystack: str) -> bool:
         if pos >= len(tokens):
             raise SelectionError(f"-k `{expression}`: unexpected end of expression")
         pos += 1
-        return tokens[pos - 1]
+        return str(tokens[pos - 1])
 
     def parse_or() -> bool:
         value = parse_and()

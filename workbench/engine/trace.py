@@ -4,7 +4,7 @@ One JSON document per line in ``<run dir>/trace.jsonl``:
 
 * a header: ``{"type": "run", "version": 1, "scenario", "file", "profile": {...}, "steps": N}``;
 * a record per step: ``{"type": "step", "index", "at_ms", "wall_ms", "actor", "action",
-  "summary", "line", "screen": [rows], "cursor": [x, y], "files": {"added", "changed", "removed"},
+  "summary", "line", "screen": [rows], "cursor": [x, y], "files": [{"path", "change": "added|modified|deleted"}],
   "checks": [{"ok", "message"}]}`` (``style`` runs are added for screenshot steps);
 * the result: ``{"type": "result", ...}`` in the JSON report's scenario shape.
 
@@ -33,7 +33,7 @@ class StepRecord:
     line: int
     screen: list[str]
     cursor: tuple[int, int] = (0, 0)
-    files: dict[str, list[str]] = field(default_factory=dict)
+    files: list[dict[str, str]] = field(default_factory=list)
     checks: list[dict[str, Any]] = field(default_factory=list)
     style: list[Any] | None = None
 

@@ -247,8 +247,13 @@ def parse_toml(text: str, file: str) -> PMap:
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = _TOML_POS.search(msg)
-        line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
-        detail = _TOML_POS.sub("", msg).strip()
+        if m:
+            line, col = int(m.group(1)), int(m.group(2))
+        elif "end of document" in msg:
+            line, col = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
+        else:
+            line, col = 1, 1
+        detail = _TOML_POS.sub("", msg).replace("(at end of document)", "at the end of the file").strip()
         raise ScenarioError.at(Pos(file, line, col), f"Failed to parse TOML: {detail}") from None
     doc: PMap = attach_positions(plain, text, file)
     return doc

@@ -1,0 +1,122 @@
+"""Benchmark: how fast `workbench run` plays scenarios.
+
+Measured in one run, each against a baseline from the same run:
+
+* a scenario with 30 s of scripted time at ``--speed max`` (target under 1 s;
+  the ratio is the compression: scripted time / wall time);
+* the fixed cost of a trivial scenario (target under 200 ms), against the cost
+  of starting a bare Python interpreter;
+* throughput of ``-j 2`` against ``-j 1`` on 20 scenarios (target at least 1.7x);
+* ``workbench --help`` start-up (target under 200 ms) against a bare interpreter,
+  and a check that it imports neither textual nor the servers.
+
+Run: python benchmarks/run.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SEGMENTS = 30  # each segment scripts one second of agent activity
+
+
+def scripted_30s() -> str:
+    lines = ["name: thirty-seconds", "repo: {init: true}", "timeline:"]
+    for i in range(SEGMENTS):
+        lines += [
+            "  - llmResponse:",
+            "      - think:",
+            f"          - [400, 'thinking about step {i}']",
+            "      - assistant:",
+            f"          - [300, 'step {i} is next']",
+            "  - runCmd:",
+            f"      cmd: echo step {i}",
+            f"      result: step {i}",
+            "      progress:",
+            "        - [300, running]",
+        ]
+        if i % 10 == 9:
+            lines.append(f"  - screenshot: after-{i}")
+    return "\n".join(lines) + "\n"
+
+
+TRIVIAL = "name: trivial-{i}\ntimeline:\n  - llmResponse:\n      - assistant:\n          - [10, 'hi {i}']\n"
+
+
+def timed(argv: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - started, done
+
+
+def median_of(argv: list[str], cwd: Path, n: int) -> float:
+    return statistics.median(timed(argv, cwd)[0] for _ in range(n))
+
+
+def main() -> int:
+    wb = [sys.executable, "-m", "workbench"]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        bare = median_of([sys.executable, "-c", "pass"], root, 10)
+
+        long = root / "thirty.yaml"
+        long.write_text(scripted_30s())
+        timed([*wb, "run", str(long)], root)  # writes the goldens
+        runs = []
+        for _ in range(3):
+            wall, done = timed([*wb, "run", "--ci", str(long), "--report", "r.json"], root)
+            if done.returncode != 0:
+                print(done.stdout, done.stderr)
+                return 1
+            runs.append(wall)
+        virtual_ms = json.loads((root / "r.json").read_text())["scenarios"][0]["virtual_ms"]
+        wall30 = statistics.median(runs)
+
+        suite = root / "suite"
+        suite.mkdir()
+        for i in range(20):
+            (suite / f"t{i:02}.yaml").write_text(TRIVIAL.format(i=i))
+        timed([*wb, "run", str(suite)], root)  # writes nothing, warms caches
+        j1 = statistics.median(timed([*wb, "run", "--ci", str(suite)], root)[0] for _ in range(2))
+        j2 = statistics.median(timed([*wb, "run", "--ci", "-j", "2", str(suite)], root)[0] for _ in range(2))
+
+        help_s = median_of([*wb, "--help"], root, 10)
+        imports = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "workbench", "--help"],
+            capture_output=True, text=True, check=False,
+        ).stderr  # fmt: skip
+        heavy = sorted(
+            {
+                name
+                for name in ("textual", "aiohttp", "workbench.llm", "workbench.app")
+                if f" {name}" in imports
+            }
+        )
+
+    rows = [
+        ("30 s scripted at --speed max", f"{wall30 * 1000:.0f} ms", f"{virtual_ms / 1000 / wall30:.0f}x compression",
+         "< 1 s", wall30 < 1.0),
+        ("trivial scenario, fixed cost", f"{j1 / 20 * 1000:.0f} ms", f"{j1 / 20 / bare:.1f}x a bare python start",
+         "< 200 ms", j1 / 20 < 0.2),
+        ("20 scenarios, -j 2 vs -j 1", f"{j2:.2f} s vs {j1:.2f} s", f"{j1 / j2:.2f}x throughput", ">= 1.7x",
+         j1 / j2 >= 1.7),
+        ("workbench --help", f"{help_s * 1000:.0f} ms", f"{help_s / bare:.1f}x a bare python start ({bare * 1000:.0f} ms)",
+         "< 200 ms", help_s < 0.2),
+        ("--help imports textual/servers", ", ".join(heavy) or "none", "", "none", not heavy),
+    ]  # fmt: skip
+    print(f"{'measure':34} {'value':22} {'ratio':40} {'target':9} ok")
+    for name, value, ratio, target, ok in rows:
+        print(f"{name:34} {value:22} {ratio:40} {target:9} {'yes' if ok else 'NO'}")
+    print(f"(cpus: {os.cpu_count()}, python {sys.version.split()[0]})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The mock agent process and the tools it executes for real."""

@@ -1,0 +1,32 @@
+"""The terminal core: pty sessions, the screen model, screenshots, goldens and recordings.
+
+Everything the workbench knows about a program's screen comes through here:
+:class:`PtySession` runs the program in a real pseudo-terminal, :class:`Screen`
+interprets its output (pyte plus the fixes agent output needs), :class:`Shot`
+is a screenshot, :class:`GoldenStore` compares it with goldens, and
+:class:`AsciicastRecorder` keeps the raw stream.
+"""
+
+from .asciicast import AsciicastRecorder
+from .golden import GoldenOutcome, GoldenStore, compare_text, write_atomic
+from .keys import KEY_NAMES, encode_keys, expand_keys
+from .screen import Cell, Screen
+from .session import PtySession, WaitTimeout
+from .shot import Shot, StyleRun
+
+__all__ = [
+    "KEY_NAMES",
+    "AsciicastRecorder",
+    "Cell",
+    "GoldenOutcome",
+    "GoldenStore",
+    "PtySession",
+    "Screen",
+    "Shot",
+    "StyleRun",
+    "WaitTimeout",
+    "compare_text",
+    "encode_keys",
+    "expand_keys",
+    "write_atomic",
+]
