@@ -210,6 +210,11 @@ def _cmd_timeline(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     for d in reporter.warnings:
         print(d, file=sys.stderr)
+    if scenario.format == "claudeless":
+        from workbench.timeline.rules_table import rules_table
+
+        sys.stdout.write(rules_table(scenario))
+        return EXIT_OK
     sys.stdout.write(render_table(schedule))
     return EXIT_OK
 

@@ -8,7 +8,8 @@ too), and records the key's and the value's position. The parsed values are then
 wrapped into :class:`~.source.PMap` / :class:`~.source.PList` with those positions,
 so Claudeless diagnostics point at ``file:line:col`` like the YAML ones.
 Items of arrays get the position of the line they start on when the array spans
-lines, else the array's own position.
+lines, else the array's own position; keys inside an inline table (``{ a = 1 }``)
+get the inline table's position.
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def scan_positions(text: str, file: str) -> dict[PathKey, tuple[Pos, Pos]]:
         if stripped.startswith("[["):
             keys = _split_key(stripped[2 : stripped.find("]]")])
             if keys:
-                base = _resolve(tuple(keys), arrays)
+                base = (*_resolve(tuple(keys[:-1]), arrays), keys[-1])
                 index = arrays.get(base, -1) + 1
                 arrays[base] = index
                 table = (*base, index)
