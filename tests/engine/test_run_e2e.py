@@ -378,3 +378,33 @@ def test_invalid_scenario_exits_2_with_diagnostics(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "bad.yaml:2:5: error: unknown event `fly`" in done.stderr + done.stdout
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_an_ah_section_runs_workbench_ah_with_its_cmd_flags_and_env(tmp_path: Path) -> None:
+    fake = write(tmp_path, "bin/fake-ah", '#!/bin/sh\necho "ah argv: $*"\necho "AH_LOG=$AH_LOG"\n')
+    fake.chmod(0o755)
+    scenario = write(tmp_path, "ah.yaml", """\
+name: ah-invocation
+ah:
+  cmd: agent
+  flags: [--agent=mock, --quiet]
+  env: {AH_LOG: debug}
+timeline:
+  - assert:
+      text:
+        contains: ["ah argv: agent --agent=mock --quiet", "AH_LOG=debug"]
+expect:
+  exitCode: 0
+""")  # fmt: skip
+    done = workbench("run", str(scenario), cwd=tmp_path, env={"WORKBENCH_AH": str(fake)})
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_claudeless_rules_are_skipped_in_mock_agent_mode(tmp_path: Path) -> None:
+    done = workbench("run", str(SCENARIOS / "claudeless"), "--report", "r.json", "--junit", "j.xml", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = report_of(tmp_path / "r.json")
+    assert report["summary"]["skipped"] == 3 and {e["status"] for e in report["scenarios"]} == {"skipped"}
+    assert "--mode real-agent" in done.stdout
+    skipped = ET.parse(tmp_path / "j.xml").getroot().findall(".//testcase/skipped")
+    assert len(skipped) == 3

@@ -247,8 +247,10 @@ def _append_file(args: dict[str, Json], ws: Workspace, canned: Json, shells: She
 
 def _edit_file(args: dict[str, Json], ws: Workspace, canned: Json, shells: ShellRegistry) -> ToolOutcome:
     rel, path = _path(args, ws, "path", "file_path")
-    old = _arg(args, "old_string", "oldText", "old", "search")
-    new = _arg(args, "new_string", "newText", "new", "replace", default="")
+    old = _arg(args, "old_string", "old_str", "oldText", "old", "search")
+    new = _arg(args, "new_string", "new_str", "newText", "new", "replace", default="")
+    if old is None and isinstance(_arg(args, "text", "content"), str):
+        return _append_file(args, ws, canned, shells)  # the legacy mock agent's `Edit {path, text}` appends
     if not isinstance(old, str):
         raise ToolError("needs `old_string`")
     if not path.is_file():

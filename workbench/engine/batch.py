@@ -78,6 +78,7 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
     data["_files"] = [f.file for f in result.failures]
     data["_kept"] = result.kept_workspace
     data["_run_dir"] = result.run_dir
+    data["_skip"] = result.skip_reason
     return data
 
 
@@ -88,11 +89,11 @@ def _ignore_sigint() -> None:
 
 def _from_worker(data: dict[str, Any]) -> ScenarioResult:
     diffs, files = data.pop("_diffs"), data.pop("_files")
-    kept, run_dir = data.pop("_kept"), data.pop("_run_dir")
+    kept, run_dir, skip = data.pop("_kept"), data.pop("_run_dir"), data.pop("_skip")
     result = ScenarioResult.from_json(data)
     for failure, diff, file in zip(result.failures, diffs, files, strict=False):
         failure.diff, failure.file = diff, file
-    result.kept_workspace, result.run_dir = kept, run_dir
+    result.kept_workspace, result.run_dir, result.skip_reason = kept, run_dir, skip
     return result
 
 
@@ -115,6 +116,8 @@ class Console:
         mark = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED"}[result.status]
         prefix = "\r\x1b[K" if self.live else ""
         virtual = f", {result.virtual_ms / 1000:.2f} s virtual" if result.virtual_ms else ""
+        if result.skip_reason:
+            virtual += f"; {result.skip_reason}"
         self.out.write(f"{prefix}{mark:8}{result.name}  ({result.duration_ms / 1000:.2f} s{virtual})\n")
         self.out.flush()
 

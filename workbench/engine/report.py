@@ -54,6 +54,7 @@ class ScenarioResult:
     screenshots: list[ShotResult] = field(default_factory=list)
     run_dir: str | None = None
     kept_workspace: str | None = None
+    skip_reason: str | None = None  # console and JUnit only: the report's shape is fixed by DESIGN.md
 
     def fail(self, failure: Failure) -> None:
         self.failures.append(failure)
@@ -138,7 +139,7 @@ class RunReport:
                     f"{f.file or r.file}:{f.line}: {f.kind}: {f.message}" for f in r.failures
                 )
             elif r.status == "skipped":
-                ET.SubElement(case, "skipped")
+                ET.SubElement(case, "skipped", message=r.skip_reason or "")
         ET.indent(suite)
         return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 

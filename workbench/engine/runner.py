@@ -111,6 +111,11 @@ class ScenarioRun:
             return self._finish(result)
         result.name = self.scenario.name
         result.virtual_ms = self.schedule.duration_ms
+        if self.scenario.format == "claudeless" and self.options.mode == "mock-agent":
+            # Response rules answer a real agent's requests; there is nothing for the mock agent to play.
+            result.status = "skipped"
+            result.skip_reason = "Claudeless rules answer a real agent: run them with --mode real-agent"
+            return self._finish(result)
         try:
             await asyncio.wait_for(self._run_body(result), self.options.timeout_s)
         except TimeoutError:
@@ -119,6 +124,9 @@ class ScenarioRun:
                                 f"timed out after {self.options.timeout_s:g} s; the screen was:\n{screen}"))  # fmt: skip
         except (ControlError, OSError, WorkspaceError) as exc:
             result.fail(Failure(self._current_step, 0, "process", str(exc)))
+        except Exception as exc:  # a bug in the engine: this scenario errors, the batch goes on
+            result.fail(Failure(self._current_step, 0, "process", f"internal error: {_crash_report(exc)}"))
+            result.status = "error"
         except asyncio.CancelledError:
             # Ctrl-C or the app stopped the run: end every process, leave no workspace behind.
             self._interrupted = True
@@ -346,20 +354,25 @@ class ScenarioRun:
         return self._report_checks(step, result, _command_checks(event, done, self._workspace), "assert")
 
     async def _do_user_edits(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
+        assert isinstance(step.event, m.UserEdits)
+        return await self._apply(step, result, step.event.patch)
+
+    async def _apply(self, step: Step, result: ScenarioResult, rel: str) -> list[dict[str, Any]]:
+        """Apply a patch from the scenario folder to the workspace with `git apply`."""
         assert self._workspace is not None
         await self._settle()
         try:
-            patch = Workspace.resolve_scenario_path(self.path.parent, step.event.patch, "patch")  # type: ignore[attr-defined]
+            patch = Workspace.resolve_scenario_path(self.path.parent, rel, "patch")
             self._workspace.apply_patch(patch)
         except WorkspaceError as exc:
             result.fail(Failure(step.index, step.pos.line, "process", str(exc), result.file))
             return [{"ok": False, "message": str(exc)}]
-        return [{"ok": True, "message": f"applied {step.event.patch}"}]  # type: ignore[attr-defined]
+        return [{"ok": True, "message": f"applied {rel}"}]
 
     async def _do_apply_patch(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
         event = step.event
         assert isinstance(event, m.ApplyPatch) and self._workspace is not None
-        checks = await self._do_user_edits(step, result)
+        checks = await self._apply(step, result, event.path)
         if checks[0]["ok"] and event.commit:
             self._workspace.commit(event.message or f"Apply {Path(event.path).name}")
         return checks
@@ -417,6 +430,16 @@ class ScenarioRun:
         for observer in self.observers:
             observer.run_finished(self, result)
         return result
+
+
+def _crash_report(exc: BaseException) -> str:
+    """Write the traceback to a file and say where: a bug is reported, never a bare traceback."""
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix="workbench-crash-", suffix=".txt")
+    with os.fdopen(fd, "w") as f:
+        traceback.print_exception(exc, file=f)
+    return f"{type(exc).__name__}: {exc} (this is a bug; the traceback is in {path})"
 
 
 def key_notation(key: str) -> str:
@@ -497,8 +520,16 @@ def git_checks(path: Path, checks: Mapping[str, Any]) -> list[Check]:
         out.append(Check(text in message, f"the last commit message on {branch!r} contains {text!r}"))
     if "remoteExists" in checks:
         remotes = _git(path, "remote").split()
-        name = str(checks["remoteExists"])
-        out.append(Check(name in remotes, f"remote {name!r} exists (remotes: {remotes})"))
+        wanted = checks["remoteExists"]
+        if isinstance(wanted, bool):
+            out.append(
+                Check(
+                    bool(remotes) == wanted,
+                    f"remotes: {remotes or 'none'}, expected {'some' if wanted else 'none'}",
+                )
+            )
+        else:
+            out.append(Check(str(wanted) in remotes, f"remote {wanted!r} exists (remotes: {remotes})"))
     if "branch" in checks and len(checks) == 1:
         current = _git(path, "rev-parse", "--abbrev-ref", "HEAD")
         out.append(Check(current == branch, f"the current branch is {current!r}, expected {branch!r}"))
