@@ -89,6 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     agent.add_argument("rest", nargs=argparse.REMAINDER)
 
+    serve = sub.add_parser(
+        "serve",
+        help="serve scenarios over HTTP: `serve llm` plays the model for a real agent",
+        add_help=False,
+    )
+    serve.add_argument("kind", choices=["llm"], metavar="llm", help="the server to start")
+    serve.add_argument("rest", nargs=argparse.REMAINDER)
+
     timeline = sub.add_parser("timeline", help="print the compiled schedule of a scenario as a table")
     timeline.add_argument("file", type=Path, metavar="FILE")
     _add_define(timeline)
@@ -269,7 +277,14 @@ def _cmd_mock_agent(args: argparse.Namespace) -> int:
     return agent_main(args.rest)
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from workbench.llm import serve_llm_main
+
+    return serve_llm_main(list(args.rest))
+
+
 _COMMANDS = {
+    "serve": _cmd_serve,
     "run": _cmd_run,
     "mock-agent": _cmd_mock_agent,
     "validate": _cmd_validate,

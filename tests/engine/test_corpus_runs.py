@@ -40,7 +40,11 @@ def test_every_corpus_scenario_runs_to_a_verdict(tmp_path: Path) -> None:
         for failure in entry["failures"]:
             assert failure["kind"] in KINDS and failure["message"], entry
     passed = {Path(e["file"]).name for e in results if e["status"] == "passed"}
-    assert {"hello_scenario.yaml", "recorder_ipc_integration.yaml", "snapshot_anchoring_precision.yaml"} - passed == {
+    assert {
+        "hello_scenario.yaml",
+        "recorder_ipc_integration.yaml",
+        "snapshot_anchoring_precision.yaml",
+    } - passed == {
         "hello_scenario.yaml"  # its scenario expects `read_file` to print "File read successfully"
     }
     assert len(passed) >= 30

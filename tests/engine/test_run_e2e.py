@@ -401,7 +401,9 @@ expect:
 
 
 def test_claudeless_rules_are_skipped_in_mock_agent_mode(tmp_path: Path) -> None:
-    done = workbench("run", str(SCENARIOS / "claudeless"), "--report", "r.json", "--junit", "j.xml", cwd=tmp_path)
+    done = workbench(
+        "run", str(SCENARIOS / "claudeless"), "--report", "r.json", "--junit", "j.xml", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     report = report_of(tmp_path / "r.json")
     assert report["summary"]["skipped"] == 3 and {e["status"] for e in report["scenarios"]} == {"skipped"}

@@ -201,12 +201,17 @@ def _run_cmd(args: dict[str, Json], ws: Workspace, canned: Json, shells: ShellRe
     timeout = float(_arg(args, "timeout", default=DEFAULT_TIMEOUT_S))
     if timeout >= 1000:
         timeout /= 1000
-    try:
-        done = subprocess.run(["bash", "-c", cmd], cwd=cwd, capture_output=True, timeout=timeout, check=False,
-                              stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
-    except subprocess.TimeoutExpired:
-        return ToolOutcome("error", f"Command timed out after {timeout:g} s", details={"exitCode": None})
-    stdout, stderr = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+    with subprocess.Popen(["bash", "-c", cmd], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          stdin=subprocess.DEVNULL, start_new_session=True) as done:  # fmt: skip
+        try:
+            out, err = done.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # the whole session, not just bash: its children would otherwise live on (and hold the pipes)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(done.pid, signal.SIGKILL)
+            done.communicate()
+            return ToolOutcome("error", f"Command timed out after {timeout:g} s", details={"exitCode": None})
+    stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
     output = (stdout + stderr)[:OUTPUT_LIMIT]
     details = {"stdout": stdout, "stderr": stderr, "exitCode": done.returncode, "exit_code": done.returncode}
     return ToolOutcome("ok" if done.returncode == 0 else "error", output, details=details)
@@ -517,7 +522,8 @@ def perform_edit(ws: Workspace, rel: str, lines_added: int, lines_removed: int) 
     after += [f"edited by agent (line {i + 1})\n" for i in range(lines_added)]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(after), encoding="utf-8")
-    diff = list(difflib.unified_diff(before, after, n=0))
+    # a missing newline at the end is completed above; that is not a changed line
+    diff = list(difflib.unified_diff([line.rstrip("\n") + "\n" for line in before], after, n=0))
     added = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
     removed = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
     if (added, removed) != (lines_added, lines_removed):

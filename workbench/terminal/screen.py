@@ -9,8 +9,12 @@ erase, insert/delete and mode semantics) and replaces what is slow or wrong:
 * the parser (:meth:`Screen.feed`): a regular expression splits the input into
   runs of printable text and whole control sequences, so a run of text is drawn
   in one step; a sequence split across two reads is kept until it is complete;
-* drawing: an ASCII run is written into the row with one ``dict.update`` using
-  cached cells; other text goes through a per-character path with our width rules;
+* drawing: an ASCII run is written into the row with one ``dict.update`` of
+  ``(character, attributes)`` pairs built by C code (no Python call per
+  character); cells written by pyte's own methods (erase, insert, ...) are
+  :class:`Cell` tuples. Both start with the character, so readers use ``cell[0]``
+  for the text and :func:`attrs_of` for the style; other text goes through a
+  per-character path with our width rules;
 * width rules (as tmux 3.3 draws them): zero-width characters (combining marks,
   variation selectors such as U+FE0F, U+200D) join the previous cell instead of
   dropping the rest of the text (pyte's bug), a character after a zero-width
@@ -34,9 +38,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import pyte
@@ -103,8 +108,55 @@ def char_width(ch: str) -> int:
     return int(w)
 
 
+class Rows(list[Any]):
+    """The screen's rows as a list (C-speed indexing; scrolling is one memmove) with the dict API pyte uses.
+
+    pyte keeps rows in a ``defaultdict`` keyed by line number and scrolls by moving
+    every row one key up, which costs a Python loop per line feed. A list indexes
+    as fast and scrolls with ``del`` plus ``insert``. ``pop``, ``get``,
+    ``values``, ``items``, ``clear`` and ``in`` behave as pyte expects of its dict:
+    a popped row is replaced by an empty one.
+    """
+
+    def __init__(self, count: int, new_row: Callable[[], Any]) -> None:
+        super().__init__(new_row() for _ in range(count))
+        self._new_row = new_row
+
+    def __contains__(self, y: object) -> bool:
+        return isinstance(y, int) and 0 <= y < len(self)
+
+    def pop(self, y: int = -1, default: Any = None) -> Any:  # type: ignore[override]
+        if not 0 <= y < len(self):
+            return default
+        row = self[y]
+        self[y] = self._new_row()
+        return row
+
+    def get(self, y: int, default: Any = None) -> Any:
+        return self[y] if 0 <= y < len(self) else default
+
+    def values(self) -> list[Any]:
+        return list(self)
+
+    def items(self) -> list[tuple[int, Any]]:
+        return list(enumerate(self))
+
+    def clear(self) -> None:
+        self[:] = [self._new_row() for _ in range(len(self))]
+
+    def scroll_up(self, top: int, bottom: int) -> Any:
+        """Drop row ``top``, move the rows below it up, add an empty row at ``bottom``; return the dropped row."""
+        row = list.pop(self, top)
+        self.insert(bottom, self._new_row())
+        return row
+
+    def fit(self, count: int) -> None:
+        del self[count:]
+        self.extend(self._new_row() for _ in range(count - len(self)))
+
+
 class _CellCache(dict[str, Cell]):
-    """Cells of one set of attributes, keyed by character: drawing reuses them instead of building tuples."""
+    """Cells of one set of attributes by character: text drawn again and again in one style reuses them."""
 
     __slots__ = ("attrs",)
 
@@ -113,9 +165,16 @@ class _CellCache(dict[str, Cell]):
         self.attrs = attrs
 
     def __missing__(self, ch: str) -> Cell:
-        cell = self.attrs._replace(data=ch)
-        self[ch] = cell
+        cell = self[ch] = self.attrs._replace(data=ch)
         return cell
+
+
+StoredCell = tuple[Any, ...]  # a Cell, or a (character, Cell) pair written by the fast draw path
+
+
+def attrs_of(cell: StoredCell) -> Cell:
+    """The attributes of a stored cell, whichever form it has."""
+    return cell[1] if len(cell) == 2 else cell  # type: ignore[return-value]
 
 
 class Screen(pyte.Screen):  # type: ignore[misc]
@@ -131,8 +190,9 @@ class Screen(pyte.Screen):  # type: ignore[misc]
         self._after_zwj = False
         self._primary: Any = None  # the primary buffer while the alternate screen is shown
         self._sgr_cache: dict[tuple[Cell, str], Cell] = {}
-        self._cells: dict[Cell, _CellCache] = {}
+        self._cells = _CellCache(DEFAULT_CELL)
         super().__init__(columns, lines)
+        self.buffer = self._new_buffer()
 
     # ------------------------------------------------------------------ state
 
@@ -147,8 +207,8 @@ class Screen(pyte.Screen):  # type: ignore[misc]
         self._pending = ""
         self._after_zwj = False
 
-    def _new_buffer(self) -> Any:
-        return defaultdict(lambda: StaticDefaultDict(self.default_char))
+    def _new_buffer(self) -> Rows:
+        return Rows(self.lines, lambda: StaticDefaultDict(self.default_char))
 
     @property
     def alternate(self) -> bool:
@@ -262,6 +322,12 @@ class Screen(pyte.Screen):  # type: ignore[misc]
             return
         if prefix in ("=", "<"):
             return
+        if (final == "H" or final == "f") and not prefix and mo.DECOM not in self.mode and ":" not in params:
+            row, _, col = params.partition(";")
+            cursor = self.cursor
+            cursor.y = min(max(int(row or 1), 1), self.lines) - 1
+            cursor.x = min(max(int(col.partition(";")[0] or 1), 1), self.columns) - 1
+            return
         name = _CSI_METHODS.get(final)
         if name is None:
             return
@@ -296,19 +362,16 @@ class Screen(pyte.Screen):  # type: ignore[misc]
         else:
             self._draw_slow(data)
 
-    def _cells_for(self, attrs: Cell) -> _CellCache:
-        cells = self._cells.get(attrs)
-        if cells is None:
-            if len(self._cells) > 512:
-                self._cells.clear()
-            cells = self._cells[attrs] = _CellCache(attrs)
-        return cells
-
     def _draw_ascii(self, data: str) -> None:
         cursor, columns = self.cursor, self.columns
-        cells = self._cells_for(cursor.attrs)
-        get = cells.__getitem__
+        attrs = cursor.attrs
         self._after_zwj = False
+        # A style drawn twice in a row (plain output) reuses cached cells; a new style (coloured runs,
+        # redraws) is stored as (character, attributes) pairs that C code builds without a call per character.
+        cached = self._cells.attrs is attrs
+        if not cached:
+            self._cells = _CellCache(attrs)
+        get = self._cells.__getitem__
         i, n = 0, len(data)
         while i < n:
             if cursor.x >= columns:
@@ -317,18 +380,20 @@ class Screen(pyte.Screen):  # type: ignore[misc]
                     cursor.x = 0
                     self.linefeed()
                 else:
-                    line = self.buffer[cursor.y]
-                    line[columns - 1] = get(data[-1])
+                    self.buffer[cursor.y][columns - 1] = (data[-1], attrs)
                     break
             line = self.buffer[cursor.y]
             x = cursor.x
             take = min(n - i, columns - x)
-            if x and line.get(x, DEFAULT_CELL).data == "":
-                line[x - 1] = get(" ")  # overwriting half of a wide character blanks its other half
-            line.update(zip(range(x, x + take), map(get, data[i : i + take]), strict=False))
+            if x and line.get(x, DEFAULT_CELL)[0] == "":
+                line[x - 1] = attrs  # overwriting half of a wide character blanks its other half
+            if cached:
+                line.update(zip(range(x, x + take), map(get, data[i : i + take]), strict=False))
+            else:
+                line.update(zip(range(x, x + take), zip(data[i : i + take], repeat(attrs)), strict=False))
             after = line.get(x + take)
-            if after is not None and after.data == "":
-                line[x + take] = get(" ")
+            if after is not None and after[0] == "":
+                line[x + take] = attrs
             cursor.x = x + take
             i += take
         self.dirty.add(cursor.y)
@@ -354,13 +419,13 @@ class Screen(pyte.Screen):  # type: ignore[misc]
                 self.insert_characters(width)
             line = self.buffer[cursor.y]
             x = cursor.x
-            if x and line.get(x, DEFAULT_CELL).data == "":
+            if x and line.get(x, DEFAULT_CELL)[0] == "":
                 line[x - 1] = cursor.attrs
-            line[x] = cursor.attrs._replace(data=ch)
+            line[x] = (ch, cursor.attrs)
             if width == 2:
-                line[x + 1] = cursor.attrs._replace(data="")
+                line[x + 1] = ("", cursor.attrs)
             after = line.get(x + width)
-            if after is not None and after.data == "":
+            if after is not None and after[0] == "":
                 line[x + width] = cursor.attrs
             cursor.x = x + width
         self.dirty.add(cursor.y)
@@ -375,10 +440,10 @@ class Screen(pyte.Screen):  # type: ignore[misc]
             x = self.columns
         line = self.buffer[y]
         x -= 1
-        if x > 0 and line[x].data == "":
+        if x > 0 and line[x][0] == "":
             x -= 1
         last = line[x]
-        line[x] = last._replace(data=unicodedata.normalize("NFC", last.data + ch))
+        line[x] = (unicodedata.normalize("NFC", last[0] + ch), attrs_of(last))
         self.dirty.add(y)
 
     # ------------------------------------------------------------------ SGR
@@ -398,13 +463,29 @@ class Screen(pyte.Screen):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ modes, scrolling, answers
 
+    @property
+    def display(self) -> list[str]:
+        """pyte's text view, from our cells."""
+        return self.text_rows()
+
+    def _as_cells(self) -> None:
+        """Turn (character, attributes) pairs back into Cells, for pyte code that edits cells in place."""
+        for line in self.buffer.values():
+            for x, cell in list(line.items()):
+                if len(cell) == 2:
+                    line[x] = cell[1]._replace(data=cell[0])
+
     def set_mode(self, *modes: int, **kwargs: Any) -> None:
+        if kwargs.get("private") and 5 in modes:
+            self._as_cells()  # DECSCNM rewrites every cell with _replace
         if kwargs.get("private"):
             for mode in _ALT_SCREEN_MODES.intersection(modes):
                 self._enter_alternate(save_cursor=mode == 1049)
         super().set_mode(*modes, **kwargs)
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
+        if kwargs.get("private") and 5 in modes:
+            self._as_cells()
         if kwargs.get("private"):
             for mode in _ALT_SCREEN_MODES.intersection(modes):
                 self._leave_alternate(restore_cursor=mode == 1049)
@@ -436,18 +517,16 @@ class Screen(pyte.Screen):  # type: ignore[misc]
             if cursor.y < self.lines - 1:
                 cursor.y += 1
             return
-        buffer = self.buffer
+        dropped = self.buffer.scroll_up(top, bottom)
         if top == 0 and self._primary is None and self.history.maxlen:
-            self.history.append(buffer.pop(0, None) or {})
-        for y in range(top, bottom):
-            following = buffer.pop(y + 1, None)
-            if following is None:
-                buffer.pop(y, None)
-            else:
-                buffer[y] = following
-        if top == bottom:
-            buffer.pop(bottom, None)
+            self.history.append(dropped)
         self.dirty.update(range(self.lines))
+
+    def resize(self, lines: int | None = None, columns: int | None = None) -> None:
+        super().resize(lines, columns)
+        self.buffer.fit(self.lines)
+        if self._primary is not None:
+            self._primary.fit(self.lines)
 
     def write_process_input(self, data: str) -> None:
         """Answers to queries (cursor position, device attributes) go back to the program."""
@@ -456,10 +535,6 @@ class Screen(pyte.Screen):  # type: ignore[misc]
             del self.answers[:-64]
         if self.on_answer is not None:
             self.on_answer(data)
-
-    def resize(self, lines: int | None = None, columns: int | None = None) -> None:
-        super().resize(lines, columns)
-        self._cells.clear()
 
     # ------------------------------------------------------------------ reading
 
@@ -473,7 +548,7 @@ class Screen(pyte.Screen):  # type: ignore[misc]
                 rows.append(" " * self.columns)
                 continue
             get = line.get
-            rows.append("".join([get(x, DEFAULT_CELL).data for x in columns]))
+            rows.append("".join([get(x, DEFAULT_CELL)[0] for x in columns]))
         return rows
 
     def cursor_at(self) -> tuple[int, int]:
@@ -488,11 +563,10 @@ class Screen(pyte.Screen):  # type: ignore[misc]
             runs: list[StyleRun] = []
             x = 0
             while x < self.columns:
-                cell = line.get(x, DEFAULT_CELL)
-                style = cell[1:]
+                style = attrs_of(line.get(x, DEFAULT_CELL))[1:]
                 start = x
                 x += 1
-                while x < self.columns and line.get(x, DEFAULT_CELL)[1:] == style:
+                while x < self.columns and attrs_of(line.get(x, DEFAULT_CELL))[1:] == style:
                     x += 1
                 if style != DEFAULT_CELL[1:]:
                     runs.append(StyleRun(start, x - start, dict(zip(_STYLE_FIELDS, style, strict=True))))
@@ -510,8 +584,24 @@ class Screen(pyte.Screen):  # type: ignore[misc]
         )
 
 
+_SGR_DELTAS: dict[str, tuple[bool, dict[str, Any]]] = {}
+
+
 def _apply_sgr(attrs: Cell, params: str, default: Cell) -> Cell:
-    """The attributes after one SGR sequence; handles `;` and `:` forms of extended colours."""
+    """The attributes after one SGR sequence; the parse of each parameter string is cached."""
+    delta = _SGR_DELTAS.get(params)
+    if delta is None:
+        if len(_SGR_DELTAS) > 8192:
+            _SGR_DELTAS.clear()
+        delta = _SGR_DELTAS[params] = _parse_sgr(params)
+    reset, replace = delta
+    base = default if reset else attrs
+    return base._replace(**replace) if replace else base
+
+
+def _parse_sgr(params: str) -> tuple[bool, dict[str, Any]]:
+    """(resets first?, fields to set) for one SGR parameter string; `;` and `:` forms of colours."""
+    reset = False
     tokens = params.split(";") if params else ["0"]
     replace: dict[str, Any] = {}
     i = 0
@@ -524,7 +614,7 @@ def _apply_sgr(attrs: Cell, params: str, default: Cell) -> Cell:
         except ValueError:
             continue
         if code == 0:
-            attrs, replace = default, {}
+            reset, replace = True, {}
         elif code in (38, 48, 58):
             if len(subs) > 1:
                 colour = _extended_colour(subs[1:])
@@ -545,7 +635,7 @@ def _apply_sgr(attrs: Cell, params: str, default: Cell) -> Cell:
             replace["fg"] = graphics.FG_AIXTERM[code]
         elif code in graphics.BG_AIXTERM:
             replace["bg"] = graphics.BG_AIXTERM[code]
-    return attrs._replace(**replace) if replace else attrs
+    return reset, replace
 
 
 _SIMPLE: dict[int, dict[str, bool]] = {

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -219,16 +218,21 @@ class Workspace:
 
 
 def _glob_match(path: str, pattern: str) -> bool:
-    """Glob with `**` across folders; a pattern without a slash matches at the top level only."""
-    if "**" in pattern:
-        regex = fnmatch.translate(pattern).replace(".*.*/", "(?:.*/)?")
+    """Glob relative to the workspace root, with `**/` for zero or more folders.
 
-        return re.match(regex, path) is not None
-    return (
-        PurePosixPath(path).match(pattern)
-        if "/" in pattern
-        else ("/" not in path and fnmatch.fnmatch(path, pattern))
-    )
+    A pattern without a slash matches at the top level only; one with a slash (and no `**`)
+    matches exactly that many path segments from the root.
+    """
+    if "**" in pattern:
+        # `**/` is either nothing or `*/` (fnmatch's `*` crosses `/`); expand every combination
+        variants = {pattern}
+        while any("**/" in v for v in variants):
+            variants = {w for v in variants for w in (v.replace("**/", "*/", 1), v.replace("**/", "", 1))}
+        return any(fnmatch.fnmatchcase(path, v) for v in variants)
+    if "/" in pattern:
+        pure, pure_pattern = PurePosixPath(path), PurePosixPath(pattern)
+        return len(pure.parts) == len(pure_pattern.parts) and pure.match(pattern)
+    return "/" not in path and fnmatch.fnmatch(path, pattern)
 
 
 def json_pointer(document: Any, pointer: str) -> Any:

@@ -1,0 +1,104 @@
+"""OpenAI Chat Completions through the official SDK: content and tool-call deltas, usage, results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from tests.llm.conftest import CHAT_TOOLS, Running, load
+
+SCENARIO = """\
+name: chat
+timeline:
+  - userInputs: [[0, "make notes.txt"]]
+  - llmResponse:
+      - think: [[10, "hidden in this style"]]
+      - assistant: [[10, "Creating notes.txt now."]]
+  - writeFile: {path: notes.txt, content: "a\\nb\\n"}
+  - runCmd: {cmd: wc -l notes.txt, result: "2 notes.txt"}
+  - llmResponse:
+      - assistant: [[10, "notes.txt has 2 lines."]]
+"""
+
+
+def test_streaming_content_tool_calls_usage_and_done(tmp_path: Path, serve: Callable[..., Running]) -> None:
+    srv = serve(load(tmp_path, SCENARIO))
+    client = srv.openai()
+    stream = client.chat.completions.create(
+        model="mock-model", messages=[{"role": "system", "content": "You are pi."}, {"role": "user", "content": "make notes.txt"}],
+        tools=CHAT_TOOLS, stream=True, stream_options={"include_usage": True},
+    )  # fmt: skip
+    chunks = list(stream)
+    assert len({c.id for c in chunks}) == 1 and chunks[0].id.startswith("chatcmpl-")
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "Creating notes.txt now."  # thinking never shows in Chat Completions
+    finish = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert finish == ["tool_calls"]
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
+    calls: dict[int, dict[str, Any]] = {}
+    for c in chunks:
+        for tc in (c.choices[0].delta.tool_calls or []) if c.choices else []:
+            entry = calls.setdefault(tc.index, {"id": tc.id, "name": tc.function.name, "args": ""})
+            entry["args"] += tc.function.arguments or ""
+    assert [(c["name"], json.loads(c["args"])) for c in calls.values()] == [
+        ("write", {"path": "notes.txt", "content": "a\nb\n"}),
+        ("bash", {"command": "wc -l notes.txt"}),
+    ]
+    assert all(c["id"].startswith("call_") for c in calls.values())
+    history = [
+        {"role": "user", "content": "make notes.txt"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["args"]}} for c in calls.values()]},
+        {"role": "tool", "tool_call_id": calls[0]["id"], "content": "Successfully wrote 4 bytes to notes.txt"},
+        {"role": "tool", "tool_call_id": calls[1]["id"], "content": "2 notes.txt\n"},
+    ]  # fmt: skip
+    final = client.chat.completions.create(model="mock-model", messages=history, tools=CHAT_TOOLS)  # type: ignore[arg-type]
+    assert final.choices[0].message.content == "notes.txt has 2 lines."
+    assert final.choices[0].finish_reason == "stop" and final.object == "chat.completion"
+    assert srv.failures == []
+
+
+def test_accumulating_helper_and_a_failed_result(tmp_path: Path, serve: Callable[..., Running]) -> None:
+    srv = serve(load(tmp_path, SCENARIO))
+    client = srv.openai()
+    with client.chat.completions.stream(model="m", messages=[{"role": "user", "content": "make notes.txt"}],
+                                        tools=CHAT_TOOLS) as stream:  # type: ignore[arg-type]  # fmt: skip
+        completion = stream.get_final_completion()
+    message = completion.choices[0].message
+    assert (
+        message.content == "Creating notes.txt now." and completion.choices[0].finish_reason == "tool_calls"
+    )
+    calls = message.tool_calls or []
+    assert [c.function.name for c in calls] == ["write", "bash"]  # type: ignore[union-attr]
+    history = [
+        {"role": "user", "content": "make notes.txt"},
+        {"role": "assistant", "content": None, "tool_calls": [c.model_dump() for c in calls]},
+        {"role": "tool", "tool_call_id": calls[0].id, "content": "ok"},
+        {"role": "tool", "tool_call_id": calls[1].id, "content": "wc: notes.txt: No such file\nProcess exited with code 1"},
+    ]  # fmt: skip
+    client.chat.completions.create(model="m", messages=history)  # type: ignore[arg-type]
+    assert srv.messages() == [
+        "8: tool: runCmd (bash): expected status ok, the agent reported an error: "
+        "'wc: notes.txt: No such file\\\\nProcess exited with code 1'"
+    ]
+
+
+def test_raw_stream_ends_with_done_and_has_no_event_names(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    srv = serve(load(tmp_path, SCENARIO))
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "make notes.txt"}]}
+    with httpx2.stream(
+        "POST", srv.openai_url + "/chat/completions", json=body, headers={"Authorization": "Bearer raw"}
+    ) as r:
+        lines = [line for line in r.iter_lines() if line]
+    assert r.headers["content-type"].startswith("text/event-stream")
+    assert all(line.startswith("data: ") for line in lines) and lines[-1] == "data: [DONE]"
+    # without an offered tool set, the scenario's tool names are sent as written
+    names = [tc["function"]["name"] for line in lines[:-1] for ch in json.loads(line[6:])["choices"]
+             for tc in ch["delta"].get("tool_calls", []) if "function" in tc and tc["function"].get("name")]  # fmt: skip
+    assert names == ["writeFile", "runCmd"]

@@ -1,0 +1,73 @@
+"""`workbench serve llm`: prints the URL, serves until Ctrl-C, exit codes 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import anthropic
+import pytest
+
+from tests.conftest import REPO, write
+from workbench.llm.serve import parse_speed, serve_llm_main
+
+GOOD = (
+    "name: served\ntimeline:\n  - userInputs: [[0, hi]]\n  - llmResponse: [{assistant: [[0, served text]]}]\n"
+)
+BOOT = "import sys; from workbench.llm import serve_llm_main; sys.exit(serve_llm_main(sys.argv[1:]))"
+MORE = "  - userInputs: [[0, more]]\n  - llmResponse: [{assistant: [[0, never asked]]}]\n"
+
+
+def run(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", BOOT, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_invalid_scenarios_exit_2_with_positions(tmp_path: Path) -> None:
+    bad = write(
+        tmp_path,
+        "bad.yaml",
+        "name: bad\ntimeline:\n  - llmResponse:\n      - think: [[10, x]]\n        extra: 1\n",
+    )
+    done = run(str(bad))
+    assert done.returncode == 2, done.stderr
+    assert "bad.yaml:5:9: error: an `llmResponse` element has exactly one of" in done.stderr
+    assert "Traceback" not in done.stderr
+    missing = run(str(tmp_path / "nope.yaml"))
+    assert missing.returncode == 2 and "nope.yaml:1:1: error: file not found" in missing.stderr
+
+
+def test_bad_flags_exit_2() -> None:
+    assert serve_llm_main(["x.yaml", "--speed", "fast"]) == 2
+    assert serve_llm_main(["x.yaml", "--port", "70000"]) == 2
+    assert serve_llm_main([]) == 2
+    assert parse_speed("max") is None and parse_speed("4") == 4.0
+    with pytest.raises(ValueError, match="positive"):
+        parse_speed("0")
+
+
+@pytest.mark.parametrize(("finish", "code"), [(True, 0), (False, 1)])
+def test_serves_until_interrupted(tmp_path: Path, finish: bool, code: int) -> None:
+    path = write(tmp_path, "good.yaml", GOOD if finish else GOOD + MORE)
+    proc = subprocess.Popen([sys.executable, "-c", BOOT, str(path), "--out", str(tmp_path / "out")], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        client = anthropic.Anthropic(base_url=url, api_key="k", max_retries=0)
+        msg = client.messages.create(model="m", max_tokens=20, messages=[{"role": "user", "content": "hi"}])
+        assert msg.content[0].type == "text" and msg.content[0].text == "served text"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert "Traceback" not in err
+    if not finish:
+        assert "good.yaml:6: expect: the agent never asked for this response" in err
+    assert (tmp_path / "out" / "llm-requests.jsonl").exists()

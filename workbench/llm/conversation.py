@@ -1,0 +1,158 @@
+"""The request every API style sends, in the one shape the responders read.
+
+Each wire module parses its own body into a :class:`ChatRequest`: the model,
+whether to stream, the conversation as :class:`Message` objects (system and
+developer entries included, wherever they appear), the tools offered and the
+output options that change what a real API would send back (thinking,
+reasoning summaries, usage chunks, structured output).
+
+Real agents wrap context around what the user typed: Claude Code puts
+``<system-reminder>`` blocks in the first user message, Codex sends
+``<environment_context>`` and ``# AGENTS.md instructions`` as user messages of
+their own. That text is context, not a prompt, so :attr:`Message.prompt` leaves
+it out; scenario selection and Claudeless patterns see what the user typed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Style = Literal["anthropic", "openai-chat", "openai-responses"]
+
+_ENVELOPE = re.compile(r"\A\s*<([A-Za-z][\w -]*)>.*</\1>\s*\Z", re.S)
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+_CONTEXT_PREFIXES = ("# AGENTS.md instructions",)
+_CWD_PATTERNS = (
+    re.compile(r"Primary working directory: *(\S[^\n]*)"),  # Claude Code
+    re.compile(r"<cwd>([^<\n]+)</cwd>"),  # Codex
+    re.compile(r"Current working directory: *(\S[^\n]*)"),  # pi
+)
+
+
+def is_context(text: str) -> bool:
+    """Text an agent adds around the prompt (a whole `<tag>...</tag>` block, AGENTS.md)."""
+    return bool(_ENVELOPE.match(text)) or text.lstrip().startswith(_CONTEXT_PREFIXES)
+
+
+def prompt_of(texts: tuple[str, ...]) -> str:
+    """What the user typed: the text blocks without agent context and reminders."""
+    kept = [t for t in texts if not is_context(t)]
+    return _REMINDER.sub("", "\n".join(kept)).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A tool result the agent sends back: Anthropic `tool_result`, a `role: tool`
+    message, or a Responses `function_call_output`."""
+
+    call_id: str
+    text: str
+    is_error: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str  # system | developer | user | assistant | tool
+    texts: tuple[str, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
+    tool_calls: tuple[str, ...] = ()  # ids of the calls an assistant message made
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+    @property
+    def prompt(self) -> str:
+        return prompt_of(self.texts) if self.role == "user" else ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDef:
+    """A tool the request offers: its name, wire type and input schema's property names."""
+
+    name: str
+    type: str = "function"
+    properties: frozenset[str] | None = None
+    required: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    style: Style
+    model: str
+    messages: tuple[Message, ...]
+    stream: bool = False
+    system: str = ""
+    tools: tuple[ToolDef, ...] = ()
+    max_tokens: int | None = None
+    thinking: bool = False  # Anthropic `thinking` enabled or adaptive
+    reasoning_summary: bool = False  # Responses `reasoning.summary` asked for
+    encrypted_reasoning: bool = False  # Responses `include: [reasoning.encrypted_content]`
+    include_usage: bool = False  # Chat `stream_options.include_usage`
+    output_schema: Mapping[str, Any] | None = None  # structured output: the JSON schema
+    json_mode: bool = False  # `response_format: {type: json_object}` and friends
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.tools)
+
+    def first_prompt(self) -> str:
+        """The first thing the user typed in this conversation."""
+        for msg in self.messages:
+            if msg.role == "user" and msg.prompt:
+                return msg.prompt
+        return ""
+
+    def last_prompt(self) -> str:
+        for msg in reversed(self.messages):
+            if msg.role == "user" and msg.prompt:
+                return msg.prompt
+        return ""
+
+    def trailing_tool_results(self) -> tuple[ToolResult, ...]:
+        """The results sent since the last assistant message (this turn's results)."""
+        out: list[ToolResult] = []
+        for msg in reversed(self.messages):
+            if msg.role == "assistant":
+                break
+            out[:0] = msg.tool_results
+        return tuple(out)
+
+    def tool_results_by_id(self) -> dict[str, ToolResult]:
+        return {r.call_id: r for msg in self.messages for r in msg.tool_results}
+
+    def ends_with_tool_results(self) -> bool:
+        """True when the agent is continuing after tools, not answering a new prompt."""
+        for msg in reversed(self.messages):
+            if msg.role in ("system", "developer"):
+                continue
+            return bool(msg.tool_results)
+        return False
+
+    def matching_text(self) -> str:
+        """What Claudeless patterns are matched against: this turn's tool results
+        joined, when the agent continues after tools; else the last prompt."""
+        if self.ends_with_tool_results():
+            return "\n".join(r.text for r in self.trailing_tool_results())
+        return self.last_prompt()
+
+    def agent_cwd(self) -> str | None:
+        """The agent's working directory as its own prompt states it."""
+        texts = [self.system, *(t for m in self.messages if m.role != "assistant" for t in m.texts)]
+        for pattern in _CWD_PATTERNS:
+            for text in texts:
+                found = pattern.search(text)
+                if found:
+                    return found.group(1).strip()
+        return None
+
+    def context_chars(self) -> int:
+        """The size of everything the model would read, for token estimates."""
+        total = len(self.system)
+        for msg in self.messages:
+            total += sum(len(t) for t in msg.texts) + sum(len(r.text) for r in msg.tool_results)
+        return total

@@ -1,0 +1,549 @@
+"""Tool profiles: the scenario's tool names, spoken in each agent's own tools.
+
+A scenario says ``runCmd {cmd}`` or ``writeFile {path, content}``; Claude Code
+calls those ``Bash {command}`` and ``Write {file_path, content}`` (with an
+absolute path, which its Write requires), Codex runs everything through
+``exec_command {cmd, workdir}``, and pi has ``bash``, ``read``, ``write`` and
+``edit {path, edits: [{oldText, newText}]}``. A call goes through two steps:
+
+1. :func:`canonical` turns any known spelling (the scenario's own names, the
+   legacy snake_case ones, or an agent's tool names such as ``Write`` or
+   ``exec_command``) into the canonical name and arguments;
+2. the profile maps the canonical call to a tool the request offers, falling
+   back to the agent's shell tool where the agent has no dedicated tool (Claude
+   Code 2.1 has no Grep/Glob/LS; Codex 0.169 edits files through its shell).
+
+A tool name the scenario spells in no known way is sent as written. Arguments
+are finally filtered to the properties the offered tool declares, so a
+scenario written for one agent does not send another agent keys it rejects.
+
+Tool sets and property names come from the captured requests of Claude Code
+2.1.197, Codex 0.169.0 and pi 0.73.1 (``corpus/agent-wire``), plus the names of
+tools older versions had (their properties are not checked). ``--strict-tools``
+compares a request's tool definitions with that snapshot: a tool the profile
+does not know, a known tool whose properties changed, or a tool the scenario
+needs that the request does not offer is a difference.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .conversation import ToolDef
+
+Args = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class MapContext:
+    """What a mapping may look at: the offered tools and the agent's working directory."""
+
+    offered: Mapping[str, ToolDef]
+    cwd: str | None = None
+
+    def has(self, name: str) -> bool:
+        return name in self.offered
+
+
+# --------------------------------------------------------------------------- canonical names
+
+ALIASES: dict[str, str] = {}
+for _canon, _names in {
+    "runCmd": ("runCmd", "run_command", "run_cmd", "Bash", "bash", "shell", "exec_command"),
+    "readFile": ("readFile", "read_file", "Read", "read"),
+    "writeFile": ("writeFile", "write_file", "Write", "write"),
+    "editFile": ("editFile", "edit_file", "Edit", "edit", "replaceInFile", "replace_in_file", "replace_text"),
+    "appendFile": ("appendFile", "append_file"),
+    "grep": ("grep", "Grep"),
+    "listDir": ("listDir", "list_dir", "LS", "ls"),
+    "find": ("find", "Glob", "glob"),
+    "sed": ("sed",),
+    "task": ("task", "Task", "Agent"),
+    "webFetch": ("webFetch", "WebFetch", "web_fetch"),
+    "webSearch": ("webSearch", "WebSearch"),
+    "todoWrite": ("todoWrite", "TodoWrite", "todo_write", "update_plan"),
+    "notebookEdit": ("notebookEdit", "NotebookEdit"),
+    "exitPlanMode": ("exitPlanMode", "ExitPlanMode"),
+    "bashOutput": ("bashOutput", "BashOutput"),
+    "killShell": ("killShell", "KillShell"),
+    "slashCommand": ("slashCommand", "SlashCommand"),
+}.items():
+    for _name in _names:
+        ALIASES[_name] = _canon
+
+
+def _pick(args: Mapping[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if key in args and args[key] is not None:
+            return args[key]
+    return None
+
+
+def _rest(args: Mapping[str, Any], *used: str) -> Args:
+    return {k: v for k, v in args.items() if k not in used}
+
+
+def _command_text(value: Any) -> str:
+    if isinstance(value, list):
+        words = [str(w) for w in value]
+        if len(words) == 3 and words[0] in ("bash", "sh", "zsh") and words[1] in ("-lc", "-c"):
+            return words[2]
+        return shlex.join(words)
+    return "" if value is None else str(value)
+
+
+def canonical(name: str, args: Mapping[str, Any]) -> Call | None:
+    """The canonical form of a known tool spelling, or None for an unknown name."""
+    canon = ALIASES.get(name)
+    if canon is None:
+        return None
+    a = dict(args)
+    if canon == "runCmd":
+        out = {"cmd": _command_text(_pick(a, "cmd", "command")), "cwd": _pick(a, "cwd", "workdir")}
+        return Call(canon, {**_rest(a, "cmd", "command", "cwd", "workdir"), **_clean(out)})
+    if canon in ("readFile", "writeFile", "appendFile", "editFile", "listDir", "notebookEdit"):
+        path = _pick(a, "path", "file_path", "notebook_path", "dir", "directory")
+        out = {"path": path}
+        used = ["path", "file_path", "notebook_path", "dir", "directory"]
+        if canon in ("writeFile", "appendFile"):
+            out["content"] = _pick(a, "content", "text")
+            used += ["content", "text"]
+        if canon == "editFile":
+            out["old_string"] = _pick(a, "old_string", "oldText", "old_text", "old", "search")
+            out["new_string"] = _pick(a, "new_string", "newText", "new_text", "new", "replace")
+            used += [
+                "old_string",
+                "oldText",
+                "old_text",
+                "old",
+                "search",
+                "new_string",
+                "newText",
+                "new_text",
+                "new",
+                "replace",
+            ]
+        return Call(canon, {**_rest(a, *used), **_clean(out)})
+    if canon == "find":
+        pattern = _pick(a, "name", "pattern")
+        if isinstance(pattern, str) and pattern.startswith("**/"):
+            pattern = pattern[3:]
+        return Call(canon, {**_rest(a, "name", "pattern"), **_clean({"name": pattern})})
+    if canon == "todoWrite" and "plan" in a and "todos" not in a:
+        todos = [
+            {"content": p.get("step", ""), "status": p.get("status", "pending")}
+            for p in a["plan"]
+            if isinstance(p, Mapping)
+        ]
+        return Call(canon, {"todos": todos})
+    return Call(canon, a)
+
+
+def _clean(args: Mapping[str, Any]) -> Args:
+    return {k: v for k, v in args.items() if v is not None}
+
+
+# --------------------------------------------------------------------------- shell fallbacks
+
+
+def _q(value: Any) -> str:
+    return shlex.quote(str(value))
+
+
+def _in_dir(cmd: str, cwd: Any) -> str:
+    return f"cd {_q(cwd)} && {cmd}" if cwd not in (None, "", ".") else cmd
+
+
+def shell_command(call: Call) -> str | None:
+    """A shell command that does what a file or search tool would, for agents
+    whose only tool is a shell. Exact for contents: no heredocs, no echo."""
+    a = call.args
+    path = a.get("path", ".")
+    if call.name == "runCmd":
+        return _in_dir(str(a.get("cmd", "")), a.get("cwd"))
+    if call.name == "readFile":
+        offset, limit = a.get("offset"), a.get("limit")
+        if isinstance(offset, int) or isinstance(limit, int):
+            first = int(offset or 0) + 1
+            last = f"{first + int(limit) - 1}" if isinstance(limit, int) else "$"
+            return f"sed -n '{first},{last}p' {_q(path)}"
+        return f"cat {_q(path)}"
+    if call.name in ("writeFile", "appendFile"):
+        op = ">" if call.name == "writeFile" else ">>"
+        parent = os.path.dirname(str(path))
+        mkdir = f"mkdir -p {_q(parent)} && " if parent else ""
+        return f"{mkdir}printf '%s' {_q(a.get('content', ''))} {op} {_q(path)}"
+    if call.name == "editFile":
+        count = "" if a.get("replace_all") else ", 1"
+        script = (
+            "import pathlib,sys;p=pathlib.Path(sys.argv[1]);s=p.read_text();"
+            f"sys.exit('old_string not found') if sys.argv[2] not in s else p.write_text(s.replace(sys.argv[2],sys.argv[3]{count}))"
+        )
+        return (
+            f"python3 -c {_q(script)} {_q(path)} {_q(a.get('old_string', ''))} {_q(a.get('new_string', ''))}"
+        )
+    if call.name == "grep":
+        flags = "-rn" + ("i" if a.get("-i") else "")
+        return f"grep {flags} -e {_q(a.get('pattern', ''))} {_q(path)}"
+    if call.name == "listDir":
+        return f"find {_q(path)} -print" if a.get("recursive") else f"ls -la {_q(path)}"
+    if call.name == "find":
+        kind = f" -type {_q(a['type'])}" if a.get("type") else ""
+        name = f" -name {_q(a['name'])}" if a.get("name") else ""
+        return f"find {_q(path)}{name}{kind}"
+    if call.name == "sed":
+        inplace = "-i " if a.get("inplace") else ""
+        return f"sed {inplace}-e {_q(a.get('expression', ''))} {_q(path)}"
+    return None
+
+
+# --------------------------------------------------------------------------- profiles
+
+Mapper = Callable[[Call, MapContext], Call | None]
+
+
+@dataclass(frozen=True)
+class ToolProfile:
+    name: str
+    schemas: Mapping[str, frozenset[str] | None]
+    mapper: Mapper
+    shell: Callable[[str, Call, MapContext], Call] | None = None
+
+    def map(self, name: str, args: Mapping[str, Any], ctx: MapContext) -> tuple[Call, str | None]:
+        """The call to send for a scenario tool use, and a note when it could not be mapped."""
+        canon = canonical(name, args)
+        if canon is None:
+            return Call(name, dict(args)), (
+                None
+                if ctx.has(name) or not ctx.offered
+                else f"tool `{name}` is not offered by the agent; sent as written"
+            )
+        mapped = self.mapper(canon, ctx)
+        if mapped is None and self.shell is not None:
+            command = shell_command(canon)
+            if command is not None:
+                mapped = self.shell(command, canon, ctx)
+        if mapped is None:
+            note = (
+                None
+                if ctx.has(name) or not ctx.offered
+                else f"the {self.name} profile has no tool for `{name}`; sent as written"
+            )
+            return Call(name, dict(args)), note
+        return Call(mapped.name, _fit(mapped.args, ctx.offered.get(mapped.name))), None
+
+    def diff(self, offered: Iterable[ToolDef], needed: Iterable[str]) -> list[str]:
+        """How a request's tool definitions differ from this profile (empty: they match)."""
+        offered = list(offered)
+        names = {t.name for t in offered}
+        lines: list[str] = []
+        for tool in offered:
+            if tool.name not in self.schemas:
+                lines.append(f"+ {tool.name}: a tool the {self.name} profile does not know")
+                continue
+            known = self.schemas[tool.name]
+            if known is None or tool.properties is None or tool.properties == known:
+                continue
+            change = [f"new {', '.join(sorted(tool.properties - known))}"] if tool.properties - known else []
+            change += (
+                [f"gone {', '.join(sorted(known - tool.properties))}"] if known - tool.properties else []
+            )
+            lines.append(f"~ {tool.name}: input properties changed ({'; '.join(change)})")
+        for name in sorted(set(needed) - names):
+            lines.append(f"- {name}: the scenario calls it, the request does not offer it")
+        return lines
+
+
+def _fit(args: Mapping[str, Any], tool: ToolDef | None) -> Args:
+    """Keep only the arguments the offered tool declares (all of them when it declares none)."""
+    if tool is None or not tool.properties:
+        return dict(args)
+    return {k: v for k, v in args.items() if k in tool.properties}
+
+
+def _abs(path: Any, ctx: MapContext) -> Any:
+    if not isinstance(path, str) or os.path.isabs(path) or not ctx.cwd:
+        return path
+    return os.path.normpath(os.path.join(ctx.cwd, path))
+
+
+# ----- Claude Code
+
+
+def _claude(call: Call, ctx: MapContext) -> Call | None:
+    a = dict(call.args)
+    path = _abs(a.pop("path", None), ctx)
+    n = call.name
+    if n == "runCmd":
+        return Call(
+            "Bash", {**_rest(a, "cmd", "cwd"), "command": _in_dir(str(a.get("cmd", "")), a.get("cwd"))}
+        )
+    if n == "readFile":
+        return Call("Read", {**_rest(a, "encoding"), "file_path": path})
+    if n == "writeFile":
+        return Call("Write", {"file_path": path, "content": a.get("content", "")})
+    if n == "editFile":
+        edits = a.pop("edits", None)
+        if isinstance(edits, list) and edits and isinstance(edits[0], Mapping):
+            first = canonical("edit", edits[0])
+            a.update(first.args if first else {})
+        return Call("Edit", {**_clean(a), "file_path": path})
+    if n == "grep" and ctx.has("Grep"):
+        return Call("Grep", _clean({**a, "path": path}))
+    if n == "listDir":
+        if ctx.has("LS"):
+            return Call("LS", {"path": path or ctx.cwd or "."})
+        if a.get("pattern") and ctx.has("Glob"):
+            return Call("Glob", _clean({"pattern": a["pattern"], "path": path}))
+    if n == "find" and ctx.has("Glob") and a.get("name"):
+        return Call("Glob", _clean({"pattern": f"**/{a['name']}", "path": path}))
+    if n == "task":
+        return Call("Agent" if ctx.has("Agent") or not ctx.has("Task") else "Task", a)
+    if n == "todoWrite" and not ctx.has("TodoWrite") and ctx.has("TaskCreate"):
+        todos = [t for t in a.get("todos") or [] if isinstance(t, Mapping)]
+        subject = "; ".join(str(t.get("content", "")) for t in todos) or "Task"
+        return Call("TaskCreate", {"subject": subject, "description": subject})
+    if n == "bashOutput" and not ctx.has("BashOutput"):
+        return Call("TaskOutput", {"task_id": a.get("bash_id", ""), "block": True, "timeout": 30000})
+    if n == "killShell" and not ctx.has("KillShell"):
+        return Call("TaskStop", {"shell_id": a.get("shell_id", "")})
+    if n == "slashCommand" and not ctx.has("SlashCommand"):
+        word, _, rest = str(a.get("command", "")).lstrip("/").partition(" ")
+        return Call("Skill", _clean({"skill": word, "args": rest or None}))
+    if n == "notebookEdit":
+        return Call("NotebookEdit", {**a, "notebook_path": path})
+    direct = {"webFetch": "WebFetch", "webSearch": "WebSearch", "todoWrite": "TodoWrite", "exitPlanMode": "ExitPlanMode",
+              "bashOutput": "BashOutput", "killShell": "KillShell", "slashCommand": "SlashCommand"}  # fmt: skip
+    if n in direct:
+        return Call(direct[n], a)
+    return None
+
+
+def _claude_shell(command: str, call: Call, ctx: MapContext) -> Call:
+    return Call("Bash", {"command": command})
+
+
+# ----- Codex
+
+
+def _codex(call: Call, ctx: MapContext) -> Call | None:
+    if call.name == "runCmd":
+        a = call.args
+        rest = _rest(a, "cmd", "cwd", "timeout", "description", "run_in_background")
+        return _codex_shell(str(a.get("cmd", "")), call, ctx, cwd=a.get("cwd"), extra=rest)
+    if call.name == "todoWrite" and ctx.has("update_plan"):
+        todos = [t for t in call.args.get("todos") or [] if isinstance(t, Mapping)]
+        plan = [{"step": str(t.get("content", "")), "status": str(t.get("status", "pending"))} for t in todos]
+        return Call("update_plan", {"plan": plan})
+    if call.name == "webSearch" and ctx.has("web_search") and ctx.offered["web_search"].type == "function":
+        return Call("web_search", dict(call.args))
+    return None
+
+
+def _codex_shell(
+    command: str, call: Call, ctx: MapContext, *, cwd: Any = None, extra: Mapping[str, Any] | None = None
+) -> Call:
+    if ctx.has("shell") and not ctx.has("exec_command"):
+        return Call("shell", _clean({"command": ["bash", "-lc", command], "workdir": cwd}))
+    return Call("exec_command", {**(extra or {}), **_clean({"cmd": command, "workdir": cwd})})
+
+
+# ----- pi
+
+
+def _pi(call: Call, ctx: MapContext) -> Call | None:
+    a = dict(call.args)
+    n = call.name
+    if n == "runCmd":
+        timeout = a.get("timeout")
+        return Call(
+            "bash", _clean({"command": _in_dir(str(a.get("cmd", "")), a.get("cwd")), "timeout": timeout})
+        )
+    if n == "readFile":
+        return Call(
+            "read", _clean({"path": a.get("path"), "offset": a.get("offset"), "limit": a.get("limit")})
+        )
+    if n == "writeFile":
+        return Call("write", {"path": a.get("path"), "content": a.get("content", "")})
+    if n == "editFile":
+        edits = a.get("edits")
+        if not isinstance(edits, list):
+            edits = [{"oldText": a.get("old_string", ""), "newText": a.get("new_string", "")}]
+        return Call("edit", {"path": a.get("path"), "edits": edits})
+    if n == "grep" and ctx.has("grep"):
+        return Call("grep", _clean({"pattern": a.get("pattern"), "path": a.get("path"), "glob": a.get("glob"),
+                                    "ignoreCase": a.get("-i")}))  # fmt: skip
+    if n == "listDir" and ctx.has("ls"):
+        return Call("ls", _clean({"path": a.get("path")}))
+    if n == "find" and ctx.has("find"):
+        return Call("find", _clean({"pattern": a.get("name"), "path": a.get("path")}))
+    return None
+
+
+def _pi_shell(command: str, call: Call, ctx: MapContext) -> Call:
+    return Call("bash", {"command": command})
+
+
+# ----- any other agent
+
+
+def _generic(call: Call, ctx: MapContext) -> Call | None:
+    """Use whichever spelling of the tool the request offers, arguments unchanged."""
+    for alias, canon in ALIASES.items():
+        if canon == call.name and ctx.has(alias):
+            return Call(alias, dict(call.args))
+    return None
+
+
+# ----- snapshots (from corpus/agent-wire, 2026-11-22)
+
+
+def _props(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+CLAUDE_CODE_TOOLS: dict[str, frozenset[str] | None] = {
+    "Agent": _props("description", "isolation", "model", "prompt", "run_in_background", "subagent_type"),
+    "AskUserQuestion": _props("annotations", "answers", "metadata", "questions"),
+    "Bash": _props("command", "dangerouslyDisableSandbox", "description", "run_in_background", "timeout"),
+    "CronCreate": _props("cron", "durable", "prompt", "recurring"),
+    "CronDelete": _props("id"),
+    "CronList": _props(),
+    "DesignSync": _props(
+        "assets",
+        "counts",
+        "deletes",
+        "files",
+        "localDir",
+        "method",
+        "name",
+        "path",
+        "paths",
+        "planId",
+        "projectId",
+        "writes",
+    ),
+    "Edit": _props("file_path", "new_string", "old_string", "replace_all"),
+    "EnterPlanMode": _props(),
+    "EnterWorktree": _props("name", "path"),
+    "ExitPlanMode": _props("allowedPrompts"),
+    "ExitWorktree": _props("action", "discard_changes"),
+    "NotebookEdit": _props("cell_id", "cell_type", "edit_mode", "new_source", "notebook_path"),
+    "Read": _props("file_path", "limit", "offset", "pages"),
+    "ReportFindings": _props("findings", "level"),
+    "ScheduleWakeup": _props("delaySeconds", "prompt", "reason"),
+    "SendMessage": _props("message", "summary", "to"),
+    "Skill": _props("args", "skill"),
+    "TaskCreate": _props("activeForm", "description", "metadata", "subject"),
+    "TaskGet": _props("taskId"),
+    "TaskList": _props(),
+    "TaskOutput": _props("block", "task_id", "timeout"),
+    "TaskStop": _props("shell_id", "task_id"),
+    "TaskUpdate": _props(
+        "activeForm",
+        "addBlockedBy",
+        "addBlocks",
+        "description",
+        "metadata",
+        "owner",
+        "status",
+        "subject",
+        "taskId",
+    ),
+    "WebFetch": _props("prompt", "url"),
+    "WebSearch": _props("allowed_domains", "blocked_domains", "query"),
+    "Workflow": _props("args", "description", "name", "resumeFromRunId", "script", "scriptPath", "title"),
+    "Write": _props("content", "file_path"),
+    # tools of earlier versions (2.0.x): names only
+    **dict.fromkeys(
+        (
+            "Task",
+            "Glob",
+            "Grep",
+            "LS",
+            "MultiEdit",
+            "NotebookRead",
+            "TodoWrite",
+            "BashOutput",
+            "KillShell",
+            "KillBash",
+            "SlashCommand",
+        ),
+        None,
+    ),
+}
+
+CODEX_TOOLS: dict[str, frozenset[str] | None] = {
+    "create_goal": _props("objective", "token_budget"),
+    "exec_command": _props(
+        "cmd",
+        "justification",
+        "login",
+        "max_output_tokens",
+        "prefix_rule",
+        "sandbox_permissions",
+        "shell",
+        "tty",
+        "workdir",
+        "yield_time_ms",
+    ),
+    "get_goal": _props(),
+    "list_mcp_resource_templates": _props("cursor", "server"),
+    "list_mcp_resources": _props("cursor", "server"),
+    "mcp__codex_tui": None,
+    "multi_agent_v1": None,
+    "read_mcp_resource": _props("server", "uri"),
+    "request_user_input": _props("questions"),
+    "update_goal": _props("status"),
+    "view_image": _props("path"),
+    "web_search": None,
+    "write_stdin": _props("chars", "max_output_tokens", "session_id", "yield_time_ms"),
+    # earlier versions and other model families
+    **dict.fromkeys(("shell", "apply_patch", "update_plan", "local_shell"), None),
+}
+
+PI_TOOLS: dict[str, frozenset[str] | None] = {
+    "bash": _props("command", "timeout"),
+    "edit": _props("edits", "path"),
+    "read": _props("limit", "offset", "path"),
+    "write": _props("content", "path"),
+    # off by default in 0.73.1
+    **dict.fromkeys(("grep", "find", "ls"), None),
+}
+
+PROFILES: dict[str, ToolProfile] = {
+    "claude-code": ToolProfile("claude-code", CLAUDE_CODE_TOOLS, _claude, _claude_shell),
+    "codex": ToolProfile("codex", CODEX_TOOLS, _codex, lambda cmd, call, ctx: _codex_shell(cmd, call, ctx)),
+    "pi": ToolProfile("pi", PI_TOOLS, _pi, _pi_shell),
+    "generic": ToolProfile("generic", {}, _generic),
+}
+
+
+def detect_profile(tool_names: Iterable[str]) -> ToolProfile:
+    """Which agent sent a request, from the tools it offers."""
+    names = set(tool_names)
+    if "Bash" in names and names & {"Read", "Write", "Edit"}:
+        return PROFILES["claude-code"]
+    if names & {"exec_command", "shell", "apply_patch", "write_stdin"}:
+        return PROFILES["codex"]
+    if {"bash", "read"} <= names and names & {"write", "edit"}:
+        return PROFILES["pi"]
+    return PROFILES["generic"]
+
+
+def profile_named(name: str) -> ToolProfile:
+    """A profile by name; raises KeyError listing the known ones."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise KeyError(f"unknown tool profile `{name}`; known: {', '.join(PROFILES)}") from None

@@ -1,0 +1,82 @@
+"""What agents sent, written next to the run so a failure can be read afterwards.
+
+Every request adds one line to ``llm-requests.jsonl`` (path, style, session,
+tools offered, the prompt, what was answered). A request whose tool
+definitions differ from its agent's profile is saved whole under
+``agent-requests/<profile>/``: that is how a tool profile is updated when an
+agent's tools change. Credentials are never written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+from aiohttp import web
+
+from .conversation import ChatRequest
+from .reply import Reply
+
+REDACTED_HEADERS = ("authorization", "x-api-key", "api-key", "cookie", "proxy-authorization")
+LOG_FILE = "llm-requests.jsonl"
+
+
+def summary(reply: Reply) -> str:
+    """One line saying what a reply was."""
+    if reply.inject is not None:
+        return f"failure {reply.inject.type}"
+    if reply.error is not None:
+        return f"error {reply.error.status} {reply.error.type}"
+    calls = ", ".join(c.name for c in reply.tool_calls)
+    return f"{reply.stop_reason}: {len(reply.text)} chars" + (f", tools {calls}" if calls else "")
+
+
+def redacted_headers(request: web.Request) -> dict[str, str]:
+    return {k: ("<redacted>" if k.lower() in REDACTED_HEADERS else v) for k, v in request.headers.items()}
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:40] or "session"
+
+
+class RequestRecorder:
+    """Writes under ``out_dir``; does nothing without one."""
+
+    def __init__(self, out_dir: Path | None) -> None:
+        self.out_dir = out_dir
+
+    def log(
+        self,
+        request: web.Request,
+        seq: int,
+        chat: ChatRequest,
+        session: str | None,
+        scenario: str | None,
+        outcome: str,
+    ) -> None:
+        if self.out_dir is None:
+            return
+        entry = {"seq": seq, "method": request.method, "path": request.path, "query": request.query_string,
+                 "style": chat.style, "session": session, "scenario": scenario, "stream": chat.stream,
+                 "tools": list(chat.tool_names), "prompt": chat.last_prompt()[:200], "outcome": outcome}  # fmt: skip
+        with contextlib.suppress(OSError):
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            with (self.out_dir / LOG_FILE).open("a", encoding="utf-8") as f:
+                f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+    def save(
+        self, request: web.Request, chat: ChatRequest, profile: str, session: str, number: int
+    ) -> Path | None:
+        """Save a whole request (redacted headers, body); its path, or None."""
+        if self.out_dir is None:
+            return None
+        path = self.out_dir / "agent-requests" / profile / f"{_slug(session)}-{number:03d}.json"
+        record = {"method": request.method, "path": request.path, "query": request.query_string,
+                  "headers": redacted_headers(request), "body": dict(chat.raw)}  # fmt: skip
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError:
+            return None
+        return path

@@ -1,0 +1,93 @@
+"""Responders decide what the model says next: from a timeline or from Claudeless rules.
+
+A responder sees one :class:`TurnContext` per request of its session (never a
+side request) and returns a :class:`~workbench.llm.reply.Reply`; the server
+shapes and sends it. Failures go to the ``record`` callback it was built with. Tool calls are mapped to the agent's own tools through the
+context, which knows the request's tool profile.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from workbench.timeline import Step
+
+from ..checks import LlmFailure
+from ..conversation import ChatRequest
+from ..ids import IdMaker
+from ..profiles import Call, MapContext, ToolProfile
+from ..reply import Reply
+
+Record = Callable[[LlmFailure], None]
+
+AssertHook = Callable[[Step], "list[LlmFailure] | Awaitable[list[LlmFailure]]"]
+StepHook = Callable[[Step], "Awaitable[None] | None"]
+
+
+@dataclass
+class Hooks:
+    """What the engine lends the server: the workspace and callbacks into the run."""
+
+    workspace: Path | None = None
+    on_assert: AssertHook | None = None
+    on_step: StepHook | None = None
+
+    async def assert_step(self, step: Step) -> list[LlmFailure] | None:
+        """The engine's verdict on an assert step, or None without a hook."""
+        if self.on_assert is None:
+            return None
+        result = self.on_assert(step)
+        if inspect.isawaitable(result):
+            result = await result
+        return list(result)
+
+    async def step(self, step: Step) -> None:
+        if self.on_step is not None:
+            result = self.on_step(step)
+            if inspect.isawaitable(result):
+                await result
+
+
+@dataclass
+class TurnContext:
+    """One request, as a responder sees it."""
+
+    chat: ChatRequest
+    ids: IdMaker
+    profile: ToolProfile
+    session: str = ""
+    workspace: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def new_call_id(self) -> str:
+        return self.ids.tool_use() if self.chat.style == "anthropic" else self.ids.call()
+
+    def map_tool(self, name: str, args: Mapping[str, Any]) -> Call:
+        offered = {t.name: t for t in self.chat.tools}
+        cwd = self.chat.agent_cwd() or (str(self.workspace) if self.workspace else None)
+        call, note = self.profile.map(name, args, MapContext(offered, cwd))
+        if note:
+            self.notes.append(note)
+        return call
+
+
+class Responder(Protocol):
+    def tool_uses(self) -> list[tuple[str, Mapping[str, Any]]]:
+        """Every tool call the scenario can make (name, args), for `--strict-tools`."""
+        ...
+
+    async def respond(self, ctx: TurnContext) -> Reply:
+        """The reply to this request."""
+        ...
+
+    def position(self) -> int:
+        """The index of the last schedule step played (-1 before the first)."""
+        ...
+
+    async def finish(self) -> None:
+        """The session is over: check what is left (final asserts, unserved replies)."""
+        ...

@@ -1,0 +1,311 @@
+"""The timeline responder: each request gets the scenario's next model turn.
+
+The timeline is cut into *units* in file order. An ``llmResponse`` starts a
+reply unit; the agent actions written right after it (``agentToolUse``, the
+tool-specific events, ``agentEdits`` with ``oldText``/``newText``) join it as
+tool calls, so the model asks for them in the same message, as a real model
+does (the original mock sent them as separate responses, which a real agent
+never asks for). A reply made only of thinking (a legacy top-level ``think``)
+absorbs the next agent event. Every other event is a step of its own.
+
+A request is answered in three moves:
+
+1. the results of the previous reply's tool calls, found in the request by call
+   id, are compared with the scenario's ``result`` / ``status``;
+2. the steps up to the next reply are played: ``assert`` is checked (workspace
+   checks here, the rest through the engine's hook), a ``userInputs`` text that
+   is not in the agent's new prompt is noted, and the engine's step hook sees
+   every step;
+3. the next reply unit is sent, its text paced at the scenario's timing.
+
+A request that repeats the previous conversation exactly (an agent retrying
+after a cut stream) gets the same reply again instead of the next one; a
+scripted ``error`` is consumed, so the agent's retry gets the following turn.
+Requests after the last reply get an empty answer and a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.scenario import model as m
+from workbench.timeline import Schedule, Step
+
+from ..checks import LlmFailure, check_assert, compare_tool_result
+from ..reply import ApiError, Block, Chunk, Reply, TextBlock, ThinkingBlock, ToolCallBlock
+from . import Hooks, Record, TurnContext
+
+TEXT_ACTIONS = ("think", "assistant")
+_KEYS = re.compile(r"<[A-Za-z][\w+-]*>")  # key notation in typed input, e.g. <Enter>, <C-c>
+
+
+@dataclass
+class Unit:
+    kind: str  # reply | step
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        return self.steps[0].pos.line if self.steps else 0
+
+    @property
+    def last_index(self) -> int:
+        return max((s.index for s in self.steps), default=-1)
+
+
+def build_units(schedule: Schedule) -> list[Unit]:
+    """Cut a schedule into reply units and single steps (see the module docstring)."""
+    by_event: dict[int, list[Step]] = {}
+    for step in schedule.steps:
+        by_event.setdefault(step.event_index, []).append(step)
+    units: list[Unit] = []
+    current: Unit | None = None
+    for index, event in enumerate(schedule.scenario.timeline):
+        steps = by_event.get(index, [])
+        if isinstance(event, m.LlmResponse):
+            if current is not None and _only_thinking(current):
+                current.steps.extend(steps)
+                continue
+            current = Unit("reply", list(steps))
+            units.append(current)
+        elif isinstance(event, m.ToolUse | m.FileEdit):
+            if current is None:
+                current = Unit("reply", [])
+                units.append(current)
+            current.steps.extend(steps)
+        elif event.actor == "agent":
+            continue  # ACP-only agent events have no place on the model's wire
+        else:
+            current = None
+            units.extend(Unit("step", [s]) for s in steps)
+    return units
+
+
+def _only_thinking(unit: Unit) -> bool:
+    return bool(unit.steps) and all(s.action == "think" for s in unit.steps)
+
+
+@dataclass
+class _Pending:
+    tool: m.ToolUse
+    step: Step  # the tool-result step: its index and line name the failure
+    name: str  # the agent tool it was sent as
+
+
+class TimelineResponder:
+    def __init__(self, schedule: Schedule, record: Record, hooks: Hooks | None = None) -> None:
+        self.schedule = schedule
+        self.scenario = schedule.scenario
+        self.units = build_units(schedule)
+        self.record = record
+        self.hooks = hooks or Hooks()
+        self.cursor = 0
+        self._position = -1
+        self._pending: dict[str, _Pending] = {}
+        self._last: tuple[str, int] | None = None  # (conversation fingerprint, unit index) of the last reply
+        self._pieces = _piece_index(self.scenario)
+
+    # ------------------------------------------------------------------ protocol
+
+    def tool_uses(self) -> list[tuple[str, Mapping[str, Any]]]:
+        out: list[tuple[str, Mapping[str, Any]]] = []
+        for unit in self.units:
+            for step in unit.steps:
+                if step.action == "tool-start" and isinstance(step.item, m.ToolUse):
+                    out.append((step.item.tool_name, step.item.args))
+        return out
+
+    def position(self) -> int:
+        return self._position
+
+    async def respond(self, ctx: TurnContext) -> Reply:
+        fingerprint = _fingerprint(ctx)
+        if self._last is not None and self._last[0] == fingerprint:
+            ctx.notes.append("the agent repeated its last request; the same reply was sent again")
+            return self._reply(self.units[self._last[1]], ctx)
+        self._check_results(ctx)
+        await self._play_steps(ctx)
+        if self.cursor >= len(self.units):
+            self._fail("expect", "the agent asked for a response after the scenario's last one", 0, 0)
+            return Reply()
+        index = self.cursor
+        unit = self.units[index]
+        self.cursor += 1
+        reply = self._reply(unit, ctx)
+        self._last = None if reply.error is not None else (fingerprint, index)
+        self._position = max(self._position, unit.last_index)
+        return reply
+
+    async def finish(self) -> None:
+        for pending in self._pending.values():
+            self._fail("tool", f"{pending.tool.tool_name}: the agent never sent the result of its {pending.name} call",
+                       pending.step.pos.line, pending.step.index)  # fmt: skip
+        self._pending.clear()
+        while self.cursor < len(self.units):
+            unit = self.units[self.cursor]
+            if unit.kind == "step":
+                await self._play_steps(None)
+                continue
+            self._fail(
+                "expect",
+                "the agent never asked for this response",
+                unit.line,
+                unit.steps[0].index if unit.steps else 0,
+            )
+            self.cursor += 1
+
+    # ------------------------------------------------------------------ moves
+
+    def _check_results(self, ctx: TurnContext) -> None:
+        if not self._pending:
+            return
+        results = ctx.chat.tool_results_by_id()
+        for call_id, pending in list(self._pending.items()):
+            result = results.get(call_id)
+            line, step = pending.step.pos.line, pending.step.index
+            if result is None:
+                self._fail("tool", f"{pending.tool.tool_name}: the agent sent no result for its {pending.name} call "
+                           f"({call_id})", line, step)  # fmt: skip
+                continue
+            problem = compare_tool_result(pending.tool, result)
+            if problem:
+                self._fail("tool", f"{pending.tool.tool_name} ({pending.name}): {problem}", line, step)
+        self._pending.clear()
+
+    async def _play_steps(self, ctx: TurnContext | None) -> None:
+        while self.cursor < len(self.units) and self.units[self.cursor].kind == "step":
+            step = self.units[self.cursor].steps[0]
+            self.cursor += 1
+            if isinstance(step.event, m.Assert | m.AssertGit):
+                await self._assert(step)
+            elif ctx is not None and step.action == "input" and isinstance(step.item, m.InputItem):
+                self._compare_input(step, step.item, ctx)
+            await self.hooks.step(step)
+            self._position = max(self._position, step.index)
+
+    def _compare_input(self, step: Step, item: m.InputItem, ctx: TurnContext) -> None:
+        """A note when the agent's new prompt is not what the scenario's user typed
+        (scenario drift, or the agent rewrote the prompt); never a failure."""
+        typed = " ".join(_KEYS.sub(" ", item.text).split())
+        prompt = " ".join(ctx.chat.last_prompt().split())
+        if typed and not ctx.chat.ends_with_tool_results() and typed not in prompt:
+            self._fail("note", f"the scenario's input {typed[:60]!r} is not in the agent's prompt {prompt[:60]!r}",
+                       step.pos.line, step.index)  # fmt: skip
+
+    async def _assert(self, step: Step) -> None:
+        event = step.event
+        if isinstance(event, m.Assert):
+            problems, notes = await check_assert(event, self.hooks.workspace)
+            for problem in problems:
+                self._fail("assert", problem, step.pos.line, step.index)
+        else:
+            notes = []
+        verdict = await self.hooks.assert_step(step)
+        if verdict is not None:
+            for failure in verdict:
+                self.record(failure)
+        elif isinstance(event, m.Assert) and event.text_contains:
+            notes.append("text.contains skipped: the screen lives in the engine (no on_assert hook)")
+        elif isinstance(event, m.AssertGit):
+            notes.append("assertGit skipped: no on_assert hook")
+        for note in notes:
+            self.record(LlmFailure("note", note, step.pos.line, step.index, self.scenario.file))
+
+    def _fail(self, kind: str, message: str, line: int, step: int) -> None:
+        self.record(LlmFailure(kind, message, line, step, self.scenario.file))
+
+    # ------------------------------------------------------------------ the reply
+
+    def _reply(self, unit: Unit, ctx: TurnContext) -> Reply:
+        blocks: list[Block] = []
+        chunks: list[Chunk] = []
+        current: tuple[str, int, int] | None = None  # (action, event index, piece index) of `chunks`
+        prev_at = _start_of(unit)
+        self._pending.clear()
+
+        def close() -> None:
+            if current is not None and chunks:
+                blocks.append((ThinkingBlock if current[0] == "think" else TextBlock)(tuple(chunks)))
+            chunks.clear()
+
+        for step in unit.steps:
+            if step.action in TEXT_ACTIONS and isinstance(step.item, m.TimedText):
+                key = (step.action, step.event_index, self._pieces.get(id(step.item), 0))
+                if key != current:
+                    close()
+                    current = key
+                chunks.append(Chunk(step.item.text, max(0, step.at_ms - prev_at)))
+                prev_at = step.at_ms
+            elif step.action == "llm-error" and isinstance(step.item, m.LlmError):
+                e = step.item
+                return Reply(
+                    error=ApiError(e.status_code, e.error_type, e.message, e.retry_after_seconds, e.details)
+                )
+            elif step.action == "tool-start" and isinstance(step.item, m.ToolUse):
+                close()
+                current = None
+                blocks.append(self._tool_call(step.item, unit, step, ctx))
+                prev_at = max(prev_at, step.at_ms)
+            elif step.action == "edit" and isinstance(step.event, m.FileEdit):
+                close()
+                current = None
+                call = self._edit_call(step, ctx)
+                if call is not None:
+                    blocks.append(call)
+        close()
+        return Reply(tuple(blocks), coalesce_thinking=self.scenario.server.coalesce_thinking_with_tool_use)
+
+    def _tool_call(self, tool: m.ToolUse, unit: Unit, start: Step, ctx: TurnContext) -> ToolCallBlock:
+        call = ctx.map_tool(tool.tool_name, tool.args)
+        call_id = ctx.new_call_id()
+        result_step = next((s for s in unit.steps if s.action == "tool-result" and s.item is tool), start)
+        self._pending[call_id] = _Pending(tool, result_step, call.name)
+        return ToolCallBlock(call_id, call.name, call.args)
+
+    def _edit_call(self, step: Step, ctx: TurnContext) -> ToolCallBlock | None:
+        edit = step.event
+        assert isinstance(edit, m.FileEdit)
+        old, new = edit.extra.get("oldText"), edit.extra.get("newText")
+        if not isinstance(old, str) or not isinstance(new, str):
+            self._fail("note", f"agentEdits {edit.path}: no oldText/newText, so no edit tool call can be sent",
+                       step.pos.line, step.index)  # fmt: skip
+            return None
+        call = ctx.map_tool("editFile", {"path": edit.path, "old_string": old, "new_string": new})
+        return ToolCallBlock(ctx.new_call_id(), call.name, call.args)
+
+
+def _start_of(unit: Unit) -> int:
+    """When the model starts the unit: its first text item's time minus its own offset."""
+    if not unit.steps:
+        return 0
+    first = unit.steps[0]
+    if isinstance(first.item, m.TimedText):
+        return first.at_ms - first.item.ms
+    return first.at_ms
+
+
+def _piece_index(scenario: m.Scenario) -> dict[int, int]:
+    """id(item) -> the index of its think/assistant piece, to keep pieces apart."""
+    out: dict[int, int] = {}
+    for event in scenario.timeline:
+        if isinstance(event, m.LlmResponse):
+            for n, piece in enumerate(event.pieces):
+                if isinstance(piece, m.Thinking | m.Assistant):
+                    for item in piece.items:
+                        out[id(item)] = n
+    return out
+
+
+def _fingerprint(ctx: TurnContext) -> str:
+    h = hashlib.sha256()
+    for msg in ctx.chat.messages:
+        h.update(msg.role.encode())
+        for text in msg.texts:
+            h.update(b"\0" + text.encode("utf-8", "replace"))
+        for result in msg.tool_results:
+            h.update(b"\1" + result.call_id.encode() + b"\2" + result.text.encode("utf-8", "replace"))
+    return h.hexdigest()

@@ -1,0 +1,170 @@
+"""`workbench serve llm SCENARIO...`: the mock LLM server on its own.
+
+Loads every scenario (files or folders), prints the base URL on stdout, and
+serves until Ctrl-C (or SIGTERM), printing each failure on stderr as it is
+found (`file:line: kind: message`); then it checks what the sessions left
+unfinished (final asserts, replies never asked for). Point an agent at it with
+``ANTHROPIC_BASE_URL=<url>`` (Claude Code, the Anthropic SDK) or
+``<url>/v1`` (OpenAI SDKs, Codex, pi's OpenAI providers).
+
+Exit codes: 0 served without failures; 1 a session recorded failures; 2 invalid
+input (a scenario, with `file:line:col` diagnostics, or a flag, or a port that
+cannot be bound). ``--speed`` defaults to ``max`` (no waiting), as for
+``workbench run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from workbench.scenario.model import Scenario
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="workbench serve llm", description="Serve scenarios as a mock LLM API for real coding agents."
+    )
+    p.add_argument("paths", nargs="+", type=Path, metavar="SCENARIO", help="scenario files or folders")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument(
+        "--speed", default="max", help="1 = scenario timing, 4 = four times faster, max = no waiting"
+    )
+    p.add_argument("--strict-tools", action="store_true",
+                   help="refuse requests whose tool definitions differ from the agent's tool profile")  # fmt: skip
+    p.add_argument("--profile", choices=["claude-code", "codex", "pi", "generic"],
+                   help="tool profile (default: detected from each request's tools)")  # fmt: skip
+    p.add_argument("--workspace", type=Path, help="folder `assert` fs checks look in")
+    p.add_argument("--out", type=Path, help="folder for the request log and saved mismatching requests")
+    p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
+    return p
+
+
+def parse_speed(text: str) -> float | None:
+    """`max` (no waiting) or a positive factor; raises ValueError otherwise."""
+    if text.strip().lower() == "max":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"--speed must be a positive number or `max`, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"--speed must be a positive number or `max`, got {text!r}")
+    return value
+
+
+def serve_llm_main(argv: Sequence[str]) -> int:
+    """Entry point of `workbench serve llm`; ``argv`` excludes `serve llm`."""
+    try:
+        args = build_parser().parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        speed = parse_speed(args.speed)
+    except ValueError as exc:
+        print(f"workbench serve llm: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    if not 0 <= args.port <= 65535:
+        print(f"workbench serve llm: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
+        return EXIT_INVALID
+    scenarios = _load(args.paths, args.define)
+    if scenarios is None:
+        return EXIT_INVALID
+    # failures are printed as they happen: `file:line: kind: message`
+    logging.basicConfig(level=logging.WARNING, format="workbench serve llm: %(message)s", stream=sys.stderr)
+    try:
+        return asyncio.run(_serve(scenarios, args, speed))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def _load(paths: list[Path], defines: list[str]) -> list[Scenario] | None:
+    from workbench.scenario.diagnostics import ScenarioError
+    from workbench.scenario.loader import discover, try_load
+    from workbench.timeline import compile_schedule
+
+    missing = [p for p in paths if not p.exists()]
+    for p in missing:
+        print(f"{p}:1:1: error: file not found", file=sys.stderr)
+    if missing:
+        return None
+    files = list(discover(paths))
+    if not files:
+        print(
+            "workbench serve llm: error: no scenario files under " + ", ".join(map(str, paths)),
+            file=sys.stderr,
+        )
+        return None
+    scenarios: list[Scenario] = []
+    ok = True
+    for path in files:
+        result = try_load(path, defines=defines)
+        for d in result.diagnostics:
+            print(d, file=sys.stderr)
+        if result.scenario is None:
+            ok = False
+            continue
+        if result.scenario.rules is None:
+            try:
+                compile_schedule(result.scenario)
+            except ScenarioError as exc:
+                for d in exc.diagnostics:
+                    print(d, file=sys.stderr)
+                ok = False
+                continue
+        scenarios.append(result.scenario)
+    return scenarios if ok else None
+
+
+async def _serve(scenarios: list[Scenario], args: argparse.Namespace, speed: float | None) -> int:
+    from .server import LlmServer
+
+    server = LlmServer(
+        scenarios,
+        host=args.host,
+        port=args.port,
+        speed=speed,
+        strict_tools=args.strict_tools,
+        out_dir=args.out,
+        workspace=args.workspace,
+        profile=args.profile,
+    )
+    try:
+        url = await server.start()
+    except OSError as exc:
+        print(f"workbench serve llm: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_INVALID
+    print(url, flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await server.finish()
+        await server.stop()
+    if server.failures:
+        count = len(server.failures)
+        print(
+            f"workbench serve llm: {count} failure{'s' if count != 1 else ''} (listed above)", file=sys.stderr
+        )
+    return EXIT_FAILED if server.failures else EXIT_OK

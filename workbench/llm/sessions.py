@@ -1,0 +1,105 @@
+"""Sessions: one replay per API key, and which scenario it plays.
+
+The session key is the request's API key (`x-api-key`, `Authorization: Bearer`
+or `api-key`), so two agents with different keys replay independently against
+one server and a fresh key starts a fresh replay. An `x-scenario-name` header
+picks the scenario by name (and keys its own session); otherwise the first
+request's prompt is compared with each scenario's effective initial prompt
+(`difflib` similarity; a Claudeless rule set scores by whether one of its
+specific rules matches), and a single scenario is always chosen. The
+`x-scenario-prompt` header, as in the original mock, replaces the prompt used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from workbench.scenario import model as m
+
+from .conversation import ChatRequest
+from .ids import IdMaker
+from .responders import Responder
+from .responders.rules import matches
+
+DEFAULT_KEY = "default-session"
+
+
+class SelectionError(Exception):
+    """No scenario can serve the request (an unknown `x-scenario-name`)."""
+
+
+def session_key(headers: Mapping[str, str]) -> str:
+    key = headers.get("x-api-key") or headers.get("api-key")
+    if not key:
+        auth = headers.get("authorization", "")
+        key = auth[7:].strip() if auth.lower().startswith("bearer ") else auth.strip()
+    return key or DEFAULT_KEY
+
+
+def prompt_score(scenario: m.Scenario, prompt: str) -> float:
+    """How well a scenario fits the conversation's first prompt (0..1)."""
+    if scenario.rules is not None:
+        specific = [r.pattern for r in scenario.rules.rules if r.pattern.type != "any"]
+        return 1.0 if any(matches(p, prompt) for p in specific) else 0.0
+    expected = scenario.effective_initial_prompt
+    if not expected or not prompt:
+        return 0.0
+    if expected.strip() == prompt.strip():
+        return 1.0
+    return difflib.SequenceMatcher(None, expected.strip(), prompt.strip(), autojunk=False).ratio()
+
+
+def choose(scenarios: Sequence[m.Scenario], name: str | None, prompt: str) -> m.Scenario:
+    if name:
+        for scenario in scenarios:
+            if scenario.name == name:
+                return scenario
+        for scenario in scenarios:
+            if scenario.name.lower() == name.lower():
+                return scenario
+        known = ", ".join(s.name for s in scenarios)
+        raise SelectionError(f"no scenario named `{name}` (x-scenario-name); known: {known}")
+    best = scenarios[0]
+    best_score = prompt_score(best, prompt)
+    for scenario in scenarios[1:]:
+        score = prompt_score(scenario, prompt)
+        if score > best_score:
+            best, best_score = scenario, score
+    return best
+
+
+@dataclass
+class Session:
+    key: str
+    scenario: m.Scenario
+    responder: Responder
+    ids: IdMaker
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    requests: int = 0
+    served: int = -1  # the last schedule step whose reply went out in full
+
+
+class SessionStore:
+    def __init__(
+        self, scenarios: Sequence[m.Scenario], make_responder: Callable[[m.Scenario, str], Responder]
+    ) -> None:
+        if not scenarios:
+            raise ValueError("the mock LLM server needs at least one scenario")
+        self.scenarios = list(scenarios)
+        self._make = make_responder
+        self.sessions: dict[tuple[str, str], Session] = {}
+
+    def get(self, headers: Mapping[str, str], chat: ChatRequest) -> Session:
+        key = session_key(headers)
+        name = headers.get("x-scenario-name", "").strip()
+        session = self.sessions.get((key, name))
+        if session is None:
+            prompt = headers.get("x-scenario-prompt") or chat.first_prompt()
+            scenario = choose(self.scenarios, name or None, prompt)
+            label = key if not name else f"{key}/{name}"
+            session = Session(label, scenario, self._make(scenario, label), IdMaker(label))
+            self.sessions[(key, name)] = session
+        return session

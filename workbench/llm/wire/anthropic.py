@@ -1,0 +1,303 @@
+"""Anthropic Messages: `POST /v1/messages`, JSON and SSE, as the real API sends them.
+
+Stream order: `message_start`, then per block `content_block_start`, deltas
+(`thinking_delta` + `signature_delta`, `text_delta`, `input_json_delta`),
+`content_block_stop`; one `ping` right after the first block starts; `message_delta`
+with `stop_reason` and `usage` at the top level (not inside `delta`, where the
+original mock put it); `message_stop`. Thinking blocks carry a signature, tool
+ids start with `toolu_`, and the stop reason is `tool_use` when the message
+calls tools and `max_tokens` when it was cut.
+
+Requests may hold `role: "system"` entries inside `messages` (Claude Code sends
+one) and `system` as a string or a list of blocks; unknown fields are ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from aiohttp import web
+
+from ..conversation import ChatRequest, Message, Style, ToolDef, ToolResult
+from ..reply import ApiError, Reply, TextBlock, ThinkingBlock, ToolCallBlock, deltas, estimate_tokens, pieces
+from ..sse import SseWriter, open_stream
+from .common import (
+    Output,
+    WireError,
+    content_texts,
+    expect_object,
+    item_object,
+    json_response,
+    opt_bool,
+    opt_int,
+    opt_list,
+    opt_map,
+    required,
+    schema_of,
+    tool_def,
+)
+
+ROLES = ("user", "assistant", "system")
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        )
+    return ""
+
+
+def _message(raw: Any, where: str) -> Message:
+    msg = item_object(raw, where)
+    role = msg.get("role")
+    if role not in ROLES:
+        raise WireError(f"{where}.role: Input should be 'user', 'assistant' or 'system'", f"{where}.role")
+    content = msg.get("content")
+    if isinstance(content, str):
+        return Message(str(role), (content,))
+    if not isinstance(content, list):
+        raise WireError(f"{where}.content: Input should be a valid string or list", f"{where}.content")
+    texts: list[str] = []
+    results: list[ToolResult] = []
+    calls: list[str] = []
+    for i, block in enumerate(content):
+        b = item_object(block, f"{where}.content.{i}")
+        kind = b.get("type")
+        if kind == "text" and isinstance(b.get("text"), str):
+            texts.append(b["text"])
+        elif kind == "tool_result":
+            is_error = b.get("is_error")
+            results.append(
+                ToolResult(
+                    str(b.get("tool_use_id", "")),
+                    _result_text(b.get("content")),
+                    is_error if isinstance(is_error, bool) else False,
+                )
+            )
+        elif kind in ("tool_use", "server_tool_use") and isinstance(b.get("id"), str):
+            calls.append(b["id"])
+    return Message(str(role), tuple(texts), tuple(results), tuple(calls))
+
+
+def _system(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(content_texts(value, "system"))
+    raise WireError("system: Input should be a valid string or list", "system")
+
+
+def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
+    b = expect_object(body)
+    model = required(b, "model")
+    if not isinstance(model, str):
+        raise WireError("model: Input should be a valid string", "model")
+    raw_messages = required(b, "messages")
+    if not isinstance(raw_messages, list):
+        raise WireError("messages: Input should be a valid list", "messages")
+    messages = tuple(_message(m, f"messages.{i}") for i, m in enumerate(raw_messages))
+    tools: list[ToolDef] = []
+    for i, t in enumerate(opt_list(b, "tools")):
+        tool = item_object(t, f"tools.{i}")
+        kind = tool.get("type")
+        tools.append(
+            tool_def(
+                tool.get("name"),
+                kind if isinstance(kind, str) else "custom",
+                tool.get("input_schema"),
+                f"tools.{i}",
+            )
+        )
+    thinking = opt_map(b, "thinking")
+    fmt = opt_map(b, "output_config").get("format") or b.get("output_format")
+    schema, json_mode = schema_of(fmt)
+    return ChatRequest(
+        style=style,
+        model=model,
+        messages=messages,
+        stream=opt_bool(b, "stream"),
+        system=_system(b.get("system")),
+        tools=tuple(tools),
+        max_tokens=opt_int(b, "max_tokens"),
+        thinking=thinking.get("type") in ("enabled", "adaptive"),
+        output_schema=schema,
+        json_mode=json_mode,
+        raw=b,
+    )
+
+
+def signature(text: str) -> str:
+    """An opaque, stable signature for a thinking block (agents send it back verbatim)."""
+    return "Ep" + hashlib.sha256(("workbench:" + text).encode("utf-8")).hexdigest() * 2
+
+
+class AnthropicWire:
+    style: Style = "anthropic"
+
+    def parse(self, body: Any) -> ChatRequest:
+        chat = parse_body(body)
+        if chat.max_tokens is None:
+            raise WireError("max_tokens: Field required", "max_tokens")
+        return chat
+
+    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
+        inner: dict[str, Any] = {"type": error.type, "message": error.message}
+        if error.details is not None:
+            inner["details"] = error.details
+        return {"type": "error", "error": inner, "request_id": request_id}
+
+    def _usage(self, chat: ChatRequest, reply: Reply, output: int) -> dict[str, Any]:
+        return {
+            "input_tokens": reply.input_tokens(chat),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": output,
+        }
+
+    def body(self, chat: ChatRequest, reply: Reply, out: Output) -> dict[str, Any]:
+        return self._message(chat, reply, out.ids.anthropic_message())
+
+    def _message(self, chat: ChatRequest, reply: Reply, msg_id: str) -> dict[str, Any]:
+        content: list[dict[str, Any]] = []
+        for block in reply.blocks:
+            if isinstance(block, ThinkingBlock):
+                content.append(
+                    {"type": "thinking", "thinking": block.text, "signature": signature(block.text)}
+                )
+            elif isinstance(block, TextBlock):
+                content.append({"type": "text", "text": block.text})
+            else:
+                content.append(
+                    {
+                        "type": "tool_use",
+                        "id": block.call_id,
+                        "name": block.name,
+                        "input": dict(block.arguments),
+                    }
+                )
+        return {
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "model": chat.model,
+            "content": content,
+            "stop_reason": reply.stop_reason,
+            "stop_sequence": None,
+            "usage": self._usage(chat, reply, reply.output_tokens()),
+        }
+
+    async def send(
+        self, request: web.Request, chat: ChatRequest, reply: Reply, out: Output
+    ) -> web.StreamResponse:
+        if not chat.stream:
+            await out.pacer.wait(reply.total_delay_ms())
+            return json_response(self.body(chat, reply, out), headers=out.headers)
+        msg_id = out.ids.anthropic_message()
+        response = await open_stream(request, out.headers)
+        sse = SseWriter(response, out.pacer)
+        self._start(sse, chat, reply, msg_id)
+        await sse.pause(reply.delay_ms)
+        for index, block in enumerate(reply.blocks):
+            await self._block(sse, index, block, ping=index == 0)
+            await sse.maybe_flush()
+        if not reply.blocks:
+            sse.event("ping", {"type": "ping"})
+        sse.event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": reply.output_tokens()},
+            },
+        )
+        sse.event("message_stop", {"type": "message_stop"})
+        await sse.close()
+        return response
+
+    def _start(self, sse: SseWriter, chat: ChatRequest, reply: Reply, msg_id: str) -> None:
+        message: dict[str, Any] = {
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "model": chat.model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": self._usage(chat, reply, 1),
+        }
+        sse.event("message_start", {"type": "message_start", "message": message})
+
+    async def _block(
+        self, sse: SseWriter, index: int, block: ThinkingBlock | TextBlock | ToolCallBlock, *, ping: bool
+    ) -> None:
+        """One content block; the stream's single `ping` follows the first block's start."""
+
+        def start(content_block: dict[str, Any]) -> None:
+            sse.event(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": content_block},
+            )
+            if ping:
+                sse.event("ping", {"type": "ping"})
+
+        def delta(d: dict[str, Any]) -> None:
+            sse.event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+
+        if isinstance(block, ToolCallBlock):
+            await sse.pause(block.delay_ms)
+            start({"type": "tool_use", "id": block.call_id, "name": block.name, "input": {}})
+            delta({"type": "input_json_delta", "partial_json": ""})
+            for piece in pieces(block.arguments_json):
+                delta({"type": "input_json_delta", "partial_json": piece})
+        else:
+            thinking = isinstance(block, ThinkingBlock)
+            await sse.pause(block.chunks[0].delay_ms if block.chunks else 0)
+            start(
+                {"type": "thinking", "thinking": "", "signature": ""}
+                if thinking
+                else {"type": "text", "text": ""}
+            )
+            for n, chunk in enumerate(block.chunks):
+                if n:
+                    await sse.pause(chunk.delay_ms)
+                for text in deltas(chunk.text):
+                    delta(
+                        {"type": "thinking_delta", "thinking": text}
+                        if thinking
+                        else {"type": "text_delta", "text": text}
+                    )
+                    await sse.maybe_flush()
+            if thinking:
+                delta({"type": "signature_delta", "signature": signature(block.text)})
+        sse.event("content_block_stop", {"type": "content_block_stop", "index": index})
+
+    async def send_partial(self, request: web.Request, chat: ChatRequest, text: str, out: Output) -> None:
+        response = await open_stream(request, out.headers)
+        sse = SseWriter(response, out.pacer)
+        self._start(sse, chat, Reply(), out.ids.anthropic_message())
+        self._open_text(sse, text)
+        await sse.flush()
+
+    def _open_text(self, sse: SseWriter, text: str) -> None:
+        start = {"type": "text", "text": ""}
+        sse.event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start})
+        for piece in deltas(text):
+            sse.event(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}},
+            )
+
+    def malformed_frame(self, raw: str) -> str:
+        return f"event: message_start\ndata: {raw}\n\n"
+
+
+def count_tokens(body: Any) -> dict[str, int]:
+    """`POST /v1/messages/count_tokens`: the same estimate the replies report."""
+    return {"input_tokens": estimate_tokens(parse_body(body).context_chars())}

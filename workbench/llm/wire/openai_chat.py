@@ -1,0 +1,224 @@
+"""OpenAI Chat Completions: `POST /v1/chat/completions`, JSON and SSE.
+
+The stream is `data:` lines only (no `event:` names), every chunk carrying the
+same `chatcmpl-` id: the role first, content deltas, then each tool call as a
+`tool_calls` delta with its id and name followed by argument deltas, a last
+chunk with `finish_reason` (`stop`, `tool_calls` or `length`), a usage chunk
+with empty `choices` when `stream_options.include_usage` is set, and
+`data: [DONE]`. Thinking is never shown in this style.
+
+Requests may carry `system` and `developer` messages anywhere, `content: null`
+on assistant messages with tool calls, and results as `role: tool` messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aiohttp import web
+
+from ..conversation import ChatRequest, Message, Style, ToolDef, ToolResult
+from ..reply import ApiError, Reply, TextBlock, deltas, pieces
+from ..sse import SseWriter, open_stream
+from .common import (
+    Output,
+    WireError,
+    content_texts,
+    expect_object,
+    item_object,
+    json_response,
+    opt_bool,
+    opt_int,
+    opt_list,
+    opt_map,
+    required,
+    schema_of,
+    tool_def,
+)
+
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+FINISH = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
+
+
+def openai_error_body(error: ApiError, request_id: str) -> dict[str, Any]:
+    """`{"error": {message, type, param, code}}`, shared by both OpenAI styles."""
+    code = error.code
+    if code is None and isinstance(error.details, Mapping) and isinstance(error.details.get("code"), str):
+        code = error.details["code"]
+    return {"error": {"message": error.message, "type": error.type, "param": None, "code": code}}
+
+
+def _message(raw: Any, where: str) -> Message:
+    msg = item_object(raw, where)
+    role = msg.get("role")
+    if role not in ROLES:
+        raise WireError(f"Invalid value for '{where}.role'", f"{where}.role")
+    texts = content_texts(msg.get("content"), f"{where}.content")
+    if role in ("tool", "function"):
+        call_id = msg.get("tool_call_id", msg.get("name", ""))
+        return Message("tool", (), (ToolResult(str(call_id), "\n".join(texts)),))
+    calls: list[str] = []
+    for i, call in enumerate(msg.get("tool_calls") or []):
+        c = item_object(call, f"{where}.tool_calls.{i}")
+        if isinstance(c.get("id"), str):
+            calls.append(c["id"])
+    return Message(str(role), texts, (), tuple(calls))
+
+
+class ChatWire:
+    style: Style = "openai-chat"
+
+    def parse(self, body: Any) -> ChatRequest:
+        b = expect_object(body)
+        model = required(b, "model")
+        if not isinstance(model, str):
+            raise WireError("Invalid type for 'model': expected a string", "model")
+        raw_messages = required(b, "messages")
+        if not isinstance(raw_messages, list):
+            raise WireError("Invalid type for 'messages': expected an array", "messages")
+        tools: list[ToolDef] = []
+        for i, t in enumerate(opt_list(b, "tools")):
+            tool = item_object(t, f"tools.{i}")
+            fn = tool.get("function")
+            if isinstance(fn, Mapping):
+                tools.append(
+                    tool_def(
+                        fn.get("name"),
+                        str(tool.get("type", "function")),
+                        fn.get("parameters"),
+                        f"tools.{i}.function",
+                    )
+                )
+            else:
+                tools.append(
+                    tool_def(
+                        tool.get("name", tool.get("type")),
+                        str(tool.get("type", "custom")),
+                        None,
+                        f"tools.{i}",
+                    )
+                )
+        schema, json_mode = schema_of(b.get("response_format"))
+        max_tokens = opt_int(b, "max_completion_tokens")
+        return ChatRequest(
+            style=self.style,
+            model=model,
+            messages=tuple(_message(m, f"messages[{i}]") for i, m in enumerate(raw_messages)),
+            stream=opt_bool(b, "stream"),
+            tools=tuple(tools),
+            max_tokens=max_tokens if max_tokens is not None else opt_int(b, "max_tokens"),
+            include_usage=bool(opt_map(b, "stream_options").get("include_usage")),
+            output_schema=schema,
+            json_mode=json_mode,
+            raw=b,
+        )
+
+    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
+        return openai_error_body(error, request_id)
+
+    def _usage(self, chat: ChatRequest, reply: Reply) -> dict[str, Any]:
+        prompt, completion = reply.input_tokens(chat), reply.output_tokens()
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0},
+        }
+
+    def body(self, chat: ChatRequest, reply: Reply, out: Output) -> dict[str, Any]:
+        calls = [
+            {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_json}}
+            for c in reply.tool_calls
+        ]
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": reply.text if reply.text or not calls else None,
+            "refusal": None,
+            "annotations": [],
+        }
+        if calls:
+            message["tool_calls"] = calls
+        return {
+            "id": out.ids.chat_completion(),
+            "object": "chat.completion",
+            "created": out.created,
+            "model": chat.model,
+            "choices": [
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": FINISH[reply.stop_reason]}
+            ],
+            "usage": self._usage(chat, reply),
+            "system_fingerprint": None,
+        }
+
+    async def send(
+        self, request: web.Request, chat: ChatRequest, reply: Reply, out: Output
+    ) -> web.StreamResponse:
+        if not chat.stream:
+            await out.pacer.wait(reply.total_delay_ms())
+            return json_response(self.body(chat, reply, out), headers=out.headers)
+        response = await open_stream(request, out.headers)
+        sse = SseWriter(response, out.pacer, named=False)
+        chunk = self._chunker(chat, out)
+        sse.event("", chunk({"role": "assistant", "content": ""}))
+        await sse.pause(reply.delay_ms)
+        for block in reply.blocks:
+            if not isinstance(block, TextBlock):
+                continue
+            for c in block.chunks:
+                await sse.pause(c.delay_ms)
+                for piece in deltas(c.text):
+                    sse.event("", chunk({"content": piece}))
+                    await sse.maybe_flush()
+        for i, call in enumerate(reply.tool_calls):
+            await sse.pause(call.delay_ms)
+            head = {
+                "index": i,
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
+            }
+            sse.event("", chunk({"tool_calls": [head]}))
+            for piece in pieces(call.arguments_json):
+                sse.event("", chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
+            await sse.maybe_flush()
+        sse.event("", chunk({}, FINISH[reply.stop_reason]))
+        if chat.include_usage:
+            last = chunk({})
+            last["choices"] = []
+            last["usage"] = self._usage(chat, reply)
+            sse.event("", last)
+        sse.event("", "[DONE]")
+        await sse.close()
+        return response
+
+    def _chunker(self, chat: ChatRequest, out: Output) -> Callable[..., dict[str, Any]]:
+        chunk_id = out.ids.chat_completion()
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            body: dict[str, Any] = {
+                "id": chunk_id,
+                "object": "chat.completion.chunk",
+                "created": out.created,
+                "model": chat.model,
+                "system_fingerprint": None,
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            }
+            if chat.include_usage:
+                body["usage"] = None
+            return body
+
+        return chunk
+
+    async def send_partial(self, request: web.Request, chat: ChatRequest, text: str, out: Output) -> None:
+        response = await open_stream(request, out.headers)
+        sse = SseWriter(response, out.pacer, named=False)
+        chunk = self._chunker(chat, out)
+        sse.event("", chunk({"role": "assistant", "content": ""}))
+        for piece in deltas(text):
+            sse.event("", chunk({"content": piece}))
+        await sse.flush()
+
+    def malformed_frame(self, raw: str) -> str:
+        return f"data: {raw}\n\n"
