@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import os
+import re
 import select
 import subprocess
 import sys
@@ -42,6 +43,7 @@ from workbench.scenario.loader import load_scenario
 from workbench.timeline import Schedule, Step, compile_schedule
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
 AGENT_ACTIONS = {"think", "assistant", "llm-error", "llm-response", "tool-start", "tool-progress", "tool-output",
                  "tool-result", "edit", "acp"}  # fmt: skip
 
@@ -70,8 +72,11 @@ class Terminal:
     )
     in_escape: bool = False
     eof: bool = False
+    plain: bool = field(default_factory=lambda: not os.isatty(1) or "NO_COLOR" in os.environ)
 
     def write(self, text: str) -> None:
+        if self.plain:
+            text = _SGR.sub("", text)  # piped or NO_COLOR: no colour codes in the transcript
         data = text.encode("utf-8")
         view = memoryview(data)
         while view:

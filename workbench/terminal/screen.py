@@ -58,6 +58,8 @@ MAX_PENDING = 65536  # an unterminated OSC/DCS longer than this is dropped, neve
 
 _TEXT = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
 _CSI = re.compile(r"\x1b\[([?>=<]?)([0-9;:]*)([ -/]*)([@-~])")
+_CSI_FAST = re.compile(r"\x1b\[([0-9;]*)([mHf])")
+_LAT1 = charsets.LAT1_MAP
 _CSI_PREFIX = re.compile(r"\x1b\[[?>=<]?[0-9;:]*[ -/]*")
 _OSC = re.compile(r"\x1b\]([^\x07\x1b]*)(?:\x07|\x1b\\)")
 _STRING = re.compile(r"\x1b[PX^_][^\x1b]*\x1b\\")  # DCS, SOS, PM, APC: consumed and ignored
@@ -191,6 +193,7 @@ class Screen(pyte.Screen):  # type: ignore[misc]
         self._primary: Any = None  # the primary buffer while the alternate screen is shown
         self._sgr_cache: dict[tuple[Cell, str], Cell] = {}
         self._cells = _CellCache(DEFAULT_CELL)
+        self._last_attrs: Cell | None = None
         super().__init__(columns, lines)
         self.buffer = self._new_buffer()
 
@@ -223,18 +226,71 @@ class Screen(pyte.Screen):  # type: ignore[misc]
             data = self._pending + data
             self._pending = ""
         pos, end = 0, len(data)
-        text_match = _TEXT.match
+        text_match, csi_match = _TEXT.match, _CSI_FAST.match
+        sgr_cache = self._sgr_cache
+        cursor = self.cursor
+        attrs: Cell
         while pos < end:
             ch = data[pos]
             if ch == ESC:
+                # Fast path for the two sequences agent UIs send most: SGR and cursor position.
+                fast = csi_match(data, pos)
+                if fast is not None:
+                    params, final = fast.groups()
+                    if final == "m":
+                        cached_attrs = sgr_cache.get((cursor.attrs, params))
+                        if cached_attrs is None:
+                            self._sgr(params)
+                        else:
+                            cursor.attrs = cached_attrs
+                        pos = fast.end()
+                        self._after_zwj = False
+                        continue
+                    if mo.DECOM not in self.mode:
+                        row, _, col = params.partition(";")
+                        cursor.y = min(max(int(row or 1), 1), self.lines) - 1
+                        cursor.x = min(max(int(col.partition(";")[0] or 1), 1), self.columns) - 1
+                        pos = fast.end()
+                        self._after_zwj = False
+                        continue
                 pos = self._escape(data, pos, end)
                 if pos < 0:
                     return
+                cursor = self.cursor  # reset() and restore_cursor() replace the cursor object
                 continue
             if ch >= " " and not "\x7f" <= ch <= "\x9f":
                 match = text_match(data, pos)
                 assert match is not None
-                self.draw(match.group())
+                text = match.group()
+                x = cursor.x
+                if (
+                    x + len(text) <= self.columns
+                    and not self._after_zwj
+                    and text.isascii()
+                    and not self.charset
+                    and self.g0_charset is _LAT1
+                    and mo.IRM not in self.mode
+                ):
+                    # the common case: a run of ASCII that fits on the line
+                    attrs = cursor.attrs
+                    line = self.buffer[cursor.y]
+                    if x and line.get(x, DEFAULT_CELL)[0] == "":
+                        line[x - 1] = attrs
+                    cells = self._cells
+                    if cells.attrs is not attrs and attrs is self._last_attrs:
+                        cells = self._cells = _CellCache(cursor.attrs)  # a style seen twice in a row: cache it
+                    self._last_attrs = attrs
+                    if cells.attrs is attrs:
+                        line.update(zip(range(x, x + len(text)), map(cells.__getitem__, text), strict=False))
+                    else:
+                        line.update(zip(range(x, x + len(text)), zip(text, repeat(attrs)), strict=False))
+                    after = line.get(x + len(text))
+                    if after is not None and after[0] == "":
+                        line[x + len(text)] = attrs
+                    cursor.x = x + len(text)
+                    self.dirty.add(cursor.y)
+                else:
+                    self.draw(text)
                 pos = match.end()
                 continue
             self._after_zwj = False

@@ -1,0 +1,54 @@
+"""`workbench mock-agent` on its own: print mode, real tools in the given workspace, --checkpoint-cmd."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SCENARIOS, write
+
+
+def mock_agent(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "workbench", "mock-agent", *args],
+        cwd=cwd, capture_output=True, text=True, check=False, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def test_print_mode_runs_the_tools_in_the_workspace(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    done = mock_agent(str(SCENARIOS / "hello-agent.yaml"), "--workspace", str(workspace), "--speed", "max",
+                      "--print", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (workspace / "hello.py").read_text() == "print('Hello, World!')\n"
+    assert "Hello, World!" in done.stdout and "Bash(python3 hello.py)" in done.stdout
+
+
+def test_a_result_mismatch_exits_1_and_says_why(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "s.yaml", "timeline:\n  - runCmd: {cmd: echo one, result: two}\n")
+    done = mock_agent(str(scenario), "--workspace", str(tmp_path), "--speed", "max", "--print", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "expected result 'two', got 'one'" in done.stdout
+
+
+def test_checkpoint_cmd_runs_after_each_tool_and_edit(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "s.yaml", """\
+timeline:
+  - writeFile: {path: a.txt, content: "a\\n"}
+  - runCmd: {cmd: "true"}
+  - agentEdits: {path: a.txt, linesAdded: 2, linesRemoved: 1}
+""")  # fmt: skip
+    done = mock_agent(str(scenario), "--workspace", str(tmp_path), "--speed", "max", "--print",
+                      "--checkpoint-cmd", "echo tick >> checkpoints.log", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "checkpoints.log").read_text().splitlines() == ["tick"] * 3
+    assert (tmp_path / "a.txt").read_text().count("\n") == 2
+
+
+def test_invalid_speed_and_scenario_exit_2(tmp_path: Path) -> None:
+    assert mock_agent(str(SCENARIOS / "hello-agent.yaml"), "--speed", "fast", cwd=tmp_path).returncode == 2
+    bad = write(tmp_path, "bad.yaml", "timeline:\n  - fly: away\n")
+    done = mock_agent(str(bad), cwd=tmp_path)
+    assert done.returncode == 2 and "bad.yaml:2:5: error: unknown event `fly`" in done.stderr
