@@ -385,6 +385,7 @@ def _sed(args: dict[str, Json], ws: Workspace, canned: Json, shells: ShellRegist
     _rel, path = _path(args, ws, "path", "file_path")
     argv = [
         "sed",
+        "--sandbox",  # GNU sed: no `w` file or `e` command, so the expression cannot reach outside the workspace
         *(["-i"] if _arg(args, "inplace", "in_place", default=False) else []),
         "-e",
         expression,

@@ -137,7 +137,7 @@ class Workspace:
         root = str(self.path)
         for path in self.path.rglob("*"):
             rel = str(path)[len(root) + 1 :]
-            if rel == ".git" or rel.startswith(".git/"):
+            if rel.split("/", 1)[0] in (".git", ".workbench"):  # git's own files; the mock agent's shell logs
                 continue
             try:
                 st = path.lstat()

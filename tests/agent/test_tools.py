@@ -1,0 +1,816 @@
+"""The mock agent's tools, run for real: real files, real processes, real git for diffs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench.agent.tools import (
+    ALIASES,
+    ShellRegistry,
+    ToolOutcome,
+    compare_result,
+    execute_tool,
+    perform_edit,
+)
+from workbench.scenario import model as m
+from workbench.workspace import Workspace
+
+GENEROUS_S = 10.0
+
+Run = Callable[..., ToolOutcome]
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.txt").write_text("secret\n")
+    return folder
+
+
+@pytest.fixture
+def ws(tmp_path: Path, outside: Path) -> Workspace:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    (root / "secret-link.txt").symlink_to(outside / "secret.txt")
+    return Workspace.attach(root)
+
+
+@pytest.fixture
+def shells() -> Iterator[ShellRegistry]:
+    registry = ShellRegistry()
+    yield registry
+    registry.close()
+
+
+@pytest.fixture
+def run(ws: Workspace, shells: ShellRegistry) -> Run:
+    def call(name: str, args: dict[str, Any], **kw: Any) -> ToolOutcome:
+        return execute_tool(name, args, ws, shells=shells, **kw)
+
+    return call
+
+
+def write(ws: Workspace, rel: str, text: str) -> Path:
+    path = ws.path / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def snapshot_dir(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + GENEROUS_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def is_dead(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+# --------------------------------------------------------------------------- runCmd
+
+
+def test_run_cmd_output_and_details(run: Run) -> None:
+    outcome = run("runCmd", {"cmd": "echo hello; echo oops >&2"})
+    assert outcome.status == "ok"
+    assert outcome.tool == "runCmd"
+    assert outcome.result == "hello\noops\n"
+    assert outcome.details["stdout"] == "hello\n"
+    assert outcome.details["stderr"] == "oops\n"
+    assert outcome.details["exitCode"] == 0
+
+
+def test_run_cmd_nonzero_exit_is_an_error(run: Run) -> None:
+    outcome = run("runCmd", {"cmd": "echo failing; exit 3"})
+    assert outcome.status == "error"
+    assert outcome.result == "failing\n"
+    assert outcome.details["exitCode"] == 3
+    assert outcome.details["exit_code"] == 3
+
+
+def test_run_cmd_runs_in_the_workspace_and_cwd(run: Run, ws: Workspace) -> None:
+    (ws.path / "sub" / "dir").mkdir(parents=True)
+    assert run("runCmd", {"cmd": "pwd"}).result.strip() == str(ws.path)
+    assert run("runCmd", {"cmd": "pwd", "cwd": "sub/dir"}).result.strip() == str(ws.path / "sub" / "dir")
+    run("runCmd", {"cmd": "echo made > made.txt", "cwd": "sub"})
+    assert (ws.path / "sub" / "made.txt").read_text() == "made\n"
+
+
+@pytest.mark.parametrize("cwd", ["..", "link", "/tmp"])
+def test_run_cmd_cwd_cannot_escape(run: Run, cwd: str, outside: Path) -> None:
+    outcome = run("runCmd", {"cmd": "echo planted > planted.txt", "cwd": cwd})
+    assert outcome.status == "error"
+    assert "`cwd`" in outcome.result
+    assert not (outside / "planted.txt").exists()
+    assert not (outside.parent / "planted.txt").exists()
+
+
+def test_run_cmd_timeout_in_seconds_kills_the_whole_command(run: Run, ws: Workspace) -> None:
+    outcome = run("runCmd", {"cmd": "sleep 60 & echo $! > child.pid; wait", "timeout": 1})
+    assert outcome.status == "error"
+    assert outcome.result == "Command timed out after 1 s"
+    assert outcome.details["exitCode"] is None
+    child = int((ws.path / "child.pid").read_text())
+    wait_for(lambda: is_dead(child), "the background child of a timed-out command to die")
+
+
+def test_run_cmd_timeout_of_1000_or_more_is_milliseconds(run: Run) -> None:
+    outcome = run("runCmd", {"cmd": "sleep 60", "timeout": 1200})
+    assert outcome.status == "error"
+    assert outcome.result == "Command timed out after 1.2 s"
+
+
+@pytest.mark.parametrize("name", ["Bash", "run_command", "bash", "run_cmd", "shell"])
+def test_run_cmd_aliases_take_command(run: Run, name: str) -> None:
+    outcome = run(name, {"command": "echo via $0"})
+    assert outcome.tool == "runCmd"
+    assert outcome.status == "ok"
+    assert outcome.result == "via bash\n"
+
+
+def test_run_cmd_needs_a_command(run: Run) -> None:
+    outcome = run("runCmd", {})
+    assert outcome.status == "error"
+    assert outcome.result == "needs `cmd`"
+
+
+def test_background_shell_output_and_exit(run: Run) -> None:
+    started = run("runCmd", {"cmd": "echo one; echo two", "run_in_background": True})
+    assert started.status == "ok"
+    shell = started.details["shell"]
+    assert started.result == f"Command running in background with ID: {shell}"
+
+    seen: list[ToolOutcome] = []
+
+    def finished() -> bool:
+        seen.append(run("bashOutput", {"bash_id": shell}))
+        return seen[-1].details["running"] is False
+
+    wait_for(finished, "the background shell to finish")
+    assert all(outcome.status == "ok" for outcome in seen)
+    assert "".join(o.result for o in seen) + run("bashOutput", {"bash_id": shell}).result == "one\ntwo\n"
+    assert seen[-1].details["exitCode"] == 0
+    assert run("BashOutput", {"bash_id": shell}).result == ""  # only new output
+
+
+def test_background_shell_filter(run: Run, ws: Workspace) -> None:
+    started = run(
+        "Bash", {"command": "echo apple; echo banana; echo cherry; touch done.flag", "background": True}
+    )
+    wait_for(lambda: (ws.path / "done.flag").exists(), "the background shell to write its output")
+    outcome = run("bashOutput", {"shell_id": started.details["shell"], "filter": "an|err"})
+    assert outcome.result == "banana\ncherry"
+
+
+def test_kill_shell(run: Run, ws: Workspace) -> None:
+    shell = run("runCmd", {"cmd": "echo $$ > shell.pid; echo started; sleep 60", "run_in_background": True})
+    shell_id = shell.details["shell"]
+    wait_for(
+        lambda: (ws.path / "shell.pid").is_file() and (ws.path / "shell.pid").read_text().strip() != "", "pid"
+    )
+    pid = int((ws.path / "shell.pid").read_text())
+
+    outcome = run("KillShell", {"shell_id": shell_id})
+    assert outcome.status == "ok"
+    assert outcome.result == f"Killed {shell_id}"
+    after = run("bashOutput", {"bash_id": shell_id})
+    assert after.details["running"] is False
+    assert after.details["exitCode"] == -9
+    assert "started" in after.result
+    wait_for(lambda: is_dead(pid), "the killed shell to be gone")
+
+
+def test_unknown_shell_is_an_error(run: Run) -> None:
+    run("runCmd", {"cmd": "true", "run_in_background": True})
+    for name in ("bashOutput", "killShell"):
+        outcome = run(name, {"bash_id": "shell_9", "shell_id": "shell_9"})
+        assert outcome.status == "error"
+        assert outcome.result == "no background shell `shell_9` (running: shell_1)"
+
+
+# --------------------------------------------------------------------------- files
+
+
+def test_read_file(run: Run, ws: Workspace) -> None:
+    write(ws, "five.txt", "l1\nl2\nl3\nl4\nl5\n")
+    assert run("readFile", {"path": "five.txt"}).result == "l1\nl2\nl3\nl4\nl5\n"
+    assert run("readFile", {"path": "five.txt", "offset": 2, "limit": 2}).result == "l2\nl3\n"
+    assert run("readFile", {"path": "five.txt", "offset": 4}).result == "l4\nl5\n"
+    assert run("readFile", {"path": "five.txt", "limit": 1}).result == "l1\n"
+    outcome = run("Read", {"file_path": "five.txt", "offset": 5, "limit": 10})
+    assert (outcome.tool, outcome.status, outcome.result) == ("readFile", "ok", "l5\n")
+
+
+@pytest.mark.parametrize("rel", ["missing.txt", "."])
+def test_read_file_missing(run: Run, rel: str) -> None:
+    outcome = run("readFile", {"path": rel})
+    assert outcome.status == "error"
+    assert outcome.result == f"file not found: {rel}"
+
+
+def test_read_file_needs_a_path(run: Run) -> None:
+    outcome = run("readFile", {})
+    assert (outcome.status, outcome.result) == ("error", "needs `path`")
+
+
+def test_write_file_creates_folders_and_updates(run: Run, ws: Workspace) -> None:
+    outcome = run("writeFile", {"path": "deep/er/f.txt", "content": "héllo\n"})
+    assert (outcome.status, outcome.result) == ("ok", "Created deep/er/f.txt (7 bytes)")
+    assert (ws.path / "deep" / "er" / "f.txt").read_text(encoding="utf-8") == "héllo\n"
+    outcome = run("Write", {"file_path": "deep/er/f.txt", "content": "new"})
+    assert (outcome.tool, outcome.result) == ("writeFile", "Updated deep/er/f.txt (3 bytes)")
+    assert (ws.path / "deep" / "er" / "f.txt").read_text() == "new"
+
+
+def test_append_file(run: Run, ws: Workspace) -> None:
+    assert run("appendFile", {"path": "log/a.txt", "content": "one\n"}).result == "Appended to log/a.txt"
+    run("append_file", {"path": "log/a.txt", "text": "two\n"})
+    assert (ws.path / "log" / "a.txt").read_text() == "one\ntwo\n"
+
+
+def test_edit_file_exact(run: Run, ws: Workspace) -> None:
+    path = write(ws, "a.py", "def f():\n    return 1\n")
+    outcome = run("editFile", {"path": "a.py", "old_string": "return 1", "new_string": "return 2"})
+    assert (outcome.status, outcome.result) == ("ok", "Updated a.py (1 replacement)")
+    assert path.read_text() == "def f():\n    return 2\n"
+
+
+def test_edit_file_aliases(run: Run, ws: Workspace) -> None:
+    path = write(ws, "a.txt", "alpha beta")
+    assert run("Edit", {"file_path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"}).status == "ok"
+    assert run("replace_in_file", {"path": "a.txt", "old_str": "beta", "new_str": "BETA"}).status == "ok"
+    assert path.read_text() == "ALPHA BETA"
+
+
+def test_edit_file_not_found(run: Run, ws: Workspace) -> None:
+    path = write(ws, "a.txt", "alpha")
+    outcome = run("editFile", {"path": "a.txt", "old_string": "gamma", "new_string": "x"})
+    assert (outcome.status, outcome.result) == ("error", "`old_string` not found in a.txt")
+    assert path.read_text() == "alpha"
+    missing = run("editFile", {"path": "b.txt", "old_string": "x", "new_string": "y"})
+    assert (missing.status, missing.result) == ("error", "file not found: b.txt")
+    assert not (ws.path / "b.txt").exists()
+
+
+def test_edit_file_not_unique_and_replace_all(run: Run, ws: Workspace) -> None:
+    path = write(ws, "a.txt", "x = 1\ny = 1\n")
+    outcome = run("editFile", {"path": "a.txt", "old_string": "1", "new_string": "2"})
+    assert outcome.status == "error"
+    assert "occurs 2 times in a.txt" in outcome.result
+    assert path.read_text() == "x = 1\ny = 1\n"
+
+    outcome = run("editFile", {"path": "a.txt", "old_string": "1", "new_string": "2", "replace_all": True})
+    assert (outcome.status, outcome.result) == ("ok", "Updated a.txt (2 replacements)")
+    assert path.read_text() == "x = 2\ny = 2\n"
+
+
+def test_edit_file_legacy_text_appends(run: Run, ws: Workspace) -> None:
+    path = write(ws, "a.txt", "start\n")
+    assert run("Edit", {"path": "a.txt", "text": "more\n"}).status == "ok"
+    assert path.read_text() == "start\nmore\n"
+
+
+def test_edit_file_needs_old_string(run: Run, ws: Workspace) -> None:
+    write(ws, "a.txt", "start\n")
+    assert run("editFile", {"path": "a.txt"}).result == "needs `old_string`"
+
+
+# --------------------------------------------------------------------------- search
+
+
+@pytest.fixture
+def project(ws: Workspace) -> Workspace:
+    write(ws, "src/app.py", "import os\ndef main():\n    print('Hello')\n    return 0\n")
+    write(ws, "src/util.py", "def helper():\n    return 'hello world'\n")
+    write(ws, "docs/readme.md", "Hello docs\nsecond line\n")
+    write(ws, "notes.txt", "nothing here\n")
+    write(ws, ".git/config", "hello from git\n")
+    write(ws, ".workbench/shells/x.log", "hello from a shell\n")
+    (ws.path / "link").unlink()
+    (ws.path / "secret-link.txt").unlink()
+    return ws
+
+
+def test_grep_files_with_matches_is_the_default(run: Run, project: Workspace) -> None:
+    outcome = run("grep", {"pattern": "hello"})
+    assert (outcome.status, outcome.result) == ("ok", "src/util.py")
+    assert outcome.details["matches"] == 1
+
+
+def test_grep_ignore_case(run: Run, project: Workspace) -> None:
+    assert run("Grep", {"pattern": "hello", "-i": True}).result == "docs/readme.md\nsrc/app.py\nsrc/util.py"
+
+
+def test_grep_content_with_and_without_line_numbers(run: Run, project: Workspace) -> None:
+    numbered = run("grep", {"pattern": "return", "output_mode": "content", "-n": True})
+    assert numbered.result == "src/app.py:4:    return 0\nsrc/util.py:2:    return 'hello world'"
+    plain = run("grep", {"pattern": "return", "output_mode": "content"})
+    assert plain.result == "src/app.py:    return 0\nsrc/util.py:    return 'hello world'"
+
+
+@pytest.mark.parametrize(
+    ("flags", "lines"),
+    [
+        ({"-A": 1}, [3, 4]),
+        ({"-B": 1}, [2, 3]),
+        ({"-C": 1}, [2, 3, 4]),
+        ({"-B": 2, "-A": 0}, [1, 2, 3]),
+        ({}, [3]),
+    ],
+)
+def test_grep_context(run: Run, project: Workspace, flags: dict[str, int], lines: list[int]) -> None:
+    outcome = run("grep", {"pattern": "print", "output_mode": "content", "-n": True, "path": "src", **flags})
+    text = (project.path / "src" / "app.py").read_text().splitlines()
+    assert outcome.result == "\n".join(f"src/app.py:{n}:{text[n - 1]}" for n in lines)
+
+
+def test_grep_count(run: Run, project: Workspace) -> None:
+    assert (
+        run("grep", {"pattern": "def|return", "output_mode": "count"}).result == "src/app.py:2\nsrc/util.py:2"
+    )
+
+
+def test_grep_glob_and_type(run: Run, project: Workspace) -> None:
+    assert run("grep", {"pattern": "hello", "-i": True, "glob": "*.md"}).result == "docs/readme.md"
+    assert run("grep", {"pattern": "hello", "-i": True, "glob": "src/*"}).result == "src/app.py\nsrc/util.py"
+    assert run("grep", {"pattern": "hello", "-i": True, "type": "py"}).result == "src/app.py\nsrc/util.py"
+    assert run("grep", {"pattern": "e", "type": "txt"}).result == "notes.txt"
+    assert run("grep", {"pattern": "e", "type": "toml"}).result == "No matches found"
+
+
+def test_grep_head_limit(run: Run, project: Workspace) -> None:
+    outcome = run("grep", {"pattern": "hello", "-i": True, "head_limit": 2})
+    assert outcome.result == "docs/readme.md\nsrc/app.py"
+    assert outcome.details["matches"] == 2
+
+
+def test_grep_multiline(run: Run, project: Workspace) -> None:
+    pattern = r"def main\(\):\n\s+print"
+    assert run("grep", {"pattern": pattern}).result == "No matches found"
+    assert run("grep", {"pattern": pattern, "multiline": True}).result == "src/app.py"
+    content = run("grep", {"pattern": pattern, "multiline": True, "output_mode": "content", "-n": True})
+    assert content.result == "src/app.py:2:def main():"
+
+
+def test_grep_path_folder_and_file(run: Run, project: Workspace) -> None:
+    assert run("grep", {"pattern": "e", "path": "docs"}).result == "docs/readme.md"
+    assert run("grep", {"pattern": "o", "path": "src/util.py"}).result == "src/util.py"
+
+
+def test_grep_errors(run: Run, project: Workspace) -> None:
+    bad = run("grep", {"pattern": "("})
+    assert bad.status == "error"
+    assert bad.result.startswith("invalid pattern:")
+    assert run("grep", {}).result == "needs `pattern`"
+    escape = run("grep", {"pattern": "secret", "path": ".."})
+    assert escape.status == "error"
+    assert "outside the workspace" in escape.result
+
+
+def test_list_dir(run: Run, project: Workspace) -> None:
+    assert run("listDir", {"path": "."}).result == "docs/\nnotes.txt\nsrc/"
+    assert run("LS", {}).result == "docs/\nnotes.txt\nsrc/"
+    assert run("listDir", {"path": "src"}).result == "app.py\nutil.py"
+    assert run("listDir", {"recursive": True}).result == "notes.txt\ndocs/readme.md\nsrc/app.py\nsrc/util.py"
+    assert run("listDir", {"recursive": True, "pattern": "*.py"}).result == "src/app.py\nsrc/util.py"
+    assert run("listDir", {"pattern": "*s*"}).result == "docs/\nnotes.txt\nsrc/"
+    assert run("listDir", {"pattern": "n*"}).result == "notes.txt"
+
+
+def test_list_dir_not_a_folder(run: Run, project: Workspace) -> None:
+    outcome = run("listDir", {"path": "notes.txt"})
+    assert (outcome.status, outcome.result) == ("error", "not a folder: notes.txt")
+
+
+def test_find(run: Run, project: Workspace) -> None:
+    assert run("find", {"name": "*.py"}).result == "src/app.py\nsrc/util.py"
+    assert run("find", {"type": "d"}).result == "docs\nsrc"
+    assert run("find", {"name": "*e*", "type": "f"}).result == "docs/readme.md\nnotes.txt"
+    assert run("find", {"name": "*o*", "type": "d"}).result == "docs"
+    assert run("find", {"name": "*.py", "path": "docs"}).result == ""
+    assert run("Glob", {"pattern": "**/*.md"}).result == "docs/readme.md"
+
+
+def test_sed_print_and_in_place(run: Run, project: Workspace) -> None:
+    path = project.path / "src" / "util.py"
+    printed = run("sed", {"expression": "s/hello/bye/", "path": "src/util.py"})
+    assert (printed.status, printed.result) == ("ok", "def helper():\n    return 'bye world'\n")
+    assert "hello" in path.read_text()  # printing leaves the file alone
+    only = run("sed", {"expression": "2p;d", "path": "src/util.py"})
+    assert only.result == "    return 'hello world'\n"
+
+    in_place = run("sed", {"expression": "s/hello/bye/", "path": "src/util.py", "in_place": True})
+    assert (in_place.status, in_place.result) == ("ok", "")
+    assert path.read_text() == "def helper():\n    return 'bye world'\n"
+
+
+def test_sed_errors(run: Run, project: Workspace) -> None:
+    bad = run("sed", {"expression": "s/unterminated", "path": "notes.txt"})
+    assert bad.status == "error"
+    assert "unterminated" in bad.result
+    assert run("sed", {"path": "notes.txt"}).result == "needs `expression`"
+    missing = run("sed", {"expression": "p", "path": "nope.txt"})
+    assert missing.status == "error"
+    assert "nope.txt" in missing.result
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "id": "intro", "metadata": {}, "source": "# Title"},
+        {
+            "cell_type": "code",
+            "id": "code1",
+            "metadata": {},
+            "source": "print(1)",
+            "outputs": [],
+            "execution_count": None,
+        },
+    ],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+@pytest.fixture
+def notebook(ws: Workspace) -> Path:
+    return write(ws, "nb/analysis.ipynb", json.dumps(NOTEBOOK, indent=1))
+
+
+def cells(path: Path) -> list[dict[str, Any]]:
+    document = json.loads(path.read_text())
+    assert document["nbformat"] == 4
+    assert document["metadata"] == NOTEBOOK["metadata"]
+    result: list[dict[str, Any]] = document["cells"]
+    return result
+
+
+def test_notebook_replace_by_cell_id(run: Run, notebook: Path) -> None:
+    args = {"notebook_path": "nb/analysis.ipynb", "cell_id": "code1", "new_source": "print(2)"}
+    outcome = run("NotebookEdit", args)
+    assert (outcome.tool, outcome.status) == ("notebookEdit", "ok")
+    assert outcome.result == "Notebook nb/analysis.ipynb: replace done (2 cells)"
+    after = cells(notebook)
+    assert [c["source"] for c in after] == ["# Title", "print(2)"]
+    assert after[1]["cell_type"] == "code"
+
+
+def test_notebook_replace_can_change_type_and_use_an_index(run: Run, notebook: Path) -> None:
+    args = {"path": "nb/analysis.ipynb", "cell_id": "1", "new_source": "text", "cell_type": "markdown"}
+    assert run("notebookEdit", args).status == "ok"
+    assert cells(notebook)[1]["cell_type"] == "markdown"
+    assert cells(notebook)[1]["source"] == "text"
+
+
+def test_notebook_insert(run: Run, notebook: Path) -> None:
+    after_intro = {"notebook_path": "nb/analysis.ipynb", "cell_id": "intro", "edit_mode": "insert"}
+    outcome = run("notebookEdit", {**after_intro, "new_source": "x = 1"})
+    assert outcome.result == "Notebook nb/analysis.ipynb: insert done (3 cells)"
+    inserted = cells(notebook)[1]
+    assert inserted["source"] == "x = 1"
+    assert inserted["cell_type"] == "code"
+    assert inserted["outputs"] == []
+    assert inserted["execution_count"] is None
+
+    at_top = {"notebook_path": "nb/analysis.ipynb", "edit_mode": "insert", "new_source": "note"}
+    assert run("notebookEdit", {**at_top, "cell_type": "markdown"}).status == "ok"
+    first = cells(notebook)[0]
+    assert (first["cell_type"], first["source"]) == ("markdown", "note")
+    assert "outputs" not in first
+    assert [c["source"] for c in cells(notebook)] == ["note", "# Title", "x = 1", "print(1)"]
+
+
+def test_notebook_delete(run: Run, notebook: Path) -> None:
+    outcome = run(
+        "notebookEdit", {"notebook_path": "nb/analysis.ipynb", "cell_id": "intro", "edit_mode": "delete"}
+    )
+    assert outcome.result == "Notebook nb/analysis.ipynb: delete done (1 cells)"
+    assert [c["id"] for c in cells(notebook)] == ["code1"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"cell_id": "nope", "new_source": "x"}, "no cell `nope` in nb/analysis.ipynb"),
+        ({"cell_id": "7", "edit_mode": "delete"}, "no cell `7` in nb/analysis.ipynb"),
+        ({"new_source": "x"}, "no cell `None` in nb/analysis.ipynb"),
+        ({"cell_id": "intro", "edit_mode": "move"}, "edit_mode `move` is not one of replace, insert, delete"),
+    ],
+)
+def test_notebook_bad_edits_change_nothing(
+    run: Run, notebook: Path, args: dict[str, Any], message: str
+) -> None:
+    before = notebook.read_bytes()
+    outcome = run("notebookEdit", {"notebook_path": "nb/analysis.ipynb", **args})
+    assert (outcome.status, outcome.result) == ("error", message)
+    assert notebook.read_bytes() == before
+
+
+def test_notebook_that_is_not_one(run: Run, ws: Workspace) -> None:
+    write(ws, "fake.ipynb", "[1, 2]")
+    outcome = run("notebookEdit", {"notebook_path": "fake.ipynb", "cell_id": "0"})
+    assert (outcome.status, outcome.result) == ("error", "fake.ipynb is not a Jupyter notebook")
+    missing = run("notebookEdit", {"notebook_path": "none.ipynb", "cell_id": "0"})
+    assert (missing.status, missing.result) == ("error", "notebook not found: none.ipynb")
+
+
+# --------------------------------------------------------------------------- the rest
+
+
+def test_todo_write(run: Run) -> None:
+    todos = [{"content": "write tests", "status": "in_progress"}]
+    outcome = run("TodoWrite", {"todos": todos})
+    assert (outcome.tool, outcome.status, outcome.result) == ("todoWrite", "ok", "Todos updated")
+    assert outcome.details["todos"] == todos
+    assert run("todoWrite", {"todos": []}, canned_result="Todos saved").result == "Todos saved"
+    bad = run("todoWrite", {"todos": "not a list"})
+    assert (bad.status, bad.result) == ("error", "`todos` must be a list")
+
+
+@pytest.mark.parametrize(
+    "name", ["webFetch", "WebFetch", "webSearch", "WebSearch", "task", "Task", "SlashCommand"]
+)
+def test_canned_tools_return_the_scenario_result(run: Run, ws: Workspace, name: str) -> None:
+    before = snapshot_dir(ws.path)
+    canned = {"content": f"canned for {name}"}
+    outcome = run(name, {"url": "https://example.invalid", "query": "q", "prompt": "p"}, canned_result=canned)
+    assert (outcome.status, outcome.result) == ("ok", canned)
+    assert outcome.tool == ALIASES[name]
+    assert snapshot_dir(ws.path) == before
+
+
+def test_unknown_tool_returns_the_canned_result_with_a_note(run: Run) -> None:
+    outcome = run("Frobnicate", {"x": 1}, canned_result="as scripted")
+    assert (outcome.status, outcome.result, outcome.tool) == ("ok", "as scripted", "Frobnicate")
+    assert outcome.details["note"] == "`Frobnicate` is not a tool the mock agent runs"
+
+
+# --------------------------------------------------------------------------- Claudeless settings
+
+
+def test_mock_mode_never_executes(run: Run, ws: Workspace) -> None:
+    outcome = run("writeFile", {"path": "a.txt", "content": "x"}, canned_result="pretend", mode="mock")
+    assert (outcome.status, outcome.result) == ("ok", "pretend")
+    assert not (ws.path / "a.txt").exists()
+    assert run("Bash", {"command": "touch b.txt"}, mode="mock").result == "Bash: mocked"
+    assert not (ws.path / "b.txt").exists()
+    configured = run("Bash", {"command": "touch c"}, mode="mock", setting=m.ToolSetting(result="configured"))
+    assert (configured.status, configured.result) == ("ok", "configured")
+    assert not (ws.path / "c").exists()
+
+
+def test_setting_error_fails_without_executing(run: Run, ws: Workspace) -> None:
+    outcome = run("writeFile", {"path": "a.txt", "content": "x"}, setting=m.ToolSetting(error="disk full"))
+    assert (outcome.status, outcome.result) == ("error", "disk full")
+    assert not (ws.path / "a.txt").exists()
+
+
+def test_setting_auto_approve_false_denies(run: Run, ws: Workspace) -> None:
+    outcome = run("Bash", {"command": "touch a.txt"}, setting=m.ToolSetting(auto_approve=False))
+    assert outcome.status == "error"
+    assert outcome.result == "permission denied: Bash needs approval"
+    assert not (ws.path / "a.txt").exists()
+    approved = run("Bash", {"command": "touch a.txt"}, setting=m.ToolSetting(auto_approve=True))
+    assert approved.status == "ok"
+    assert (ws.path / "a.txt").exists()
+
+
+def test_setting_result_in_live_mode_replaces_the_result(run: Run, ws: Workspace) -> None:
+    outcome = run(
+        "runCmd", {"cmd": "echo real > a.txt; echo real"}, setting=m.ToolSetting(result="configured")
+    )
+    assert (outcome.status, outcome.result) == ("ok", "configured")
+    assert (ws.path / "a.txt").read_text() == "real\n"  # it did run
+
+
+# --------------------------------------------------------------------------- escapes
+
+
+ESCAPES = ["../planted.txt", "ABSOLUTE", "link/planted.txt", "sub/../../planted.txt"]
+
+
+def escape_path(rel: str, outside: Path) -> str:
+    return str(outside / "planted.txt") if rel == "ABSOLUTE" else rel
+
+
+@pytest.mark.parametrize("rel", ESCAPES)
+@pytest.mark.parametrize(
+    ("tool", "extra"),
+    [
+        ("writeFile", {"content": "planted"}),
+        ("appendFile", {"content": "planted"}),
+        ("editFile", {"old_string": "secret", "new_string": "planted"}),
+        ("notebookEdit", {"edit_mode": "insert", "new_source": "planted"}),
+        ("sed", {"expression": "s/secret/planted/", "in_place": True}),
+        ("readFile", {}),
+    ],
+)
+def test_path_escapes_are_errors_and_write_nothing(
+    run: Run, tmp_path: Path, outside: Path, rel: str, tool: str, extra: dict[str, Any]
+) -> None:
+    before = snapshot_dir(tmp_path)
+    key = "notebook_path" if tool == "notebookEdit" else "path"
+    outcome = run(tool, {key: escape_path(rel, outside), **extra})
+    assert outcome.status == "error"
+    assert "outside the workspace" in outcome.result or "is absolute" in outcome.result
+    assert snapshot_dir(tmp_path) == before
+
+
+@pytest.mark.parametrize("tool", ["readFile", "editFile", "sed", "writeFile"])
+def test_symlinked_file_to_outside_is_an_error(run: Run, outside: Path, tool: str) -> None:
+    args = {
+        "path": "secret-link.txt",
+        "old_string": "secret",
+        "new_string": "x",
+        "expression": "p",
+        "content": "x",
+    }
+    outcome = run(tool, args)
+    assert outcome.status == "error"
+    assert "`secret-link.txt` leads outside the workspace" in outcome.result
+    assert (outside / "secret.txt").read_text() == "secret\n"
+
+
+@pytest.mark.parametrize("tool", ["grep", "listDir", "find"])
+@pytest.mark.parametrize("rel", ["..", "link", "/"])
+def test_search_tools_cannot_look_outside(run: Run, tool: str, rel: str) -> None:
+    outcome = run(tool, {"path": rel, "pattern": "secret"})
+    assert outcome.status == "error"
+    assert f"`{rel}`" in outcome.result
+    assert "leads outside the workspace" in outcome.result or "is absolute" in outcome.result
+
+
+# --------------------------------------------------------------------------- compare_result
+
+
+@pytest.fixture
+def echoed(run: Run) -> ToolOutcome:
+    return run("runCmd", {"cmd": "echo hello"})
+
+
+def test_compare_match(echoed: ToolOutcome) -> None:
+    assert compare_result("hello", echoed, "ok") is None
+    assert compare_result("hello\n", echoed, "completed") is None
+
+
+def test_compare_mismatch_shows_both(echoed: ToolOutcome) -> None:
+    assert compare_result("bye", echoed, "ok") == "expected result 'bye', got 'hello'"
+
+
+def test_compare_ignores_trailing_whitespace_and_blank_end_lines(run: Run) -> None:
+    outcome = run("runCmd", {"cmd": "printf 'a  \\nb\\t\\n\\n\\n'"})
+    assert compare_result("\na\nb\n", outcome, "ok") is None
+    assert compare_result("a\n  b", outcome, "ok") is not None  # leading whitespace inside still counts
+    assert compare_result("a\n\nb", outcome, "ok") is not None  # and so do blank lines in the middle
+
+
+def test_compare_mapping_checks_only_its_keys(run: Run, echoed: ToolOutcome) -> None:
+    assert compare_result({"exitCode": 0}, echoed, "ok") is None
+    assert compare_result({"exitCode": 1}, echoed, "ok") == "`exitCode`: expected '1', got '0'"
+    assert compare_result({"output": "hello"}, echoed, "ok") is None
+    assert compare_result({"stdout": "nope"}, echoed, "ok") == "`stdout`: expected 'nope', got 'hello'"
+    failing = run("runCmd", {"cmd": "echo bad; exit 2"})
+    assert compare_result({"exitCode": 2}, failing, "error") is None
+    assert compare_result({"exitCode": 2, "result": "bad"}, failing, "failed") is None
+    assert compare_result({"exitCode": 1}, failing, "error") == "`exitCode`: expected '1', got '2'"
+
+
+@pytest.mark.parametrize("status", ["ok", "OK", "completed", "success", "succeeded"])
+def test_compare_success_statuses(run: Run, echoed: ToolOutcome, status: str) -> None:
+    assert compare_result(None, echoed, status) is None
+    failed = run("runCmd", {"cmd": "echo broken; exit 1"})
+    assert compare_result(None, failed, status) == "expected success, the tool failed: 'broken'"
+
+
+@pytest.mark.parametrize("status", ["error", "failed", "failure", "Error"])
+def test_compare_error_statuses(run: Run, echoed: ToolOutcome, status: str) -> None:
+    assert compare_result(None, echoed, status) == "expected an error, the tool succeeded: 'hello'"
+    failed = run("readFile", {"path": "missing"})
+    assert compare_result("file not found: missing", failed, status) is None
+
+
+@pytest.mark.parametrize("status", ["pending", "in_progress"])
+def test_compare_pending_statuses_are_not_checked(run: Run, echoed: ToolOutcome, status: str) -> None:
+    assert compare_result(None, echoed, status) is None
+    assert compare_result(None, run("runCmd", {"cmd": "exit 1"}), status) is None
+    assert compare_result("other", echoed, status) is not None  # the result still is
+
+
+def test_compare_write_tools_do_not_compare_text(run: Run, ws: Workspace) -> None:
+    wrote = run("writeFile", {"path": "a.txt", "content": "x"})
+    assert compare_result("File written successfully", wrote, "ok") is None
+    assert compare_result({"result": "anything"}, wrote, "ok") is None
+    edited = run("editFile", {"path": "a.txt", "old_string": "zzz", "new_string": "y"})
+    assert compare_result("whatever", edited, "ok") == (
+        "expected success, the tool failed: '`old_string` not found in a.txt'"
+    )
+
+
+def test_compare_json_results(run: Run, project: Workspace) -> None:
+    outcome = run("grep", {"pattern": "def", "output_mode": "count"})
+    assert compare_result({"matches": 2}, outcome, "ok") is None
+    assert compare_result({"matches": 3}, outcome, "ok") == "`matches`: expected '3', got '2'"
+
+
+# --------------------------------------------------------------------------- perform_edit
+
+
+def numstat(before: Path, after: Path) -> tuple[int, int]:
+    """Lines added and removed, by git itself."""
+    done = subprocess.run(
+        ["git", "diff", "--no-index", "--numstat", str(before), str(after)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull},
+    )
+    added, removed, _ = done.stdout.split("\t", 2)
+    return int(added), int(removed)
+
+
+def test_perform_edit_adds_and_removes_lines(ws: Workspace, tmp_path: Path) -> None:
+    path = write(ws, "five.txt", "".join(f"line {i}\n" for i in range(1, 6)))
+    original = tmp_path / "original.txt"
+    original.write_bytes(path.read_bytes())
+    assert perform_edit(ws, "five.txt", 3, 1) is None
+    assert path.read_text().splitlines() == [
+        "line 1",
+        "line 2",
+        "line 3",
+        "line 4",
+        "edited by agent (line 1)",
+        "edited by agent (line 2)",
+        "edited by agent (line 3)",
+    ]
+    assert numstat(original, path) == (3, 1)
+
+
+def test_perform_edit_cannot_remove_more_than_exist(ws: Workspace) -> None:
+    path = write(ws, "five.txt", "a\nb\nc\nd\ne\n")
+    assert perform_edit(ws, "five.txt", 1, 7) == "cannot remove 7 lines: the file has 5"
+    assert path.read_text() == "a\nb\nc\nd\ne\n"
+
+
+def test_perform_edit_creates_a_file(ws: Workspace) -> None:
+    assert perform_edit(ws, "new/dir/f.txt", 2, 0) is None
+    assert (ws.path / "new" / "dir" / "f.txt").read_text() == (
+        "edited by agent (line 1)\nedited by agent (line 2)\n"
+    )
+    assert perform_edit(ws, "other.txt", 0, 1) == "cannot remove 1 lines: the file has 0"
+    assert not (ws.path / "other.txt").exists()
+
+
+@pytest.mark.parametrize(("added", "removed"), [(1, 0), (0, 0), (2, 1), (0, 2)])
+def test_perform_edit_on_a_file_without_a_final_newline(
+    ws: Workspace, tmp_path: Path, added: int, removed: int
+) -> None:
+    path = write(ws, "f.txt", "a\nb")
+    original = tmp_path / "original.txt"
+    original.write_bytes(path.read_bytes())
+    assert perform_edit(ws, "f.txt", added, removed) is None
+    kept = ["a", "b"][: 2 - removed]
+    assert path.read_text().splitlines() == kept + [f"edited by agent (line {i + 1})" for i in range(added)]
+
+
+@pytest.mark.parametrize("rel", ["../x.txt", "link/x.txt", "/tmp/x.txt"])
+def test_perform_edit_escapes(ws: Workspace, outside: Path, rel: str) -> None:
+    problem = perform_edit(ws, rel, 1, 0)
+    assert problem is not None
+    assert "`agentEdits.path`" in problem
+    assert not (outside / "x.txt").exists()
+    assert not (outside.parent / "x.txt").exists()
+
+
+def test_sed_expressions_cannot_write_or_run_outside_the_workspace(
+    ws: Workspace, run: Run, outside: Path
+) -> None:
+    write(ws, "notes.txt", "hello\n")
+    before = snapshot_dir(outside)
+    for expression in (f"w {outside}/written.txt", "1e touch ../escaped.txt"):
+        outcome = run("sed", {"expression": expression, "path": "notes.txt"})
+        assert outcome.status == "error", outcome
+    assert snapshot_dir(outside) == before
+    assert not (ws.path.parent / "escaped.txt").exists()

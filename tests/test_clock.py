@@ -1,0 +1,250 @@
+"""The virtual clock: speed parsing, sleeping at a speed, and the pause/step/run-to gates.
+
+Every test runs its own event loop with ``asyncio.run``. Real time only ever bounds a test
+from above (a generous timeout); whether a gate holds is decided by state, not by a stopwatch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+
+from workbench.clock import ClockState, VirtualClock, parse_speed
+
+GENEROUS_S = 10.0
+
+
+def run(coro: Coroutine[Any, Any, None]) -> None:
+    asyncio.run(asyncio.wait_for(coro, GENEROUS_S * 3))
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    """Yield to other tasks until ``condition`` holds; fail (not hang) after a generous while."""
+    deadline = time.monotonic() + GENEROUS_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.001)
+
+
+async def settle() -> None:
+    """Give every ready task plenty of chances to run (a held gate stays held however long this is)."""
+    for _ in range(50):
+        await asyncio.sleep(0)
+    await asyncio.sleep(0.02)
+
+
+async def engine(clock: VirtualClock, steps: int, passed: list[int]) -> None:
+    """What the engine does: a gate before each step."""
+    for index in range(steps):
+        await clock.gate(index)
+        passed.append(index)
+
+
+# --------------------------------------------------------------------------- parse_speed
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("max", None), ("MAX", None), (" max ", None), ("1", 1.0), ("0.25", 0.25), ("4", 4.0), ("1e3", 1000.0)],
+)
+def test_parse_speed_accepts_max_and_positive_numbers(text: str, expected: float | None) -> None:
+    assert parse_speed(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "fast", "inf", "nan", "", "-inf", "0.0"])
+def test_parse_speed_rejects_and_names_what_is_allowed(text: str) -> None:
+    with pytest.raises(ValueError) as info:
+        parse_speed(text)
+    message = str(info.value)
+    assert repr(text) in message
+    assert "positive number" in message
+    assert "`max`" in message
+
+
+# --------------------------------------------------------------------------- sleeping
+
+
+def test_speed_max_never_sleeps_and_advances_time() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        await asyncio.wait_for(clock.sleep_until(10**9), GENEROUS_S)
+        assert clock.now_ms == 10**9
+        await asyncio.wait_for(clock.sleep_until(5), GENEROUS_S)  # never goes backwards
+        assert clock.now_ms == 10**9
+
+    run(scenario())
+
+
+def test_speed_1000_sleeps_a_thousandth_of_virtual_time() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(1000)
+        started = time.monotonic()
+        await clock.sleep_until(500)  # 500 virtual ms: half a real millisecond
+        elapsed = time.monotonic() - started
+        assert 0 <= elapsed < GENEROUS_S
+        assert clock.now_ms == 500
+        assert clock.state == ClockState(500, 1000, False, -1)
+
+    run(scenario())
+
+
+def test_set_speed_to_max_ends_a_long_sleep() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(0.001)  # 10 virtual seconds would take 10,000 real seconds
+        sleeper = asyncio.create_task(clock.sleep_until(10_000))
+        await settle()
+        assert not sleeper.done()
+        clock.set_speed(None)
+        await asyncio.wait_for(sleeper, GENEROUS_S)
+        assert clock.now_ms == 10_000
+        assert clock.speed is None
+
+    run(scenario())
+
+
+def test_pause_holds_a_sleep_until_resume() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(0.001)
+        sleeper = asyncio.create_task(clock.sleep_until(10_000))
+        await settle()
+        clock.pause()
+        clock.set_speed(None)  # would end the sleep, but the clock is paused
+        await settle()
+        assert not sleeper.done()
+        assert clock.now_ms < 10_000
+        clock.resume()
+        await asyncio.wait_for(sleeper, GENEROUS_S)
+        assert clock.now_ms == 10_000
+
+    run(scenario())
+
+
+# --------------------------------------------------------------------------- gates
+
+
+def test_gate_passes_at_once_when_running() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        passed: list[int] = []
+        await asyncio.wait_for(engine(clock, 3, passed), GENEROUS_S)
+        assert passed == [0, 1, 2]
+        assert clock.state.step == 2
+
+    run(scenario())
+
+
+def test_gate_holds_while_paused_until_resume() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        clock.pause()
+        passed: list[int] = []
+        task = asyncio.create_task(engine(clock, 1, passed))
+        await settle()
+        assert passed == []
+        assert not task.done()
+        assert clock.state.step == 0  # the engine is at gate 0
+        clock.resume()
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0]
+
+    run(scenario())
+
+
+def test_step_lets_exactly_one_gate_through() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        clock.pause()
+        passed: list[int] = []
+        task = asyncio.create_task(engine(clock, 5, passed))
+        await until(lambda: clock.state.step == 0, "the engine to reach gate 0")
+        assert passed == []
+
+        clock.step()
+        await until(lambda: passed == [0], "step 0 to run")
+        await settle()
+        assert passed == [0]  # held at the next gate
+        assert clock.state.step == 1
+        assert clock.paused
+
+        clock.step()
+        await until(lambda: passed == [0, 1], "step 1 to run")
+        await settle()
+        assert passed == [0, 1]
+        assert clock.state.step == 2
+
+        clock.resume()
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0, 1, 2, 3, 4]
+
+    run(scenario())
+
+
+def test_run_to_runs_earlier_gates_and_holds_at_the_target() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        clock.run_to(3)
+        passed: list[int] = []
+        task = asyncio.create_task(engine(clock, 6, passed))
+        await until(lambda: clock.paused and clock.state.step == 3, "the engine to hold at gate 3")
+        await settle()
+        assert passed == [0, 1, 2]
+        assert not task.done()
+
+        clock.resume()
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0, 1, 2, 3, 4, 5]
+
+    run(scenario())
+
+
+def test_run_to_from_a_pause() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        clock.pause()
+        passed: list[int] = []
+        task = asyncio.create_task(engine(clock, 6, passed))
+        await until(lambda: clock.state.step == 0, "the engine to reach gate 0")
+        clock.run_to(4)
+        await until(lambda: passed == [0, 1, 2, 3], "steps 0..3")
+        await settle()
+        assert passed == [0, 1, 2, 3]
+        assert clock.paused
+        clock.resume()
+        await asyncio.wait_for(task, GENEROUS_S)
+
+    run(scenario())
+
+
+# --------------------------------------------------------------------------- listeners
+
+
+def test_listeners_hear_every_change_as_clock_state() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(1.0)
+        heard: list[ClockState] = []
+        clock.add_listener(heard.append)
+
+        clock.pause()
+        assert heard[-1] == ClockState(0, 1.0, True, -1)
+        clock.set_speed(4.0)
+        assert heard[-1] == ClockState(0, 4.0, True, -1)
+        clock.resume()
+        assert heard[-1] == ClockState(0, 4.0, False, -1)
+        await clock.gate(7)
+        assert heard[-1] == ClockState(0, 4.0, False, 7)
+        clock.set_speed(None)
+        await clock.sleep_until(1234)
+        assert heard[-1] == ClockState(1234, None, False, 7)
+        assert all(isinstance(state, ClockState) for state in heard)
+
+        count = len(heard)
+        clock.remove_listener(heard.append)
+        clock.pause()
+        assert len(heard) == count
+
+    run(scenario())
