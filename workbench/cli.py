@@ -55,8 +55,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--ci", action="store_true", help="never write goldens; plain output; a missing golden fails"
     )
     run.add_argument(
-        "--mode", default="mock-agent", choices=["mock-agent"], help="how the scenario is played"
+        "--mode",
+        default="mock-agent",
+        choices=["mock-agent", "real-agent"],
+        help="how the scenario is played",
     )
+    run.add_argument("--agent", metavar="NAME",
+                     help="real-agent mode: the agent preset (claude-code, codex, pi); "
+                          "else the scenario's `command` with {base_url} placeholders")  # fmt: skip
+    run.add_argument("--agent-ui", choices=["tui", "print"], default="tui",
+                     help="real-agent mode: the agent's TUI (default) or its print mode")  # fmt: skip
     run.add_argument(
         "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
     )
@@ -244,6 +252,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("-j must be at least 1")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if args.agent is not None:
+        from workbench.llm.presets import PRESETS
+
+        if args.mode != "real-agent":
+            raise UsageError("--agent needs --mode real-agent")
+        if args.agent not in PRESETS:
+            raise UsageError(f"unknown agent preset `{args.agent}`; known: {', '.join(PRESETS)}")
     if args.ci and args.update_goldens:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
     _discover(discover, args.paths)
@@ -257,7 +272,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     options = RunOptions(
         speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
         defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd,
-        mode=args.mode,
+        mode=args.mode, agent=args.agent, agent_ui=args.agent_ui,
     )  # fmt: skip
     console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
     report = run_batch(candidates, options, args.jobs, console)

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from workbench.agent.control import ENV_VAR, ControlError, EngineLink
 from workbench.clock import VirtualClock
 from workbench.engine.program import Program, program_for
+from workbench.engine.real_agent import RealAgent, RealAgentError
 from workbench.engine.report import Failure, ScenarioResult, ShotResult
 from workbench.engine.trace import TRACE_FILE, StepRecord, TraceWriter
 from workbench.scenario import model as m
@@ -58,6 +59,8 @@ class RunOptions:
     settle_ms: int = 150
     checkpoint_cmd: str | None = None
     mode: str = "mock-agent"
+    agent: str | None = None  # real-agent mode: a preset of workbench.llm.presets
+    agent_ui: str = "tui"  # real-agent mode: `tui` or `print`
 
     @property
     def speed_text(self) -> str:
@@ -90,6 +93,7 @@ class ScenarioRun:
     _workspace: Workspace | None = None
     _typed_bytes: int = 0
     _program: Program | None = None
+    _real: RealAgent | None = None
     _started: float = 0.0
 
     def __post_init__(self) -> None:
@@ -122,7 +126,7 @@ class ScenarioRun:
             screen = self._screen_text()
             result.fail(Failure(self._current_step, 0, "timing",
                                 f"timed out after {self.options.timeout_s:g} s; the screen was:\n{screen}"))  # fmt: skip
-        except (ControlError, OSError, WorkspaceError) as exc:
+        except (ControlError, OSError, WorkspaceError, RealAgentError) as exc:
             result.fail(Failure(self._current_step, 0, "process", str(exc)))
         except Exception as exc:  # a bug in the engine: this scenario errors, the batch goes on
             result.fail(Failure(self._current_step, 0, "process", f"internal error: {_crash_report(exc)}"))
@@ -161,6 +165,9 @@ class ScenarioRun:
         program = program_for(scenario, self.path, self._workspace.path, speed=self.options.speed_text,
                               defines=self.options.defines, checkpoint_cmd=self.options.checkpoint_cmd,
                               home=home)  # fmt: skip
+        if self.options.mode == "real-agent":
+            self._real = RealAgent(self, result)
+            program = await self._real.start(program)
         self._program = program
         if program.mock_agent:
             self._socket_dir = tempfile.mkdtemp(prefix="wb-ctl-")
@@ -192,7 +199,9 @@ class ScenarioRun:
     async def _finish_program(self, result: ScenarioResult) -> None:
         assert self._session is not None and self.scenario is not None and self._workspace is not None
         expect = self.scenario.expect
-        if self._link is not None:
+        if self._real is not None:
+            code = await self._real.finish()
+        elif self._link is not None:
             bye = await self._link.request({"op": "end"}, "bye", timeout=30)
             await self._sync_output(bye["written"])
             code = await self._session.wait_exit(timeout=30)
@@ -212,6 +221,8 @@ class ScenarioRun:
 
     async def _play(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
         action = step.action
+        if self._real is not None and (played := await self._real.play(step)) is not None:
+            return played
         if action in AGENT_ACTIONS:
             return await self._agent_step(step, result)
         if action == "input":
@@ -268,7 +279,9 @@ class ScenarioRun:
     async def _settle(self) -> None:
         """Before a screen is compared: the mock agent is synced already; other programs must be quiet."""
         assert self._session is not None
-        if self._link is None:
+        if self._real is not None:
+            await self._real.settle()
+        elif self._link is None:
             await self._session.wait_stable(self.options.settle_ms, timeout=min(30.0, self.options.timeout_s))
 
     async def _do_screenshot(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
@@ -292,29 +305,36 @@ class ScenarioRun:
         return [{"ok": True, "message": f"screenshot `{label}`: {outcome.status}"}]
 
     async def _do_assert(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
+        outcomes = await self.assert_outcomes(step)
+        return self._report_checks(step, result, outcomes, "assert")
+
+    async def _do_assert_git(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
+        outcomes = await self.assert_outcomes(step)
+        return self._report_checks(step, result, outcomes, "assert")
+
+    async def assert_outcomes(self, step: Step, *, screen_only: bool = False) -> list[Check]:
+        """The checks of an `assert` or `assertGit` step, once the screen has settled.
+        ``screen_only``: of an `assert`, only `text.contains` (the mock LLM server checks the rest)."""
         assert self._workspace is not None and self._session is not None
         event = step.event
+        await self._settle()
+        if isinstance(event, m.AssertGit):
+            return git_checks(self._workspace.path, event.checks)
         assert isinstance(event, m.Assert)
         ws = self._workspace
-        await self._settle()
-        outcomes = [ws.check_fs_exists(p) for p in event.fs_exists]
-        outcomes += [ws.check_fs_not_exists(p) for p in event.fs_not_exists]
+        outcomes: list[Check] = []
+        if not screen_only:
+            outcomes += [ws.check_fs_exists(p) for p in event.fs_exists]
+            outcomes += [ws.check_fs_not_exists(p) for p in event.fs_not_exists]
         if event.text_contains:
             screen = self._screen_text()
             for text in event.text_contains:
                 ok = text in screen or text in screen.replace("\n", "")
                 outcomes.append(Check(ok, f"the screen {'contains' if ok else 'does not contain'} {text!r}"))
-        outcomes += [ws.check_json_file(c.path, c.pointer, c.equals) for c in event.json_file]
-        outcomes += [ws.check_git_commit_message_contains(t) for t in event.git_commit_message_contains]
-        return self._report_checks(step, result, outcomes, "assert")
-
-    async def _do_assert_git(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
-        assert self._workspace is not None
-        event = step.event
-        assert isinstance(event, m.AssertGit)
-        await self._settle()
-        outcomes = git_checks(self._workspace.path, event.checks)
-        return self._report_checks(step, result, outcomes, "assert")
+        if not screen_only:
+            outcomes += [ws.check_json_file(c.path, c.pointer, c.equals) for c in event.json_file]
+            outcomes += [ws.check_git_commit_message_contains(t) for t in event.git_commit_message_contains]
+        return outcomes
 
     def _report_checks(
         self, step: Step, result: ScenarioResult, outcomes: Sequence[Any], kind: str
@@ -407,6 +427,8 @@ class ScenarioRun:
         return "\n".join(row.rstrip() for row in self._session.screen.text_rows())
 
     async def _cleanup(self, result: ScenarioResult) -> None:
+        if self._real is not None:
+            await self._real.stop()
         if self._session is not None:
             await self._session.terminate()
             if self._session.recorder is not None:

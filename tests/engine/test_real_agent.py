@@ -1,0 +1,187 @@
+"""`workbench run --mode real-agent` end to end: real agents in our pty, the mock LLM
+server playing the model, through the real CLI.
+
+The agent tests are skipped unless the agent is installed: put `claude`, `pi` and
+`codex` on PATH, or set WORKBENCH_AGENTS to npm prefixes separated by `:`
+(`npm i --prefix DIR @anthropic-ai/claude-code@2.1.197`, ...; `.ci/run` does this
+in CI). Verified with Claude Code 2.1.197, pi 0.73.1 and Codex 0.169.0.
+
+In each, the model asks the agent to write a file and then to `cat` it: the file
+must exist in the workspace (the scenario's `assert` and the kept workspace), the
+command's output must reach the next request (the server compares the tool
+result with the scenario's `result`; a difference fails the run), and the
+screenshot must match the golden in `tests/engine/goldens/`.
+
+Volatile text is kept out of the goldens by the choice of moment and size, not by
+masks. The TUIs always show something volatile when they are idle (Claude Code's
+random "✻ Cooked for 0s" verb and duration, pi's footer with the workspace path
+and token counts, Codex's "Worked for <1s • 18:51" clock and path), so the goldens
+are print-mode screens taken after the agent exited, where the agents print only
+the model's last text (Codex's transcript on stderr, with its timings and token
+counts, goes to `agent-stderr.log` in the run folder). The TUI tests check the
+screen with `text.contains` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write
+
+pytestmark = pytest.mark.slow
+
+GOLDENS = Path(__file__).parent / "goldens"
+
+SCENARIO = """\
+name: real-{agent}
+terminal: {{width: 80, height: {height}}}
+timeline:
+  - userInputs: [[0, "write hello.txt and show it"]]
+  - llmResponse:
+      - think: [[100, "Write, then cat."]]
+      - assistant: [[100, "Writing hello.txt."]]
+  - writeFile: {{path: hello.txt, content: "hello from {agent}\\n"}}
+  - llmResponse:
+      - assistant: [[50, "Now showing it."]]
+  - runCmd: {{cmd: cat hello.txt, result: "hello from {agent}"}}
+  - llmResponse:
+      - assistant: [[50, "Done: hello.txt says hello."]]
+  - assert:
+      fs: {{exists: [hello.txt]}}
+      text: {{contains: ["Done: hello.txt says hello."]}}
+{screenshot}"""
+
+PROGRAMS = {"claude-code": "claude", "pi": "pi", "codex": "codex"}
+HEIGHTS = {"claude-code": 8, "pi": 8, "codex": 8}
+
+
+def installed(preset: str) -> None:
+    name = PROGRAMS[preset]
+    for prefix in filter(None, os.environ.get("WORKBENCH_AGENTS", "").split(":")):
+        if (Path(prefix) / "node_modules" / ".bin" / name).exists():
+            return
+    if shutil.which(name) is None:
+        pytest.skip(f"{name} is not installed (see this module's docstring)")
+
+
+def workbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI, with its temporary files (workspaces, the agents' own) under ``cwd/tmp``."""
+    (cwd / "tmp").mkdir(exist_ok=True)
+    return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, capture_output=True, text=True,
+                          check=False, timeout=240, env={**os.environ, "TMPDIR": str(cwd / "tmp")})  # fmt: skip
+
+
+def run_real(tmp_path: Path, scenario: Path, *extra: str) -> dict:  # type: ignore[type-arg]
+    done = workbench("run", "--ci", "--mode", "real-agent", str(scenario), "--goldens", str(GOLDENS),
+                     "--report", "r.json", "--keep", "--timeout", "120", *extra, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    assert entry["mode"] == "real-agent" and entry["status"] == "passed", entry
+    return entry  # type: ignore[no-any-return]
+
+
+def workspace_of(tmp_path: Path) -> Path:
+    """The workspace the run kept (`--keep`), in the run's TMPDIR."""
+    (workspace,) = (tmp_path / "tmp").glob("wb-ws-*")
+    return workspace
+
+
+@pytest.mark.parametrize("preset", ["claude-code", "pi", "codex"])
+def test_agent_print_mode_writes_runs_and_matches_golden(tmp_path: Path, preset: str) -> None:
+    installed(preset)
+    scenario = write(tmp_path, f"real-{preset}.yaml", SCENARIO.format(
+        agent=preset, height=HEIGHTS[preset], screenshot="  - screenshot: done\n"))  # fmt: skip
+    entry = run_real(tmp_path, scenario, "--agent", preset, "--agent-ui", "print")
+    assert [s["status"] for s in entry["screenshots"]] == ["match"]
+    workspace = workspace_of(tmp_path)
+    try:
+        assert (workspace / "hello.txt").read_text() == f"hello from {preset}\n"
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+    (log,) = (tmp_path / "target/tmp/workbench").glob(f"real-{preset}/*/*/llm-requests.jsonl")
+    assert len([json.loads(line) for line in log.read_text().splitlines()]) >= 3
+
+
+@pytest.mark.parametrize("preset", ["claude-code", "pi", "codex"])
+def test_agent_tui(tmp_path: Path, preset: str) -> None:
+    installed(preset)
+    scenario = write(tmp_path, f"real-{preset}.yaml", SCENARIO.format(agent=preset, height=24, screenshot=""))
+    run_real(tmp_path, scenario, "--agent", preset)
+    shutil.rmtree(workspace_of(tmp_path), ignore_errors=True)
+
+
+def test_wrong_tool_result_fails_with_the_line(tmp_path: Path) -> None:
+    installed("pi")
+    text = SCENARIO.format(agent="pi", height=8, screenshot="").replace('result: "hello from pi"',
+                                                                         'result: "something else"')  # fmt: skip
+    scenario = write(tmp_path, "real-pi.yaml", text)
+    done = workbench("run", "--mode", "real-agent", "--agent", "pi", "--agent-ui", "print", str(scenario),
+                     "--report", "r.json", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    (failure,) = [f for f in entry["failures"] if f["kind"] == "tool"]
+    assert failure["line"] == 11 and "something else" in failure["message"]
+
+
+CLIENT = '''\
+"""Any other agent: a tiny tool loop over the OpenAI Chat Completions API."""
+import json, pathlib, subprocess, sys
+import openai
+
+base_url, key, prompt = sys.argv[1:4]
+client = openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
+tools = [
+    {"type": "function", "function": {"name": "writeFile", "description": "write a file", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}},
+    {"type": "function", "function": {"name": "runCmd", "description": "run a command", "parameters": {
+        "type": "object", "properties": {"cmd": {"type": "string"}}}}},
+]
+messages = [{"role": "user", "content": prompt}]
+while True:
+    reply = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
+    message = reply.choices[0].message
+    if message.content:
+        print(message.content, flush=True)
+    if not message.tool_calls:
+        break
+    messages.append(message.model_dump(exclude_none=True))
+    for call in message.tool_calls:
+        args = json.loads(call.function.arguments)
+        if call.function.name == "writeFile":
+            pathlib.Path(args["path"]).write_text(args["content"])
+            output = "ok"
+        else:
+            output = subprocess.run(args["cmd"], shell=True, capture_output=True, text=True).stdout
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+'''
+
+
+def test_any_agent_from_a_command_with_placeholders(tmp_path: Path) -> None:
+    client = write(tmp_path, "client.py", CLIENT)
+    command = json.dumps([sys.executable, str(client), "{openai_base_url}", "{api_key}", "{prompt}"])
+    text = SCENARIO.format(agent="client", height=8, screenshot="  - screenshot: done\n")
+    scenario = write(tmp_path, "real-client.yaml", f"command: {command}\n{text}")
+    entry = run_real(tmp_path, scenario)
+    assert [s["status"] for s in entry["screenshots"]] == ["match"]
+    workspace = workspace_of(tmp_path)
+    try:
+        assert (workspace / "hello.txt").read_text() == "hello from client\n"
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+
+
+def test_real_agent_needs_an_agent(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "s.yaml", SCENARIO.format(agent="x", height=8, screenshot=""))
+    done = workbench("run", "--mode", "real-agent", str(scenario), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    assert "--agent" in entry["failures"][0]["message"]
+    bad = workbench("run", "--mode", "real-agent", "--agent", "nope", str(scenario), cwd=tmp_path)
+    assert bad.returncode == 2 and "unknown agent preset" in bad.stderr

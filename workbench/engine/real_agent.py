@@ -1,0 +1,225 @@
+"""`workbench run --mode real-agent`: a real coding agent in the pty, the mock LLM
+server playing the model.
+
+The run starts :class:`~workbench.llm.LlmServer` on its own asyncio loop with the
+scenario, a fresh API key (so the run has its own session), the run's workspace
+(for ``assert`` fs checks) and run folder (request log, mismatching requests),
+then starts the agent through a preset (``--agent claude-code|codex|pi``, see
+:mod:`workbench.llm.presets`) or the scenario's ``command`` with ``{base_url}``
+placeholders. The schedule is then walked as in mock-agent mode, except:
+
+* agent steps (thinking, text, tool calls) are the server's: the engine waits
+  until the server has sent them (or the agent exits, a failure);
+* ``assert`` steps are evaluated by the server before it sends the next reply;
+  it calls back into the run for what only the engine sees (the screen's
+  ``text.contains``, ``assertGit``), with the runner's own checks;
+* in print mode the scenario's first input is the agent's command-line prompt
+  and is not typed; in TUI mode inputs are typed once the agent shows that it
+  takes input;
+* before a screenshot the engine waits for the agent steps before it, then for
+  the screen to be quiet for ``max(settle_ms, 500)`` ms; in print mode a
+  screenshot after the last agent step waits for the agent to exit.
+
+At the end the server checks what the session left (final asserts, replies never
+asked for) and every :class:`~workbench.llm.LlmFailure` becomes a report failure
+with its kind and line.
+
+Volatile text (versions, timings, temp paths) is kept out of goldens by choosing
+the moment and the size of the screen, not by masks: print mode screenshots
+after the agent exits hold only the model's text, and a short terminal shows
+only the last lines.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from workbench.engine.program import Program
+from workbench.engine.report import Failure, ScenarioResult
+from workbench.scenario import model as m
+from workbench.timeline import Step
+
+if TYPE_CHECKING:
+    from workbench.engine.runner import ScenarioRun
+    from workbench.llm import LlmFailure, LlmServer
+
+AGENT_EXIT_GRACE_S = 0.5
+MIN_SETTLE_MS = 500
+READY_TIMEOUT_S = 60.0
+
+
+class RealAgentError(Exception):
+    """The agent cannot be started (unknown preset, not installed, no command)."""
+
+
+class RealAgent:
+    """The real-agent side of one :class:`ScenarioRun`."""
+
+    def __init__(self, run: ScenarioRun, result: ScenarioResult) -> None:
+        self.run = run
+        self.result = result
+        self.server: LlmServer | None = None
+        self.api_key = "wb-" + secrets.token_hex(8)  # short: Claude Code stores the last 20 characters
+        self.ui = run.options.agent_ui
+        self.ready: str | None = None
+        self._typed_prompt = False
+        self._finished = False
+        self._last_agent_step = -1
+
+    # ------------------------------------------------------------------ start
+
+    async def start(self, program: Program) -> Program:
+        """Start the server; return the agent's program (argv and environment)."""
+        from workbench.llm import LlmServer
+        from workbench.llm.presets import Endpoint, PresetError, endpoint_env, expand_command, preset_named
+
+        run = self.run
+        assert run.scenario is not None and run.schedule is not None and run.run_dir is not None
+        assert run._workspace is not None
+        scenario, options = run.scenario, run.options
+        preset = None
+        if options.agent:
+            try:
+                preset = preset_named(options.agent)
+            except PresetError as exc:
+                raise RealAgentError(str(exc)) from None
+        elif not scenario.command:
+            raise RealAgentError("real-agent mode needs an agent: `--agent claude-code|codex|pi`, "
+                                 "or a scenario `command` with {base_url} placeholders")  # fmt: skip
+        if scenario.rules is None:
+            steps = [s.index for s in run.schedule.steps if _is_agent(s)]
+            self._last_agent_step = max(steps, default=-1)
+        self.server = LlmServer(
+            [scenario], speed=options.speed, out_dir=run.run_dir, workspace=run._workspace.path,
+            on_assert=self._on_assert, profile=preset.profile if preset else None,
+        )  # fmt: skip
+        base_url = await self.server.start()
+        home = (run.run_dir / "home").resolve()  # the agent runs in the workspace: no relative paths
+        endpoint = Endpoint(base_url, self.api_key, run._workspace.path, home, self._prompt(scenario))
+        env = {**program.env, "HOME": str(home)}
+        if preset is None:
+            assert scenario.command is not None
+            env.update(endpoint_env(endpoint))
+            if any("{prompt}" in word for word in scenario.command):
+                self.ui = "print"  # the first input is on its command line, not typed
+            return Program(expand_command(scenario.command, endpoint), env, mock_agent=False)
+        try:
+            launch = preset.launch(endpoint, self.ui)
+        except PresetError as exc:
+            raise RealAgentError(str(exc)) from None
+        env.update(launch.env)
+        self.ready = launch.ready
+        return Program(launch.argv, env, mock_agent=False)
+
+    def _prompt(self, scenario: m.Scenario) -> str:
+        prompt = scenario.effective_initial_prompt
+        if prompt is None and scenario.rules is not None:
+            prompt = scenario.initial_prompt
+        return prompt or "hello"
+
+    # ------------------------------------------------------------------ steps
+
+    async def play(self, step: Step) -> list[dict[str, Any]] | None:
+        """Play ``step`` the real-agent way; None lets the runner play it as usual."""
+        if _is_agent(step):
+            await self._wait_served(step)
+            return []
+        if isinstance(step.event, m.Assert | m.AssertGit):
+            return []  # the server evaluates it before its next reply (see on_assert)
+        if step.action == "input":
+            if self.ui == "print" and not self._typed_prompt:
+                self._typed_prompt = True  # it is the agent's command-line prompt
+                return []
+            await self._wait_ready()
+            # Typed, then submitted once the agent has drawn it: text and Enter in one write look
+            # like a paste to some TUIs (the Enter becomes a newline).
+            text = step.item.text
+            submit = not text.endswith(("<Enter>", "\r", "\n"))
+            await self.run._type(text)
+            if submit:
+                await self.run._type("<Enter>")
+            return []
+        if step.action == "key":
+            await self._wait_ready()
+            return None
+        if step.action == "screenshot" and self.ui == "print" and step.index > self._last_agent_step:
+            await self._wait_exit()
+        return None
+
+    async def _wait_served(self, step: Step) -> None:
+        assert self.server is not None and self.run._session is not None
+        session = self.run._session
+        while not await self.server.wait_step(step.index, timeout=0.2):
+            if not session.alive:
+                # the agent may still be sending: give its last request a moment
+                if await self.server.wait_step(step.index, timeout=AGENT_EXIT_GRACE_S):
+                    return
+                raise RealAgentError(
+                    f"the agent exited (code {session.exit_code}) before step {step.index} "
+                    f"(line {step.pos.line}, {step.summary}) was served"
+                )
+
+    async def _wait_ready(self) -> None:
+        session = self.run._session
+        if self.ready is None or session is None:
+            return
+        await session.wait_for_text(self.ready, timeout=READY_TIMEOUT_S)
+        self.ready = None
+
+    async def _wait_exit(self) -> None:
+        session = self.run._session
+        if session is not None and session.alive:
+            await session.wait_exit(timeout=self.run.options.timeout_s)
+
+    async def settle(self) -> None:
+        session = self.run._session
+        assert session is not None
+        ms = max(self.run.options.settle_ms, MIN_SETTLE_MS)
+        await session.wait_stable(ms, timeout=min(30.0, self.run.options.timeout_s))
+
+    async def _on_assert(self, step: Step) -> list[LlmFailure]:
+        """The runner's checks for what the server cannot see itself (the screen, git branches)."""
+        from workbench.llm import LlmFailure
+
+        outcomes = await self.run.assert_outcomes(step, screen_only=True)
+        return [LlmFailure("assert", o.message, step.pos.line, step.index, self.result.file)
+                for o in outcomes if not o.ok]  # fmt: skip
+
+    # ------------------------------------------------------------------ end
+
+    async def finish(self) -> int | None:
+        """After the last step: the agent's exit code (print mode), then the server's verdict."""
+        session = self.run._session
+        assert session is not None and self.run.scenario is not None
+        code: int | None = None
+        if self.ui == "print" or self.run.scenario.expect.exit_code is not None:
+            code = await session.wait_exit(timeout=self.run.options.timeout_s)
+        elif not session.alive:
+            code = session.exit_code
+        await self._collect()
+        return code
+
+    async def _collect(self, final: bool = True) -> None:
+        """Turn the server's failures into report failures; ``final`` also ends the sessions
+        (final asserts, replies never asked for), which only makes sense after the last step."""
+        if self.server is None or self._finished:
+            return
+        self._finished = True
+        if final:
+            await self.server.finish()
+        for f in self.server.failures:
+            self.result.fail(Failure(f.step, f.line, f.kind, f.message, self.result.file))  # type: ignore[arg-type]
+
+    async def stop(self) -> None:
+        """On the way out, also after a failure or a timeout: report what the server saw, stop it."""
+        await self._collect(final=False)
+        if self.server is not None:
+            await self.server.stop()
+            self.server = None
+
+
+def _is_agent(step: Step) -> bool:
+    from workbench.engine.runner import AGENT_ACTIONS
+
+    return step.action in AGENT_ACTIONS
