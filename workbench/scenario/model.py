@@ -404,10 +404,16 @@ class Expect:
 
 
 # --------------------------------------------------------------------------- Claudeless rules
+# Both Claudeless dialects (v1 and v2) load into these classes; field names follow
+# v1 where the two differ (`max_matches`, `turns`, `auto_approve`), identity keys
+# follow Claudeless's own canonical (v2) names (see :class:`RuleSet`).
 
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
+    """What a prompt must look like: `exact` equality, `regex` unanchored search, `glob`
+    whole-prompt match, `contains` substring (all case-sensitive), or `any`."""
+
     type: Literal["exact", "regex", "glob", "contains", "any"]
     text: str = ""
     pos: Pos | None = None
@@ -415,6 +421,9 @@ class Pattern:
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
+    """A tool call the scripted model makes; ``result`` is the canned result, if any.
+    ``$file`` references in ``input`` are already replaced by the files' contents."""
+
     tool: str
     input: Mapping[str, Json] = field(default_factory=no_fields)
     result: str | None = None
@@ -458,34 +467,66 @@ class ResponseRule:
 
 @dataclass(frozen=True, slots=True)
 class ToolSetting:
+    """Per-tool settings: ``auto_approve`` (v2 ``approve``; None when not written, which
+    Claudeless reads as false), a canned ``result`` (parsed but unused by Claudeless),
+    a simulated ``error``, and AskUserQuestion ``answers`` (question -> label(s))."""
+
     auto_approve: bool | None = None
     result: str | None = None
     error: str | None = None
     answers: Mapping[str, Json] = field(default_factory=no_fields)
+    pos: Pos | None = None
+
+
+TimeoutSource = Literal["scenario", "env", "default"]
 
 
 @dataclass(frozen=True, slots=True)
 class Timeouts:
+    """Resolved timeouts: the scenario's value, else ``CLAUDELESS_*`` from the environment,
+    else the default. ``source`` says which one each value came from (missing = default)."""
+
     exit_hint_ms: int = 2000
     compact_delay_ms: int = 20
     hook_timeout_ms: int = 5000
     mcp_timeout_ms: int = 30000
     response_delay_ms: int = 20
+    source: Mapping[str, TimeoutSource] = field(default_factory=no_fields)
 
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """A Claudeless scenario: ordered response rules plus identity and tool settings."""
+    """A Claudeless scenario: ordered response rules plus identity and tool settings.
+
+    ``identity`` holds the identity and environment keys the file wrote, under
+    Claudeless's canonical names whichever dialect wrote them: `model`, `version`,
+    `username`, `session_id`, `project_path`, `launch_timestamp`, `placeholder`,
+    `provider`, `working_directory`, `show_welcome_back`, `welcome_back_right_panel`,
+    `trusted`, `logged_in`, `permission_mode` (v1's `default_model`, `claude_version`
+    and `user_name` become `model`, `version` and `username`).
+    """
 
     rules: tuple[ResponseRule, ...] = ()
     default_reply: Reply | None = None
     tool_mode: Literal["mock", "live"] = "live"
     tools: Mapping[str, ToolSetting] = field(default_factory=no_fields)
-    identity: Mapping[str, Json] = field(
-        default_factory=no_fields
-    )  # claude_version, user_name, model, session_id, ...
+    identity: Mapping[str, Json] = field(default_factory=no_fields)
     timeouts: Timeouts = Timeouts()
     format_version: int = 1
+
+    @property
+    def trusted(self) -> bool:
+        return bool(self.identity.get("trusted", True))
+
+    @property
+    def logged_in(self) -> bool:
+        return bool(self.identity.get("logged_in", True))
+
+    @property
+    def permission_mode(self) -> str | None:
+        """Normalised to lower case, as Claudeless compares it."""
+        mode = self.identity.get("permission_mode")
+        return mode.lower() if isinstance(mode, str) else None
 
 
 # --------------------------------------------------------------------------- the scenario
