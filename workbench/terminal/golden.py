@@ -66,7 +66,7 @@ def compare_text(expected: str, actual: str) -> str | None:
     lines = []
     if len(want) != len(got):
         lines.append(f"expected {len(want)} rows, got {len(got)}")
-    previous = -2
+    previous = -1  # no gap marker before row 1
     for i in sorted(shown):
         if i != previous + 1:
             lines.append("...")
@@ -81,7 +81,8 @@ def compare_text(expected: str, actual: str) -> str | None:
             "^" if x >= len(a) or x >= len(b) or a[x] != b[x] else " " for x in range(max(len(a), len(b)))
         )
         cols = [x + 1 for x, c in enumerate(carets) if c == "^"]
-        lines.append(f"        {carets.rstrip()}  (columns {_ranges(cols)})")
+        prefix = " " * len(f"+ {i + 1:3} |")  # the carets sit under the row's text
+        lines.append(f"{prefix}{carets.rstrip()}  (columns {_ranges(cols)})")
     return "\n".join(lines)
 
 

@@ -223,7 +223,7 @@ class PtySession:
             elif (match := pattern.search(screen)) is not None:
                 return match.group()
             left = deadline - time.monotonic()
-            if left <= 0 or (self.eof and not self._changed.is_set()):
+            if left <= 0 or self.eof:  # after EOF the screen can no longer change
                 shown = pattern if isinstance(pattern, str) else pattern.pattern
                 raise WaitTimeout(f"{shown!r} did not appear within {timeout:g} s; the screen:\n{screen}")
             self._changed.clear()

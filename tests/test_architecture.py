@@ -1,0 +1,36 @@
+"""The layering of DESIGN.md section 7 that import-linter cannot check while `workbench.app` does not exist:
+no headless module imports the app (import-linter's contract covers textual)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import REPO
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_nothing_outside_the_app_imports_the_app_or_textual() -> None:
+    package = REPO / "workbench"
+    offenders = []
+    for path in package.rglob("*.py"):
+        if "app" in path.relative_to(package).parts[:1]:
+            continue
+        for name in _imports(path):
+            if (
+                name.split(".")[0] == "textual"
+                or name == "workbench.app"
+                or name.startswith("workbench.app.")
+            ):
+                offenders.append(f"{path.relative_to(REPO)} imports {name}")
+    assert offenders == []
+    assert len(list(package.rglob("*.py"))) > 40  # the scan saw the package
