@@ -86,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=Path("target/tmp/workbench"), metavar="DIR", help="run folders"
     )
     run.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per scenario (default 120)")
+    run.add_argument(
+        "--mask", action="append", default=[], metavar="REGEX",
+        help="blank out volatile screen text (timings, versions) in every screenshot; repeatable",
+    )  # fmt: skip
     run.add_argument("--keep", action="store_true", help="keep every workspace (failed ones are always kept)")
     run.add_argument(
         "--checkpoint-cmd", metavar="CMD", help="a shell command the mock agent runs after each tool"
@@ -252,6 +256,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("-j must be at least 1")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    import re
+
+    for mask in args.mask:
+        try:
+            re.compile(mask)
+        except re.error as exc:
+            raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
     if args.agent is not None:
         from workbench.llm.presets import PRESETS
 
@@ -271,7 +282,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(d, file=sys.stderr)
     options = RunOptions(
         speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
-        defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd,
+        defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd, masks=tuple(args.mask),
         mode=args.mode, agent=args.agent, agent_ui=args.agent_ui,
     )  # fmt: skip
     console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)

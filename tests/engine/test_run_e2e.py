@@ -410,3 +410,25 @@ def test_claudeless_rules_are_skipped_in_mock_agent_mode(tmp_path: Path) -> None
     assert "--mode real-agent" in done.stdout
     skipped = ET.parse(tmp_path / "j.xml").getroot().findall(".//testcase/skipped")
     assert len(skipped) == 3
+
+
+def test_masks_keep_goldens_of_volatile_screens_stable(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "clock.yaml", """\
+name: clock
+command: [bash, -c, "echo started at $(date +%s%N) pid $$; echo stable line; sleep 30"]
+masks: ['started at \\d+', 'pid \\d+']
+timeline:
+  - screenshot: shown
+""")  # fmt: skip
+    first = workbench("run", str(scenario), cwd=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    golden = (tmp_path / "screenshots/clock/80x24/shown.golden").read_text()
+    assert golden.split("\n")[:2] == ["* *".ljust(80), "stable line".ljust(80)]
+    again = workbench("run", "--ci", str(scenario), cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr  # new time and pid, same golden
+    extra = workbench("run", "--ci", str(scenario), "--mask", "stable", cwd=tmp_path)
+    assert extra.returncode == 1 and "does not match" in extra.stdout  # a CLI mask applies too
+    bad = write(tmp_path, "bad.yaml", "masks: ['(']\ntimeline:\n  - log: hi\n")
+    done = workbench("validate", str(bad), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "bad.yaml:1:9: error: `masks` item '(' is not a valid regular expression" in done.stderr

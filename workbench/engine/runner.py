@@ -36,6 +36,7 @@ from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import display_name, load_scenario
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, encode_keys
+from workbench.terminal.masks import mask_shot
 from workbench.timeline import Schedule, Step, compile_schedule
 from workbench.workspace import Check, Workspace, WorkspaceError
 
@@ -61,6 +62,9 @@ class RunOptions:
     mode: str = "mock-agent"
     agent: str | None = None  # real-agent mode: a preset of workbench.llm.presets
     agent_ui: str = "tui"  # real-agent mode: `tui` or `print`
+    masks: tuple[
+        str, ...
+    ] = ()  # --mask: regexes blanked out of every screenshot (with the scenario's `masks`)
 
     @property
     def speed_text(self) -> str:
@@ -288,7 +292,8 @@ class ScenarioRun:
         assert self._session is not None
         await self._settle()
         label = step.event.label  # type: ignore[attr-defined]
-        shot = self._session.screen.snapshot()
+        assert self.scenario is not None
+        shot = mask_shot(self._session.screen.snapshot(), (*self.scenario.masks, *self.options.masks))
         self._last_style = shot.style_json()
         outcome = self._goldens.check(label, shot)
         result.screenshots.append(

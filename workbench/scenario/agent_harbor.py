@@ -55,7 +55,7 @@ from .source import PList, PMap, load_document
 
 TOP_LEVEL_KEYS = (
     "name", "tags", "description", "initialPrompt", "terminalRef", "terminal", "compat", "repo", "ah",
-    "server", "acp", "timeline", "steps", "turns", "expect", "command", "hooks", "meta", "rules",
+    "server", "acp", "timeline", "steps", "turns", "expect", "command", "masks", "hooks", "meta", "rules",
 )  # fmt: skip
 
 TOOL_EVENTS: dict[str, tuple[str, ...]] = {
@@ -150,6 +150,7 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
         description=_opt_str(doc, "description"),
         initial_prompt=_opt_str(doc, "initialPrompt"),
         command=_command(doc),
+        masks=_masks(doc),
         repo=_repo(doc, ctx),
         ah=_ah(doc, ctx),
         server=_server(doc, ctx),
@@ -182,6 +183,24 @@ def _opt_str(doc: PMap, key: str) -> str | None:
     if key not in doc or doc[key] is None:
         return None
     return as_str(doc[key], doc.at_value(key), f"`{key}`", allow_scalars=True)
+
+
+def _masks(doc: PMap) -> tuple[str, ...]:
+    """Top-level `masks:` (our extension): regexes for volatile screen text (timings, versions, paths)."""
+    if "masks" not in doc:
+        return ()
+    seq = expect_list(doc["masks"], doc.at_value("masks"), "`masks`")
+    masks = []
+    for value, pos in seq.items_with_pos():
+        pattern = as_str(value, pos, "a `masks` item (a regular expression)")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ScenarioError.at(
+                pos, f"`masks` item {pattern!r} is not a valid regular expression: {exc}"
+            ) from None
+        masks.append(pattern)
+    return tuple(masks)
 
 
 def _command(doc: PMap) -> tuple[str, ...] | None:

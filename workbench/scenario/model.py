@@ -545,6 +545,7 @@ class Scenario:
     description: str | None = None
     initial_prompt: str | None = None
     command: tuple[str, ...] | None = None
+    masks: tuple[str, ...] = ()  # our extension: regexes blanked out of every screenshot before comparison
     repo: Repo | None = None
     ah: AhInvocation | None = None
     server: ServerConfig = ServerConfig()
