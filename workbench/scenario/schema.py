@@ -209,6 +209,11 @@ def scenario_schema() -> Schema:
                 "minItems": 1,
                 "description": "argv of the program under test (default: the built-in mock agent)",
             },
+            "masks": {
+                "type": "array",
+                "items": _STR,
+                "description": "regexes for volatile screen text; each match becomes `*` in every screenshot",
+            },
             "terminalRef": {
                 "type": "string",
                 "description": "a profile file (*.json) or a name like default-100x30",
