@@ -11,10 +11,7 @@ imports only the standard library at the top; each command imports what it needs
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -149,10 +146,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _internal_error() -> int:
-    fd, path = tempfile.mkstemp(prefix="workbench-crash-", suffix=".txt")
-    with os.fdopen(fd, "w") as f:
-        traceback.print_exc(file=f)
+    from workbench.crash import write_crash_report
+
     exc = sys.exc_info()[1]
+    assert exc is not None
+    path = write_crash_report(exc)
     print(f"workbench: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
     print(f"workbench: this is a bug; the traceback is in {path}", file=sys.stderr)
     return EXIT_INTERNAL

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from workbench.agent.control import ENV_VAR, ControlError, EngineLink
 from workbench.clock import VirtualClock
+from workbench.crash import write_crash_report
 from workbench.engine.program import Program, program_for
 from workbench.engine.real_agent import RealAgent, RealAgentError
 from workbench.engine.report import Failure, ScenarioResult, ShotResult
@@ -460,13 +461,7 @@ class ScenarioRun:
 
 
 def _crash_report(exc: BaseException) -> str:
-    """Write the traceback to a file and say where: a bug is reported, never a bare traceback."""
-    import traceback
-
-    fd, path = tempfile.mkstemp(prefix="workbench-crash-", suffix=".txt")
-    with os.fdopen(fd, "w") as f:
-        traceback.print_exception(exc, file=f)
-    return f"{type(exc).__name__}: {exc} (this is a bug; the traceback is in {path})"
+    return f"{type(exc).__name__}: {exc} (this is a bug; the traceback is in {write_crash_report(exc)})"
 
 
 def key_notation(key: str) -> str:
