@@ -12,14 +12,22 @@ command's output must reach the next request (the server compares the tool
 result with the scenario's `result`; a difference fails the run), and the
 screenshot must match the golden in `tests/engine/goldens/`.
 
-Volatile text is kept out of the goldens by the choice of moment and size, not by
-masks. The TUIs always show something volatile when they are idle (Claude Code's
-random "✻ Cooked for 0s" verb and duration, pi's footer with the workspace path
-and token counts, Codex's "Worked for <1s • 18:51" clock and path), so the goldens
-are print-mode screens taken after the agent exited, where the agents print only
-the model's last text (Codex's transcript on stderr, with its timings and token
-counts, goes to `agent-stderr.log` in the run folder). The TUI tests check the
-screen with `text.contains` instead.
+Two kinds of screenshot are compared with goldens:
+
+* print mode, taken after the agent exited: the agents print only the model's last
+  text (Codex's transcript on stderr, with its timings and token counts, goes to
+  `agent-stderr.log` in the run folder), so nothing on it varies;
+* TUI mode, the agent's own TUI once the session is idle. It always shows volatile
+  text, so the scenario's top-level `masks` (see `workbench/terminal/masks.py`)
+  turn each match into one `*` before the comparison: versions, timings, the clock,
+  token counts, the workspace path, Claude Code's random "Cooked/Baked/..." verb.
+  The masks are narrow (see `TUI_MASKS`, one comment each); where the agent pads
+  text to the right of a volatile value (a border, a right-aligned model name) the
+  mask takes the padding too, so a longer value does not move what follows. The
+  workspace is made under a fixed short TMPDIR (`/tmp/wb-XXXXXXXX`) so that its
+  path always has the same length and Codex's footer never wraps; the size of each
+  screen (`TUI_SIZES`) keeps out what depends on the machine (pi's "fd not found"
+  notices scroll off the top).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -61,6 +70,30 @@ timeline:
 PROGRAMS = {"claude-code": "claude", "pi": "pi", "codex": "codex"}
 HEIGHTS = {"claude-code": 8, "pi": 8, "codex": 8}
 
+# TUI screens: tall enough for the whole session (pi's is cut so that its "fd/ripgrep not
+# found" notices, which depend on the machine, are above the top), wide enough that
+# Codex's footer (model, workspace path, session name) stays on one line.
+TUI_SIZES = {"claude-code": (100, 40), "pi": (100, 24), "codex": (100, 40)}
+WORKSPACE = r"/\S*/wb-ws-\w+"  # the run's workspace (an absolute path ending in wb-ws-XXXXXXXX)
+TUI_MASKS = {
+    "claude-code": [
+        r"(?<=Claude Code )v\d+\.\d+\.\d+ ─*",  # the version in the banner's top border, and the fill after it
+        WORKSPACE,  # the banner's working directory
+        r"(?<=Thought for )\d+s",  # how long the model "thought" (wall time)
+        r"(?<=✻ )\S+ for \d+s",  # the idle line: a random verb (Cooked, Baked, Churned...) and the turn's duration
+    ],
+    "codex": [
+        r"(?<=OpenAI Codex \()v\d+\.\d+\.\d+(?=\))",  # the version in the header
+        WORKSPACE,  # the header's and the footer's working directory
+        r"(?<=Worked for )\S+ • \d{1,2}:\d{2}",  # the turn's duration ("<1s") and the clock time
+    ],
+    "pi": [
+        WORKSPACE,  # the footer's working directory
+        r"(?<=Took )\d+\.\d+s",  # how long the bash tool ran
+        r"↑\S+ ↓\S+ \S+ \(auto\) +",  # tokens in/out and context use, with the padding before the model's name
+    ],
+}
+
 
 def installed(preset: str) -> None:
     name = PROGRAMS[preset]
@@ -71,25 +104,26 @@ def installed(preset: str) -> None:
         pytest.skip(f"{name} is not installed (see this module's docstring)")
 
 
-def workbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The CLI, with its temporary files (workspaces, the agents' own) under ``cwd/tmp``."""
-    (cwd / "tmp").mkdir(exist_ok=True)
+def workbench(*args: str, cwd: Path, tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI, with its temporary files (workspaces, the agents' own) in ``tmp``, by default ``cwd/tmp``."""
+    tmp = tmp or cwd / "tmp"
+    tmp.mkdir(exist_ok=True)
     return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, capture_output=True, text=True,
-                          check=False, timeout=240, env={**os.environ, "TMPDIR": str(cwd / "tmp")})  # fmt: skip
+                          check=False, timeout=240, env={**os.environ, "TMPDIR": str(tmp)})  # fmt: skip
 
 
-def run_real(tmp_path: Path, scenario: Path, *extra: str) -> dict:  # type: ignore[type-arg]
+def run_real(tmp_path: Path, scenario: Path, *extra: str, tmp: Path | None = None) -> dict:  # type: ignore[type-arg]
     done = workbench("run", "--ci", "--mode", "real-agent", str(scenario), "--goldens", str(GOLDENS),
-                     "--report", "r.json", "--keep", "--timeout", "120", *extra, cwd=tmp_path)  # fmt: skip
+                     "--report", "r.json", "--keep", "--timeout", "120", *extra, cwd=tmp_path, tmp=tmp)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
     assert entry["mode"] == "real-agent" and entry["status"] == "passed", entry
     return entry  # type: ignore[no-any-return]
 
 
-def workspace_of(tmp_path: Path) -> Path:
-    """The workspace the run kept (`--keep`), in the run's TMPDIR."""
-    (workspace,) = (tmp_path / "tmp").glob("wb-ws-*")
+def workspace_of(tmp: Path) -> Path:
+    """The workspace the run kept (`--keep`) in its TMPDIR ``tmp``."""
+    (workspace,) = tmp.glob("wb-ws-*")
     return workspace
 
 
@@ -100,7 +134,7 @@ def test_agent_print_mode_writes_runs_and_matches_golden(tmp_path: Path, preset:
         agent=preset, height=HEIGHTS[preset], screenshot="  - screenshot: done\n"))  # fmt: skip
     entry = run_real(tmp_path, scenario, "--agent", preset, "--agent-ui", "print")
     assert [s["status"] for s in entry["screenshots"]] == ["match"]
-    workspace = workspace_of(tmp_path)
+    workspace = workspace_of(tmp_path / "tmp")
     try:
         assert (workspace / "hello.txt").read_text() == f"hello from {preset}\n"
     finally:
@@ -110,11 +144,22 @@ def test_agent_print_mode_writes_runs_and_matches_golden(tmp_path: Path, preset:
 
 
 @pytest.mark.parametrize("preset", ["claude-code", "pi", "codex"])
-def test_agent_tui(tmp_path: Path, preset: str) -> None:
+def test_agent_tui_matches_golden_with_masks(tmp_path: Path, preset: str) -> None:
+    """The agent's own TUI, idle after the session, against `goldens/real-<agent>/<size>/tui.golden`."""
     installed(preset)
-    scenario = write(tmp_path, f"real-{preset}.yaml", SCENARIO.format(agent=preset, height=24, screenshot=""))
-    run_real(tmp_path, scenario, "--agent", preset)
-    shutil.rmtree(workspace_of(tmp_path), ignore_errors=True)
+    width, height = TUI_SIZES[preset]
+    masks = "".join(f"  - {json.dumps(mask, ensure_ascii=False)}\n" for mask in TUI_MASKS[preset])
+    text = SCENARIO.format(agent=preset, height=height, screenshot="  - screenshot: tui\n")
+    text = text.replace("width: 80,", f"width: {width},", 1)
+    scenario = write(tmp_path, f"real-{preset}.yaml", f"masks:\n{masks}{text}")
+    # A short TMPDIR of fixed length: the workspace path is on screen (masked), its length is not.
+    tmp = Path(tempfile.mkdtemp(prefix="wb-", dir="/tmp"))
+    try:
+        entry = run_real(tmp_path, scenario, "--agent", preset, "--agent-ui", "tui", tmp=tmp)
+        assert [s["status"] for s in entry["screenshots"]] == ["match"]
+        assert (workspace_of(tmp) / "hello.txt").read_text() == f"hello from {preset}\n"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def test_wrong_tool_result_fails_with_the_line(tmp_path: Path) -> None:
@@ -170,7 +215,7 @@ def test_any_agent_from_a_command_with_placeholders(tmp_path: Path) -> None:
     scenario = write(tmp_path, "real-client.yaml", f"command: {command}\n{text}")
     entry = run_real(tmp_path, scenario)
     assert [s["status"] for s in entry["screenshots"]] == ["match"]
-    workspace = workspace_of(tmp_path)
+    workspace = workspace_of(tmp_path / "tmp")
     try:
         assert (workspace / "hello.txt").read_text() == "hello from client\n"
     finally:

@@ -24,10 +24,10 @@ At the end the server checks what the session left (final asserts, replies never
 asked for) and every :class:`~workbench.llm.LlmFailure` becomes a report failure
 with its kind and line.
 
-Volatile text (versions, timings, temp paths) is kept out of goldens by choosing
-the moment and the size of the screen, not by masks: print mode screenshots
-after the agent exits hold only the model's text, and a short terminal shows
-only the last lines.
+Volatile text (versions, timings, temp paths) is kept out of goldens either by
+the moment and the size of the screen (print mode screenshots after the agent
+exits hold only the model's text) or, for the agents' TUIs, by the scenario's
+``masks`` (:mod:`workbench.terminal.masks`), applied to every screenshot.
 """
 
 from __future__ import annotations
