@@ -248,3 +248,208 @@ def test_listeners_hear_every_change_as_clock_state() -> None:
         assert len(heard) == count
 
     run(scenario())
+
+
+# --------------------------------------------------------------------------- the engine's full loop
+
+
+async def timed_engine(clock: VirtualClock, times: list[int], passed: list[int]) -> None:
+    """A gate before each step, then a sleep to its virtual time, as the runner does."""
+    for index, at_ms in enumerate(times):
+        await clock.gate(index)
+        await clock.sleep_until(at_ms)
+        passed.append(index)
+
+
+def test_speed_max_never_suspends() -> None:
+    """At max, sleep_until finishes on its first resume: it never waits, not even for one loop turn."""
+
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        for target in (1, 30_000, 10**9):
+            coro = clock.sleep_until(target)
+            with pytest.raises(StopIteration):
+                coro.send(None)
+            assert clock.now_ms == target
+        coro = clock.gate(0)  # a running clock's gate does not suspend either
+        with pytest.raises(StopIteration):
+            coro.send(None)
+
+    run(scenario())
+
+
+def test_a_whole_run_at_max_speed_takes_no_time() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        passed: list[int] = []
+        started = time.monotonic()
+        await timed_engine(clock, [i * 1000 for i in range(300)], passed)  # 5 virtual minutes
+        assert passed == list(range(300))
+        assert clock.now_ms == 299_000
+        assert time.monotonic() - started < GENEROUS_S
+
+    run(scenario())
+
+
+def test_set_speed_re_times_the_rest_of_a_sleep() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(0.0001)  # 1 virtual second would take about 3 real hours
+        sleeper = asyncio.create_task(clock.sleep_until(1000))
+        await settle()
+        assert not sleeper.done()
+        clock.set_speed(100_000.0)  # what is left now takes about 10 µs
+        await asyncio.wait_for(sleeper, GENEROUS_S)
+        assert clock.now_ms == 1000
+
+    run(scenario())
+
+
+def test_set_speed_rejects_nonsense() -> None:
+    clock = VirtualClock(1.0)
+    for bad in (0.0, -1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="positive number"):
+            clock.set_speed(bad)
+    assert clock.speed == 1.0
+
+
+def test_a_sleep_can_be_cancelled() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(0.001)
+        sleeper = asyncio.create_task(clock.sleep_until(60_000))
+        await settle()
+        sleeper.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await sleeper
+        assert clock.now_ms < 60_000
+        clock.set_speed(None)  # the clock still works afterwards
+        await clock.sleep_until(60_000)
+        assert clock.now_ms == 60_000
+
+    run(scenario())
+
+
+def test_a_held_gate_can_be_cancelled() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        clock.pause()
+        waiter = asyncio.create_task(clock.gate(0))
+        await settle()
+        waiter.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+
+    run(scenario())
+
+
+def test_step_before_the_first_gate_runs_step_zero() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        clock.pause()
+        clock.step()
+        passed: list[int] = []
+        task = asyncio.create_task(timed_engine(clock, [0, 10, 20], passed))
+        await until(lambda: passed == [0], "step 0")
+        await settle()
+        assert passed == [0]
+        assert clock.state == ClockState(0, None, True, 1)
+        clock.resume()
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0, 1, 2]
+
+    run(scenario())
+
+
+def test_step_while_running_finishes_the_step_under_way_and_holds() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(0.001)  # step 1 sleeps a long time (real seconds: 10,000)
+        passed: list[int] = []
+        task = asyncio.create_task(timed_engine(clock, [0, 10_000, 10_001], passed))
+        await until(lambda: clock.state.step == 1 and passed == [0], "the engine to sleep in step 1")
+        await settle()
+        clock.step()
+        clock.set_speed(None)
+        await until(lambda: passed == [0, 1], "step 1 to finish")
+        await settle()
+        assert passed == [0, 1]  # held at gate 2
+        assert clock.state == ClockState(10_000, None, True, 2)
+        clock.resume()
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0, 1, 2]
+
+    run(scenario())
+
+
+def test_step_during_a_paused_sleep_lets_that_step_finish() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(0.001)
+        passed: list[int] = []
+        task = asyncio.create_task(timed_engine(clock, [5_000, 6_000], passed))
+        await until(lambda: clock.state.step == 0, "the engine to sleep in step 0")
+        clock.pause()
+        clock.set_speed(None)
+        await settle()
+        assert passed == []  # the pause holds the sleep although the speed is max now
+        clock.step()
+        await until(lambda: passed == [0], "step 0 to finish")
+        await settle()
+        assert passed == [0]
+        assert clock.state == ClockState(5_000, None, True, 1)
+        clock.step()
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0, 1]
+        assert clock.now_ms == 6_000
+
+    run(scenario())
+
+
+def test_run_to_the_gate_the_engine_holds_at_keeps_holding() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        clock.run_to(2)
+        passed: list[int] = []
+        task = asyncio.create_task(engine(clock, 4, passed))
+        await until(lambda: clock.paused and clock.state.step == 2, "the engine to hold at gate 2")
+        clock.run_to(2)
+        await settle()
+        assert passed == [0, 1]
+        assert clock.paused
+        clock.run_to(1)  # already past it: hold at once
+        await settle()
+        assert passed == [0, 1]
+        clock.run_to(3)
+        await until(lambda: passed == [0, 1, 2], "step 2")
+        await settle()
+        assert clock.paused and clock.state.step == 3
+        clock.resume()
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0, 1, 2, 3]
+
+    run(scenario())
+
+
+def test_a_clock_outlives_its_event_loop() -> None:
+    clock = VirtualClock(1000.0)
+
+    async def once(target: int) -> None:
+        clock.pause()
+        waiter = asyncio.create_task(clock.gate(0))
+        await settle()
+        clock.resume()
+        await waiter
+        await clock.sleep_until(target)
+
+    asyncio.run(once(10))
+    asyncio.run(once(20))
+    assert clock.now_ms == 20
+
+
+def test_listeners_hear_gates_of_a_run() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        steps: list[int] = []
+        clock.add_listener(lambda state: steps.append(state.step))
+        await timed_engine(clock, [0, 5, 5], [])
+        assert sorted(set(steps)) == [0, 1, 2]
+        assert clock.step_index == 2
+
+    run(scenario())

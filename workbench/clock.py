@@ -1,17 +1,34 @@
 """The virtual clock every run is paced by: speed, pause, step, run-to.
 
-Scenario time is virtual milliseconds. The engine asks the clock to
-``sleep_until`` each step's time and passes a ``gate`` before each step. At
-``speed`` 1 a virtual millisecond is a real one, at 4 it is a quarter, and at
-``max`` (``None``) the clock never waits. ``pause``, ``step`` and ``run_to``
-hold the engine at a gate; the app's scrubber and debugger-like controls use
-them, and listeners hear about every change. Changing the speed takes effect
-during a sleep that is already under way.
+Scenario time is virtual milliseconds. The engine passes a ``gate`` before each
+step and then asks the clock to ``sleep_until`` the step's time. At ``speed`` 1 a
+virtual millisecond is a real one, at 4 it is a quarter, and at ``max``
+(``None``) the clock never waits (it does not even yield to the loop), which is
+why a scenario with minutes of scripted time runs in well under a second.
+Screens are compared only once the terminal has settled, so the speed never
+changes what a run sees.
+
+The controls are those of a debugger, for the app's scrubber:
+
+* ``pause()`` holds the engine: at the next gate, or inside a sleep that is
+  under way (virtual time stops advancing);
+* ``resume()`` lets it run freely again;
+* ``step()`` lets exactly one step run and holds at the gate after it. Paused at
+  a gate, that is the next step; in the middle of a step (or while running), it
+  is the step under way: it finishes and the engine holds at the next gate;
+* ``run_to(i)`` runs until the gate of step ``i`` and holds there (at once if
+  the engine is already at or past it);
+* ``set_speed()`` takes effect during a sleep that is already under way: the
+  remaining virtual time is re-timed at the new speed.
+
+Every change is reported to listeners as a :class:`ClockState`. Everything is
+plain asyncio on the engine's loop; nothing here blocks or uses threads.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,37 +36,45 @@ Listener = Callable[["ClockState"], None]
 
 
 def parse_speed(text: str) -> float | None:
-    """``max`` -> None (no waiting); a positive number -> that factor."""
+    """``max`` -> None (no waiting); a positive number -> that factor; anything else is a ValueError."""
     if text.strip().lower() == "max":
         return None
     try:
         value = float(text)
     except ValueError:
-        value = 0.0
-    if not value > 0 or value == float("inf"):
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
         raise ValueError(
-            f"invalid speed {text!r}: use a positive number (1 = real time, 4 = 4x faster) or `max`"
+            f"invalid speed {text!r}: use a positive number (1 = real time, 4 = 4x faster, 0.5 = half speed) "
+            "or `max` (no waiting)"
         )
     return value
 
 
 @dataclass(frozen=True)
 class ClockState:
+    """What an observer sees: virtual time, speed (None = max), paused, and the last gate reached."""
+
     now_ms: int
     speed: float | None
     paused: bool
-    step: int  # the index of the gate the engine is at or has passed last
+    step: int  # the index of the gate the engine is at or has passed last; -1 before the first
 
 
 class VirtualClock:
+    """Virtual time plus the pause/step/run-to gates; see the module docstring for the semantics."""
+
     def __init__(self, speed: float | None = None) -> None:
         self._speed = speed
         self._now_ms = 0
         self._paused = False
         self._step = -1
-        self._pass_one = False
+        self._in_step = False  # between passing a gate and reaching the next one
+        self._pass_one = False  # step(): the waiting gate may let one step through
+        self._finish = False  # step() mid-step: the step under way may finish although paused
         self._stop_at: int | None = None
-        self._changed = asyncio.Event()
+        self._changed: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._listeners: list[Listener] = []
 
     # ------------------------------------------------------------------ state
@@ -67,20 +92,46 @@ class VirtualClock:
         return self._now_ms
 
     @property
+    def step_index(self) -> int:
+        return self._step
+
+    @property
     def state(self) -> ClockState:
         return ClockState(self._now_ms, self._speed, self._paused, self._step)
 
     def add_listener(self, listener: Listener) -> None:
+        """``listener(state)`` is called after every change (controls, gates, time)."""
         self._listeners.append(listener)
 
     def remove_listener(self, listener: Listener) -> None:
         self._listeners.remove(listener)
 
     def _notify(self) -> None:
-        self._changed.set()
+        if self._changed is not None:
+            self._changed.set()
         state = self.state
         for listener in list(self._listeners):
             listener(state)
+
+    def _event(self) -> asyncio.Event:
+        """The wake-up event of the running loop (a clock may outlive one ``asyncio.run``)."""
+        loop = asyncio.get_running_loop()
+        if self._changed is None or self._loop is not loop:
+            self._changed, self._loop = asyncio.Event(), loop
+        return self._changed
+
+    async def _wait_change(self, timeout: float | None = None) -> bool:
+        """Wait for any control change; False when ``timeout`` seconds passed first."""
+        event = self._event()
+        event.clear()
+        if timeout is None:
+            await event.wait()
+            return True
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
 
     # ------------------------------------------------------------------ controls
 
@@ -91,11 +142,16 @@ class VirtualClock:
     def resume(self) -> None:
         self._paused = False
         self._stop_at = None
+        self._pass_one = self._finish = False
         self._notify()
 
     def step(self) -> None:
-        """Let exactly one step through, then hold at the next gate."""
-        self._pass_one = True
+        """Let exactly one step run, then hold at the gate after it."""
+        self._stop_at = None
+        if self._in_step:
+            self._finish = True  # the step under way is the one
+        else:
+            self._pass_one = True  # at a gate (or before the first): the next step is the one
         self._paused = True
         self._notify()
 
@@ -103,46 +159,62 @@ class VirtualClock:
         """Run until the gate of step ``index`` and hold there."""
         self._stop_at = index
         self._paused = False
+        self._pass_one = self._finish = False
         self._notify()
 
     def set_speed(self, speed: float | None) -> None:
+        if speed is not None and not (speed > 0 and math.isfinite(speed)):
+            raise ValueError(f"invalid speed {speed!r}: a positive number or None (max)")
         self._speed = speed
         self._notify()
 
     # ------------------------------------------------------------------ used by the engine
 
-    async def gate(self, index: int) -> None:
-        """Awaited before step ``index``: returns when the step may run."""
+    def _reached_stop(self, index: int) -> bool:
         if self._stop_at is not None and index >= self._stop_at:
             self._stop_at = None
             self._paused = True
+            return True
+        return False
+
+    async def gate(self, index: int) -> None:
+        """Awaited before step ``index``: returns when the step may run."""
+        self._in_step = False
+        self._finish = False
         self._step = index
+        self._reached_stop(index)
         self._notify()
         while self._paused:
             if self._pass_one:
                 self._pass_one = False
-                return
-            self._changed.clear()
-            await self._changed.wait()
+                self._finish = True  # this step runs to its end although the clock is paused
+                break
+            await self._wait_change()
+            if self._reached_stop(index):
+                self._notify()
+        self._in_step = True
 
     async def sleep_until(self, ms: int) -> None:
-        """Wait (in real time, scaled by the speed) until virtual time ``ms``; never goes backwards."""
-        loop = asyncio.get_running_loop()
+        """Wait until virtual time ``ms`` (real time scaled by the speed); time never goes backwards.
+
+        At speed max this returns without suspending. A pause holds the sleep where it is; a
+        speed change re-times what is left of it. Cancelling the task cancels the sleep.
+        """
+        if ms <= self._now_ms:
+            return
         while ms > self._now_ms:
-            if self._speed is None:
-                self._now_ms = ms
-                break
+            if self._paused and not self._finish:
+                await self._wait_change()
+                continue
             speed = self._speed
-            started, start_ms = loop.time(), self._now_ms
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), (ms - start_ms) / 1000 / speed)
-            except TimeoutError:
+            if speed is None:
                 self._now_ms = ms
                 break
-            # a control changed (speed, pause): account for the time that passed, then go on
+            loop = asyncio.get_running_loop()
+            started, start_ms = loop.time(), self._now_ms
+            if not await self._wait_change((ms - start_ms) / 1000 / speed):
+                self._now_ms = ms
+                break
+            # a control changed (speed, pause, step): count the virtual time that passed, then go on
             self._now_ms = min(ms, start_ms + int((loop.time() - started) * 1000 * speed))
-            while self._paused and not self._pass_one:
-                self._changed.clear()
-                await self._changed.wait()
         self._notify()

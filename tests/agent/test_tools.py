@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from workbench.agent.tools import (
     ALIASES,
@@ -221,11 +223,11 @@ def test_read_file(run: Run, ws: Workspace) -> None:
     assert (outcome.tool, outcome.status, outcome.result) == ("readFile", "ok", "l5\n")
 
 
-@pytest.mark.parametrize("rel", ["missing.txt", "."])
-def test_read_file_missing(run: Run, rel: str) -> None:
-    outcome = run("readFile", {"path": rel})
-    assert outcome.status == "error"
-    assert outcome.result == f"file not found: {rel}"
+def test_read_file_missing(run: Run) -> None:
+    outcome = run("readFile", {"path": "missing.txt"})
+    assert (outcome.status, outcome.result) == ("error", "file not found: missing.txt")
+    folder = run("readFile", {"path": "."})
+    assert (folder.status, folder.result) == ("error", ". is a folder, not a file (use listDir)")
 
 
 def test_read_file_needs_a_path(run: Run) -> None:
@@ -305,7 +307,6 @@ def project(ws: Workspace) -> Workspace:
     write(ws, "docs/readme.md", "Hello docs\nsecond line\n")
     write(ws, "notes.txt", "nothing here\n")
     write(ws, ".git/config", "hello from git\n")
-    write(ws, ".workbench/shells/x.log", "hello from a shell\n")
     (ws.path / "link").unlink()
     (ws.path / "secret-link.txt").unlink()
     return ws
@@ -341,7 +342,49 @@ def test_grep_content_with_and_without_line_numbers(run: Run, project: Workspace
 def test_grep_context(run: Run, project: Workspace, flags: dict[str, int], lines: list[int]) -> None:
     outcome = run("grep", {"pattern": "print", "output_mode": "content", "-n": True, "path": "src", **flags})
     text = (project.path / "src" / "app.py").read_text().splitlines()
-    assert outcome.result == "\n".join(f"src/app.py:{n}:{text[n - 1]}" for n in lines)
+    # as ripgrep prints them: `:` after a matching line's number, `-` after a context line's
+    expected = [f"src/app.py{':' if n == 3 else '-'}{n}{':' if n == 3 else '-'}{text[n - 1]}" for n in lines]
+    assert outcome.result == "\n".join(expected)
+
+
+def test_grep_context_groups_are_separated(run: Run, ws: Workspace) -> None:
+    write(ws, "a.txt", "hit 1\nx\nx\nx\nx\nhit 2\nx\n")
+    write(ws, "b.txt", "x\nhit 3\n")
+    outcome = run("grep", {"pattern": "hit", "output_mode": "content", "-n": True, "-C": 1})
+    assert outcome.result == "\n".join(
+        ["a.txt:1:hit 1", "a.txt-2-x", "--", "a.txt-5-x", "a.txt:6:hit 2", "a.txt-7-x", "--", "b.txt-1-x",
+         "b.txt:2:hit 3"]
+    )  # fmt: skip
+    plain = run("grep", {"pattern": "hit", "output_mode": "content", "-A": 1})
+    assert plain.result == "a.txt:hit 1\na.txt-x\n--\na.txt:hit 2\na.txt-x\n--\nb.txt:hit 3"
+
+
+def test_grep_glob_braces_and_deep_names(run: Run, ws: Workspace) -> None:
+    for rel in ("web/a.ts", "web/deep/b.tsx", "web/c.js", "d.ts"):
+        write(ws, rel, "needle\n")
+    assert run("grep", {"pattern": "needle", "glob": "*.{ts,tsx}"}).result == "d.ts\nweb/a.ts\nweb/deep/b.tsx"
+    assert run("grep", {"pattern": "needle", "glob": "web/**/*.tsx"}).result == "web/deep/b.tsx"
+    assert (
+        run("grep", {"pattern": "needle", "type": "ts", "path": "web"}).result == "web/a.ts\nweb/deep/b.tsx"
+    )
+
+
+def test_grep_skips_binary_files_and_links_that_lead_out(run: Run, ws: Workspace) -> None:
+    (ws.path / "blob.bin").write_bytes(b"secret\xff\xfe\x00")
+    outcome = run("grep", {"pattern": "secret"})
+    assert (outcome.status, outcome.result) == ("ok", "No matches found")  # secret-link.txt is not read
+
+
+def test_grep_bad_arguments(run: Run, project: Workspace) -> None:
+    mode = run("grep", {"pattern": "x", "output_mode": "lines"})
+    assert (mode.status, mode.result) == (
+        "error",
+        "output_mode `lines` is not one of files_with_matches, content, count",
+    )
+    context = run("grep", {"pattern": "x", "-C": "many"})
+    assert (context.status, context.result) == ("error", "`-C` must be a whole number, not 'many'")
+    missing = run("grep", {"pattern": "x", "path": "nowhere"})
+    assert (missing.status, missing.result) == ("error", "no such file or folder: nowhere")
 
 
 def test_grep_count(run: Run, project: Workspace) -> None:
@@ -369,7 +412,9 @@ def test_grep_multiline(run: Run, project: Workspace) -> None:
     assert run("grep", {"pattern": pattern}).result == "No matches found"
     assert run("grep", {"pattern": pattern, "multiline": True}).result == "src/app.py"
     content = run("grep", {"pattern": pattern, "multiline": True, "output_mode": "content", "-n": True})
-    assert content.result == "src/app.py:2:def main():"
+    assert (
+        content.result == "src/app.py:2:def main():\nsrc/app.py:3:    print('Hello')"
+    )  # every line it spans
 
 
 def test_grep_path_folder_and_file(run: Run, project: Workspace) -> None:
@@ -543,7 +588,11 @@ def test_notebook_that_is_not_one(run: Run, ws: Workspace) -> None:
 def test_todo_write(run: Run) -> None:
     todos = [{"content": "write tests", "status": "in_progress"}]
     outcome = run("TodoWrite", {"todos": todos})
-    assert (outcome.tool, outcome.status, outcome.result) == ("todoWrite", "ok", "Todos updated")
+    assert (outcome.tool, outcome.status, outcome.result) == (
+        "todoWrite",
+        "ok",
+        "Todos updated\n[~] write tests",
+    )
     assert outcome.details["todos"] == todos
     assert run("todoWrite", {"todos": []}, canned_result="Todos saved").result == "Todos saved"
     bad = run("todoWrite", {"todos": "not a list"})
@@ -761,9 +810,9 @@ def test_perform_edit_adds_and_removes_lines(ws: Workspace, tmp_path: Path) -> N
         "line 2",
         "line 3",
         "line 4",
-        "edited by agent (line 1)",
-        "edited by agent (line 2)",
-        "edited by agent (line 3)",
+        "// edited by agent (line 1)",
+        "// edited by agent (line 2)",
+        "// edited by agent (line 3)",
     ]
     assert numstat(original, path) == (3, 1)
 
@@ -777,7 +826,7 @@ def test_perform_edit_cannot_remove_more_than_exist(ws: Workspace) -> None:
 def test_perform_edit_creates_a_file(ws: Workspace) -> None:
     assert perform_edit(ws, "new/dir/f.txt", 2, 0) is None
     assert (ws.path / "new" / "dir" / "f.txt").read_text() == (
-        "edited by agent (line 1)\nedited by agent (line 2)\n"
+        "// edited by agent (line 1)\n// edited by agent (line 2)\n"
     )
     assert perform_edit(ws, "other.txt", 0, 1) == "cannot remove 1 lines: the file has 0"
     assert not (ws.path / "other.txt").exists()
@@ -792,7 +841,9 @@ def test_perform_edit_on_a_file_without_a_final_newline(
     original.write_bytes(path.read_bytes())
     assert perform_edit(ws, "f.txt", added, removed) is None
     kept = ["a", "b"][: 2 - removed]
-    assert path.read_text().splitlines() == kept + [f"edited by agent (line {i + 1})" for i in range(added)]
+    assert path.read_text().splitlines() == kept + [
+        f"// edited by agent (line {i + 1})" for i in range(added)
+    ]
 
 
 @pytest.mark.parametrize("rel", ["../x.txt", "link/x.txt", "/tmp/x.txt"])
@@ -814,3 +865,370 @@ def test_sed_expressions_cannot_write_or_run_outside_the_workspace(
         assert outcome.status == "error", outcome
     assert snapshot_dir(outside) == before
     assert not (ws.path.parent / "escaped.txt").exists()
+
+
+# --------------------------------------------------------------------------- more runCmd and shells
+
+
+def test_run_cmd_does_not_wait_for_what_it_left_running(run: Run, ws: Workspace) -> None:
+    started = time.monotonic()
+    outcome = run("runCmd", {"cmd": "sleep 60 & echo $! > child.pid; echo done", "timeout": 30})
+    assert (outcome.status, outcome.result) == ("ok", "done\n")
+    assert time.monotonic() - started < GENEROUS_S  # not 60 s: the child's output is a file, not a pipe
+    child = int((ws.path / "child.pid").read_text())
+    wait_for(lambda: is_dead(child), "the leftover child to be killed")
+
+
+def test_run_cmd_timeout_keeps_the_output_so_far(run: Run) -> None:
+    outcome = run("runCmd", {"cmd": "echo before; sleep 60", "timeout": 0.5})
+    assert (outcome.status, outcome.result) == ("error", "before\nCommand timed out after 0.5 s")
+    assert outcome.details["stdout"] == "before\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"cmd": "true", "timeout": "soon"}, "`timeout` must be a number, not 'soon'"),
+        ({"cmd": "true", "timeout": 0}, "`timeout` must be positive, not 0"),
+        ({"cmd": ["echo", "x"]}, "needs `cmd`"),
+        ({"cmd": "true", "cwd": "file.txt"}, "`cwd` `file.txt` is not a folder"),
+    ],
+)
+def test_run_cmd_bad_arguments(run: Run, ws: Workspace, args: dict[str, Any], message: str) -> None:
+    write(ws, "file.txt", "x")
+    outcome = run("runCmd", args)
+    assert (outcome.status, outcome.result) == ("error", message)
+
+
+def test_run_cmd_long_output_is_cut_for_the_agent(run: Run) -> None:
+    outcome = run("runCmd", {"cmd": "head -c 40000 /dev/zero | tr '\\0' a"})
+    assert outcome.status == "ok"
+    assert outcome.result.startswith("a" * 30_000 + "\n... [10000 characters truncated]")
+    assert outcome.details["truncated"] == 40_000
+    assert len(outcome.details["stdout"]) == 40_000
+
+
+def test_background_shells_write_nothing_into_the_workspace(run: Run, ws: Workspace) -> None:
+    before = snapshot_dir(ws.path)
+    shell = run("runCmd", {"cmd": "echo quiet", "run_in_background": True}).details["shell"]
+    wait_for(lambda: not run("bashOutput", {"bash_id": shell}).details["running"], "the shell to end")
+    assert snapshot_dir(ws.path) == before
+
+
+def test_background_shell_ids_from_other_agents(run: Run) -> None:
+    first = run("runCmd", {"cmd": "echo first; sleep 60", "run_in_background": True}).details["shell"]
+    second = run("runCmd", {"cmd": "echo second; sleep 60", "run_in_background": True}).details["shell"]
+    assert (first, second) == ("shell_1", "shell_2")
+
+    def output_of(bash_id: str) -> str:
+        seen: list[str] = []
+        wait_for(
+            lambda: bool(seen.append(run("bashOutput", {"bash_id": bash_id}).result) or "".join(seen)),
+            bash_id,
+        )
+        return "".join(seen)
+
+    assert output_of("bash_2") == "second\n"  # bash_N is shell_N
+    assert output_of("b7e3f1") == "first\n"  # an unknown id names the oldest shell no id has named yet
+    assert run("KillShell", {"shell_id": "b7e3f1"}).status == "ok"
+    assert run("bashOutput", {"bash_id": "shell_1"}).details["status"] == "killed"
+    unknown = run("bashOutput", {"bash_id": "c0ffee"})  # every shell is named now
+    assert (unknown.status, unknown.result) == (
+        "error",
+        "no background shell `c0ffee` (running: shell_1, shell_2)",
+    )
+
+
+def test_bash_output_bad_filter(run: Run) -> None:
+    shell = run("runCmd", {"cmd": "true", "run_in_background": True}).details["shell"]
+    outcome = run("bashOutput", {"bash_id": shell, "filter": "("})
+    assert outcome.status == "error"
+    assert outcome.result.startswith("invalid `filter`:")
+
+
+def test_bash_output_reports_a_failed_shell(run: Run) -> None:
+    shell = run("runCmd", {"cmd": "echo no >&2; exit 4", "run_in_background": True}).details["shell"]
+    wait_for(lambda: run("bashOutput", {"bash_id": shell}).details["status"] == "failed", "the shell to fail")
+    final = run("bashOutput", {"bash_id": shell})
+    assert (final.details["exitCode"], final.details["running"]) == (4, False)
+
+
+def test_closing_the_registry_kills_every_shell(ws: Workspace) -> None:
+    registry = ShellRegistry()
+    registry.start("echo $$ > one.pid; sleep 60", ws.path)
+    registry.start("echo $$ > two.pid; sleep 60", ws.path)
+    for name in ("one.pid", "two.pid"):
+        wait_for(lambda n=name: (ws.path / n).is_file() and (ws.path / n).read_text().strip() != "", name)
+    pids = [int((ws.path / n).read_text()) for n in ("one.pid", "two.pid")]
+    registry.close()
+    for pid in pids:
+        wait_for(lambda p=pid: is_dead(p), f"shell {pid} to die")
+    assert registry.ids() == []
+
+
+# --------------------------------------------------------------------------- more files
+
+
+def test_edit_file_special_cases(run: Run, ws: Workspace) -> None:
+    path = write(ws, "a.txt", "same")
+    same = run("editFile", {"path": "a.txt", "old_string": "same", "new_string": "same"})
+    assert (same.status, same.result) == (
+        "error",
+        "`old_string` and `new_string` are the same: no change to make",
+    )
+    created = run("Edit", {"file_path": "new.txt", "old_string": "", "new_string": "fresh\n"})
+    assert (created.status, created.result) == ("ok", "Created new.txt")
+    assert (ws.path / "new.txt").read_text() == "fresh\n"
+    refused = run("Edit", {"file_path": "a.txt", "old_string": "", "new_string": "x"})
+    assert (refused.status, refused.result) == (
+        "error",
+        "`old_string` is empty but a.txt is not: say what to replace",
+    )
+    assert path.read_text() == "same"
+
+
+def test_write_file_onto_a_folder(run: Run, ws: Workspace) -> None:
+    (ws.path / "dir").mkdir()
+    outcome = run("writeFile", {"path": "dir", "content": "x"})
+    assert (outcome.status, outcome.result) == ("error", "cannot write dir: it is a folder")
+
+
+def test_sed_quiet_and_messages_without_temp_paths(run: Run, ws: Workspace) -> None:
+    write(ws, "n.txt", "one\ntwo\nthree\n")
+    assert run("sed", {"expression": "2p", "path": "n.txt", "quiet": True}).result == "two\n"
+    missing = run("sed", {"expression": "p", "path": "sub/nope.txt"})
+    assert missing.status == "error"
+    assert "sub/nope.txt" in missing.result
+    assert str(ws.path) not in missing.result  # the screen shows no temp folder name
+
+
+def test_tool_arguments_of_the_wrong_type_are_errors(run: Run, ws: Workspace) -> None:
+    write(ws, "x", "1\n")
+    assert run("readFile", {"path": 7}).result == "needs `path`"
+    assert (
+        run("readFile", {"path": "x", "offset": "two"}).result == "`offset` must be a whole number, not 'two'"
+    )
+    assert run("grep", {"pattern": "x", "head_limit": []}).status == "error"
+    assert run("listDir", {"ignore": 5}).status == "error"
+
+
+# --------------------------------------------------------------------------- more search
+
+
+def test_find_by_name_and_glob_by_path(run: Run, ws: Workspace) -> None:
+    for rel in ("top.py", "pkg/mod.py", "pkg/sub/deep.py", "pkg/README.md"):
+        write(ws, rel, "")
+    assert run("find", {"name": "*.py"}).result == "pkg/mod.py\npkg/sub/deep.py\ntop.py"  # any depth
+    assert run("Glob", {"pattern": "*.py"}).result == "top.py"  # Glob: a path pattern from `path`
+    assert run("Glob", {"pattern": "**/*.py"}).result == "pkg/mod.py\npkg/sub/deep.py\ntop.py"
+    assert run("Glob", {"pattern": "*.{py,md}", "path": "pkg"}).result == "pkg/README.md\npkg/mod.py"
+    assert run("find", {"name": "*.py", "type": "file", "path": "pkg/sub"}).result == "pkg/sub/deep.py"
+    assert run("find", {"type": "directory"}).result == "pkg\npkg/sub"
+    assert run("find", {"path": "top.py"}).result == "not a folder: top.py"
+
+
+def test_list_dir_ignore(run: Run, ws: Workspace) -> None:
+    for rel in ("a.py", "b.log", "node_modules/x.js"):
+        write(ws, rel, "")
+    (ws.path / "link").unlink()
+    (ws.path / "secret-link.txt").unlink()
+    assert run("LS", {"path": ".", "ignore": ["*.log", "node_modules"]}).result == "a.py"
+    assert run("LS", {"ignore": "*.log"}).result == "a.py\nnode_modules/"  # one glob, not its characters
+    assert run("LS", {"ignore": 5}).result == "`ignore` must be a list of globs"
+
+
+# --------------------------------------------------------------------------- more notebooks
+
+
+def test_notebook_replace_clears_stale_outputs(run: Run, ws: Workspace) -> None:
+    nb = json.loads(json.dumps(NOTEBOOK))
+    nb["cells"][1].update(
+        outputs=[{"output_type": "stream", "name": "stdout", "text": "1\n"}], execution_count=3
+    )
+    path = write(ws, "nb.ipynb", json.dumps(nb))
+    assert (
+        run(
+            "notebookEdit", {"notebook_path": "nb.ipynb", "cell_id": "cell-1", "new_source": "print(5)"}
+        ).status
+        == "ok"
+    )
+    cell = json.loads(path.read_text())["cells"][1]
+    assert (cell["source"], cell["outputs"], cell["execution_count"]) == ("print(5)", [], None)
+    to_code = run(
+        "notebookEdit",
+        {"notebook_path": "nb.ipynb", "cell_id": "intro", "new_source": "1", "cell_type": "code"},
+    )
+    assert to_code.status == "ok"
+    assert json.loads(path.read_text())["cells"][0]["outputs"] == []
+    bad = run("notebookEdit", {"notebook_path": "nb.ipynb", "cell_id": "intro", "cell_type": "sql"})
+    assert (bad.status, bad.result) == ("error", "cell_type `sql` is not one of code, markdown, raw")
+
+
+def test_notebook_ids_only_where_the_format_has_them(run: Run, ws: Workspace) -> None:
+    old = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    path = write(ws, "old.ipynb", json.dumps(old))
+    assert (
+        run("notebookEdit", {"notebook_path": "old.ipynb", "edit_mode": "insert", "new_source": "a"}).status
+        == "ok"
+    )
+    assert "id" not in json.loads(path.read_text())["cells"][0]
+
+    new = {"cells": [{"cell_type": "raw", "id": "cell-2", "metadata": {}, "source": ""}], "metadata": {},
+           "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    path = write(ws, "new.ipynb", json.dumps(new))
+    for _ in range(2):
+        assert (
+            run(
+                "notebookEdit", {"notebook_path": "new.ipynb", "edit_mode": "insert", "new_source": "b"}
+            ).status
+            == "ok"
+        )
+    ids = [c["id"] for c in json.loads(path.read_text())["cells"]]
+    assert len(ids) == len(set(ids)) == 3
+
+
+# --------------------------------------------------------------------------- more canned tools and settings
+
+
+def test_tools_without_a_scripted_result(run: Run) -> None:
+    for name in ("webFetch", "webSearch"):
+        outcome = run(name, {"url": "https://example.com/"})
+        assert outcome.status == "error"
+        assert outcome.result == "no network in the workbench: script what came back as the tool's `result`"
+    assert (
+        run("exitPlanMode", {"plan": "p"}).result == "User has approved your plan. You can now start coding."
+    )
+    assert run("slashCommand", {"command": "/review"}).result == "Launching command: /review"
+    assert run("slashCommand", {}).result == "needs `command`"
+    assert run("task", {"description": "find bugs"}).result == "Subagent finished: find bugs"
+
+
+def test_mock_mode_still_applies_errors_and_denials(run: Run, ws: Workspace) -> None:
+    failed = run("writeFile", {"path": "a.txt"}, mode="mock", setting=m.ToolSetting(error="quota"))
+    assert (failed.status, failed.result) == ("error", "quota")
+    denied = run("writeFile", {"path": "a.txt"}, mode="mock", setting=m.ToolSetting(auto_approve=False))
+    assert denied.status == "error"
+    assert denied.result.startswith("permission denied")
+    assert not (ws.path / "a.txt").exists()
+
+
+def test_live_setting_result_keeps_the_real_one_in_details(run: Run) -> None:
+    outcome = run("runCmd", {"cmd": "echo real"}, setting=m.ToolSetting(result="configured"))
+    assert outcome.details["real_result"] == "real\n"
+
+
+# --------------------------------------------------------------------------- more compare_result
+
+
+def structured(result: Any, tool: str = "grep") -> ToolOutcome:
+    return ToolOutcome("ok", result, tool)
+
+
+def test_compare_structured_results() -> None:
+    actual = structured({"files": ["a", "b"], "meta": {"n": 2, "extra": True}})
+    assert compare_result({"files": ["a", "b"]}, actual, "ok") is None
+    assert compare_result({"meta": {"n": 2.0}}, actual, "ok") is None  # JSON numbers
+    assert compare_result({"meta": {"n": 3}}, actual, "ok") == "`meta.n`: expected '3', got '2'"
+    assert compare_result({"meta": {"gone": 1}}, actual, "ok") == "`meta.gone`: expected '1', it is missing"
+    assert compare_result({"files": ["a"]}, actual, "ok") == (
+        '`files`: expected 1 items, got 2: \'["a", "b"]\''
+    )
+    assert compare_result({"files": ["a", "c"]}, actual, "ok") == "`files[1]`: expected 'c', got 'b'"
+    assert compare_result([1, True], structured([1, True]), "ok") is None
+    assert compare_result([1, 1], structured([1, True]), "ok") == "`[1]`: expected '1', got 'true'"
+    assert compare_result(42, structured("42\n", "runCmd"), "ok") is None
+
+
+@given(value=st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=12,
+))  # fmt: skip
+def test_compare_any_json_result_matches_itself(value: Any) -> None:
+    assert compare_result(value, structured(value), "ok") is None
+
+
+@given(
+    lines=st.lists(st.text(alphabet="ab \t", max_size=6), max_size=6),
+    pads=st.lists(st.sampled_from(["", " ", "\t", "  "]), min_size=6, max_size=6),
+    blank_end=st.integers(0, 3),
+)
+def test_compare_text_ignores_trailing_space_and_blank_ends(
+    lines: list[str], pads: list[str], blank_end: int
+) -> None:
+    expected = "\n".join(lines)
+    actual = "\n".join(line + pad for line, pad in zip(lines, pads, strict=False)) + "\n" * blank_end
+    assert compare_result(expected, structured(actual, "runCmd"), "ok") is None
+
+
+# --------------------------------------------------------------------------- more perform_edit
+
+
+def test_perform_edit_again_and_again_on_one_file(ws: Workspace, tmp_path: Path) -> None:
+    path = write(ws, "f.txt", "keep\n")
+    for added, removed in [(3, 0), (2, 1), (0, 2), (4, 3), (1, 1)]:
+        original = tmp_path / "original.txt"
+        original.write_bytes(path.read_bytes())
+        assert perform_edit(ws, "f.txt", added, removed) is None
+        assert numstat(original, path) == (added, removed) or added == removed == 0
+
+
+def test_perform_edit_on_lines_that_look_like_diff_headers(ws: Workspace, tmp_path: Path) -> None:
+    path = write(ws, "f.txt", "--- a\n+++ b\n--x\n++y\n")
+    original = tmp_path / "original.txt"
+    original.write_bytes(path.read_bytes())
+    assert perform_edit(ws, "f.txt", 1, 2) is None
+    assert numstat(original, path) == (1, 2)
+
+
+def test_perform_edit_on_a_long_repetitive_file(ws: Workspace, tmp_path: Path) -> None:
+    path = write(ws, "big.txt", "same\n" * 500)
+    original = tmp_path / "original.txt"
+    original.write_bytes(path.read_bytes())
+    assert perform_edit(ws, "big.txt", 7, 300) is None
+    assert numstat(original, path) == (7, 300)
+
+
+def test_perform_edit_problems(ws: Workspace) -> None:
+    (ws.path / "bin.dat").write_bytes(b"\xff\xfe\x00")
+    assert perform_edit(ws, "bin.dat", 1, 0).startswith("cannot read `bin.dat` as text")
+    (ws.path / "dir").mkdir()
+    assert perform_edit(ws, "dir", 1, 0) == "`dir` is a folder"
+    assert perform_edit(ws, "x.txt", -1, 0) == "line counts must not be negative (+-1 -0)"
+    assert perform_edit(ws, "nothing.txt", 0, 0) is None
+    assert not (ws.path / "nothing.txt").exists()
+
+
+# --------------------------------------------------------------------------- no scenario can crash a tool or escape
+
+
+FUZZ_TOOLS = ["readFile", "writeFile", "appendFile", "editFile", "grep", "listDir", "find", "notebookEdit",
+              "todoWrite", "exitPlanMode", "slashCommand", "task", "webFetch", "bashOutput", "killShell", "Nope"]  # fmt: skip
+FUZZ_PATHS = st.sampled_from(
+    ["a.txt", "../x", "/etc/passwd", "link/x", "secret-link.txt", "", ".", "d/../a.txt"]
+)
+FUZZ_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.text(max_size=6),
+    FUZZ_PATHS,
+    st.lists(st.integers(), max_size=2),
+)
+FUZZ_KEYS = st.sampled_from(
+    ["path", "file_path", "notebook_path", "content", "old_string", "new_string", "replace_all", "pattern", "glob",
+     "type", "output_mode", "-C", "-n", "head_limit", "offset", "limit", "cell_id", "edit_mode", "todos", "bash_id",
+     "recursive", "name"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tool=st.sampled_from(FUZZ_TOOLS), args=st.dictionaries(FUZZ_KEYS, FUZZ_VALUES, max_size=6))
+def test_any_arguments_give_an_outcome_and_stay_inside(
+    run: Run, ws: Workspace, outside: Path, tool: str, args: dict[str, Any]
+) -> None:
+    before = snapshot_dir(outside)
+    outcome = run(tool, args)
+    assert outcome.status in ("ok", "error")
+    assert snapshot_dir(outside) == before
+    assert not (ws.path.parent / "x").exists()

@@ -188,9 +188,20 @@ def test_repo_file_through_a_copied_symlink_is_rejected(
 ) -> None:
     (scenario_dir / "seed" / "out").symlink_to(outside, target_is_directory=True)
     before = tree(tmp_path)
-    with pytest.raises(WorkspaceError, match="leads outside"):
+    with pytest.raises(WorkspaceError, match="`seed` holds symlinks that lead outside it: out"):
         Workspace.create(scenario_dir, repo(dir="seed", files={"out/planted.txt": b"planted"}))
     assert not (outside / "planted.txt").exists()
+    assert tree(tmp_path) == before
+    assert list(temp_root.iterdir()) == []
+
+
+def test_repo_dir_with_a_symlink_out_is_rejected_before_copying(
+    temp_root: Path, scenario_dir: Path, outside: Path, tmp_path: Path
+) -> None:
+    (scenario_dir / "seed" / "sub" / "secret").symlink_to(outside / "secret.txt")
+    before = tree(tmp_path)
+    with pytest.raises(WorkspaceError, match=r"symlinks that lead outside it: sub/secret"):
+        Workspace.create(scenario_dir, repo(dir="seed"))
     assert tree(tmp_path) == before
     assert list(temp_root.iterdir()) == []
 
@@ -199,8 +210,13 @@ def test_resolve_scenario_path_names_the_scenario_folder(scenario_dir: Path) -> 
     assert Workspace.resolve_scenario_path(scenario_dir, "seed/app.py", "patch") == (
         scenario_dir.resolve() / "seed" / "app.py"
     )
-    with pytest.raises(WorkspaceError, match="outside the scenario folder"):
+    with pytest.raises(WorkspaceError, match=r"patch `../x` escapes the scenario folder"):
         Workspace.resolve_scenario_path(scenario_dir, "../x", "patch")
+    with pytest.raises(WorkspaceError, match=r"patch `/etc/passwd` is absolute"):
+        Workspace.resolve_scenario_path(scenario_dir, "/etc/passwd", "patch")
+    (scenario_dir / "away").symlink_to(scenario_dir.parent, target_is_directory=True)
+    with pytest.raises(WorkspaceError, match=r"patch `away/x.patch` leads outside the scenario folder"):
+        Workspace.resolve_scenario_path(scenario_dir, "away/x.patch", "patch")
 
 
 @pytest.mark.parametrize("rel", ["", "a\x00b"])
@@ -348,6 +364,104 @@ def test_commit_in_a_repo_and_outside_one(temp_root: Path, scenario_dir: Path) -
         assert git(workspace.path, "rev-parse", "--abbrev-ref", "HEAD").stdout.strip() == "main"
 
 
+PATCH_ESCAPE = """\
+--- a/../planted.txt
++++ b/../planted.txt
+@@ -0,0 +1 @@
++planted
+"""
+
+PATCH_THROUGH_LINK = """\
+--- /dev/null
++++ b/link/planted.txt
+@@ -0,0 +1 @@
++planted
+"""
+
+
+@pytest.mark.parametrize("init", [True, False])
+def test_apply_patch_cannot_write_outside(
+    init: bool, temp_root: Path, scenario_dir: Path, outside: Path, tmp_path: Path
+) -> None:
+    (scenario_dir / "escape.patch").write_text(PATCH_ESCAPE)
+    (scenario_dir / "link.patch").write_text(PATCH_THROUGH_LINK)
+    with Workspace.create(scenario_dir, repo(init=init, files={"a.txt": b"a\n"})) as workspace:
+        (workspace.path / "link").symlink_to(outside, target_is_directory=True)
+        before = tree(tmp_path)
+        for name in ("escape.patch", "link.patch"):
+            with pytest.raises(WorkspaceError, match=f"`{name}` does not apply"):
+                workspace.apply_patch(scenario_dir / name)
+        assert tree(tmp_path) == before
+        assert not (outside / "planted.txt").exists()
+        assert not (temp_root / "planted.txt").exists()
+
+
+def test_a_plain_workspace_inside_a_repository_does_not_borrow_it(tmp_path: Path, scenario_dir: Path) -> None:
+    """git must not find the enclosing repository: `git apply` would skip paths, `git log` read its history."""
+    parent = tmp_path / "parent-repo"
+    (parent / "ws").mkdir(parents=True)
+    git(parent, "init", "-q", "-b", "main")
+    git(parent, "commit", "-q", "--allow-empty", "-m", "the parent's commit")
+    workspace = Workspace.attach(parent / "ws")
+    (workspace.path / "hello.txt").write_text("hello\nworld\n")
+    (scenario_dir / "fix.patch").write_text(PATCH_OK)
+    workspace.apply_patch(scenario_dir / "fix.patch")
+    assert (workspace.path / "hello.txt").read_text() == "hello\nthere\n"
+    check = workspace.check_git_commit_message_contains("parent")
+    assert check == Check(False, "no commit to look for 'parent' in: the workspace is not a git repository")
+    assert git(workspace.path, "rev-parse", "--show-toplevel", check=False).returncode != 0
+
+
+def test_user_git_config_has_no_say(
+    temp_root: Path, scenario_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Someone Else\n\temail = else@example.com\n"
+        "[commit]\n\tgpgsign = true\n[init]\n\tdefaultBranch = trunk\n"
+    )
+    spec = repo(init=True, files={"a.txt": b"a\n"})
+    with Workspace.create(scenario_dir, spec) as plain:
+        expected = head(plain.path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.setenv("TZ", "Pacific/Auckland")
+    with Workspace.create(scenario_dir, spec) as configured:
+        assert head(configured.path) == expected
+        assert git(configured.path, "log", "-1", "--format=%an %ae").stdout.strip() == (
+            "Workbench workbench@example.invalid"
+        )
+        assert git(configured.path, "rev-parse", "--abbrev-ref", "HEAD").stdout.strip() == "main"
+
+
+def test_commits_are_deterministic_too(temp_root: Path, scenario_dir: Path) -> None:
+    heads = []
+    for _ in range(2):
+        with Workspace.create(scenario_dir, repo(init=True, files={"a": b"a"})) as workspace:
+            (workspace.path / "b").write_text("b")
+            workspace.commit("Add b")
+            heads.append(head(workspace.path))
+    assert heads[0] == heads[1]
+
+
+def test_snapshot_skips_every_git_folder_and_sees_links(ws: Workspace, outside: Path) -> None:
+    (ws.path / "vendor" / "lib" / ".git").mkdir(parents=True)
+    (ws.path / "vendor" / "lib" / ".git" / "HEAD").write_text("ref")
+    (ws.path / "vendor" / "lib" / "x.c").write_text("int x;")
+    (ws.path / "out").symlink_to(outside, target_is_directory=True)  # not followed
+    assert set(ws.snapshot()) == {"vendor/lib/x.c", "out"}
+
+
+def test_snapshot_sees_a_same_size_rewrite(ws: Workspace) -> None:
+    path = ws.path / "f.txt"
+    path.write_text("abc")
+    before = ws.snapshot()
+    os.utime(path, ns=(1, 1))
+    path.write_text("xyz")
+    assert ws.changed_files(before, ws.snapshot()) == [{"path": "f.txt", "change": "modified"}]
+
+
 # --------------------------------------------------------------------------- checks
 
 
@@ -368,7 +482,7 @@ def test_checks_on_escaping_paths_fail_with_the_reason(rel: str, ws: Workspace) 
         assert "absolute" in check.message or "outside" in check.message
 
 
-DOC = {"a": [{"b": 1}, {"b": [True, None]}], "x/y": "slash", "m~n": "tilde", "": "empty key"}
+DOC = {"a": [{"b": 1}, {"b": [True, None]}], "x/y": "slash", "m~n": "tilde", "": "empty key", "n": 2.0}
 
 
 def test_check_json_file(ws: Workspace) -> None:
@@ -388,7 +502,12 @@ def test_check_json_file(ws: Workspace) -> None:
 
     out_of_range = ws.check_json_file("conf.json", "/a/5", 1)
     assert not out_of_range.ok
-    assert "no item '5' in a list of 2" in out_of_range.message
+    assert "no item 5 in a list of 2" in out_of_range.message
+
+    numbers = ws.check_json_file("conf.json", "/n", 2)
+    assert numbers.ok  # 2.0 in the file is the JSON number 2
+    assert not ws.check_json_file("conf.json", "/a/1/b/0", 1).ok  # true is not 1
+    assert ws.check_json_file("conf.json", "", DOC).ok
 
 
 def test_check_json_file_that_is_missing_or_not_json(ws: Workspace) -> None:
@@ -415,10 +534,13 @@ def test_json_pointer(pointer: str, value: object) -> None:
 @pytest.mark.parametrize(
     ("pointer", "message"),
     [
-        ("/nope", "no key 'nope'"),
-        ("/a/x", "no item 'x' in a list of 2"),
-        ("/a/2", "no item '2' in a list of 2"),
+        ("/nope", "no key 'nope' (keys: 'a', 'x/y', 'm~n', '', 'n')"),
+        ("/a/x", "'x' is not an index into a list of 2"),
+        ("/a/01", "'01' is not an index into a list of 2"),
+        ("/a/-", "'-' is not an index into a list of 2"),
+        ("/a/2", "no item 2 in a list of 2"),
         ("/a/0/b/c", "cannot look up 'c' in 1"),
+        ("a", "the pointer 'a' must be empty or start with `/`"),
     ],
 )
 def test_json_pointer_errors(pointer: str, message: str) -> None:
@@ -465,6 +587,17 @@ def test_check_git_commit_message_without_a_repo(ws: Workspace) -> None:
         (["src/x/y/a.py"], "src/**/*.py", True),
         (["other/a.py"], "src/**/*.py", False),
         (["a/b/c"], "**", True),
+        (["src/a.ts"], "src/*.{ts,tsx}", True),  # braces, as ripgrep and Claude Code's Glob have them
+        (["src/a.tsx"], "src/*.{ts,tsx}", True),
+        (["src/a.js"], "src/*.{ts,tsx}", False),
+        (["build/x/out.bin"], "build/**", True),
+        (["a1.txt"], "a[0-9].txt", True),
+        (["ab.txt"], "a[!0-9].txt", True),
+        (["a1.txt"], "a[!0-9].txt", False),
+        (["a?.txt"], "a\\?.txt", True),  # a backslash makes the next character literal
+        (["ab.txt"], "a\\?.txt", False),
+        (["x/a.txt"], "./x/a.txt", True),
+        (["{x.txt"], "{x.txt", True),  # an unclosed brace is literal
     ],
 )
 def test_check_artifacts_globs(files: list[str], pattern: str, ok: bool, tmp_path: Path) -> None:
@@ -481,7 +614,9 @@ def test_check_artifacts_names_every_missing_pattern_and_ignores_git(
     temp_root: Path, scenario_dir: Path
 ) -> None:
     with Workspace.create(scenario_dir, repo(init=True, files={"a.py": b""})) as workspace:
-        assert workspace.check_artifacts(["a.py", "*.py"]) == Check(True, "every artifact pattern matches")
+        assert workspace.check_artifacts(["a.py", "*.py"]) == Check(
+            True, "every artifact pattern matches (`a.py`, `*.py`)"
+        )
         check = workspace.check_artifacts(["*.py", "*.md", "**/HEAD"])
         assert check == Check(False, "no file matches `*.md`, `**/HEAD`")
 

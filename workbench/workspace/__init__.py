@@ -1,6 +1,21 @@
 """The run's workspace: temp folder, real git, patches, path confinement and checks."""
 
+from .confine import WorkspaceError, confine
 from .git import IDENTITY, GitError, git
-from .workspace import Check, Workspace, WorkspaceError, confine, json_pointer
+from .globs import glob_match
+from .jsonpointer import json_pointer
+from .workspace import Check, Snapshot, Workspace, json_equal
 
-__all__ = ["IDENTITY", "Check", "GitError", "Workspace", "WorkspaceError", "confine", "git", "json_pointer"]
+__all__ = [
+    "IDENTITY",
+    "Check",
+    "GitError",
+    "Snapshot",
+    "Workspace",
+    "WorkspaceError",
+    "confine",
+    "git",
+    "glob_match",
+    "json_equal",
+    "json_pointer",
+]

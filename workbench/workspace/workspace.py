@@ -1,15 +1,26 @@
 """The workspace: a fresh folder per run where the agent's tools and the user's edits happen.
 
-It is created from the scenario's ``repo`` section (``init`` with real git and a
-fixed identity and date, ``branch``, ``dir`` copied from the scenario folder,
-``files`` as text or bytes), confined (no path a scenario names leads out of it),
-and removed after the run unless ``--keep`` or a failure asks to keep it.
+It is created from the scenario's ``repo`` section: ``dir`` copied from the
+scenario folder, ``files`` written (their contents are bytes: text or base64 in
+the scenario), then, with ``init``, a real git repository on ``branch`` (default
+``main``) with everything in an initial commit made with a fixed identity and
+date, so two runs of a scenario have the same commit hashes. ``branch`` without
+``init`` does nothing (there is no repository to put it in).
+
+Every path the scenario names is confined (see :mod:`.confine`): ``repo.dir``
+to the scenario folder, with no symlink inside it pointing out, and
+``repo.files`` to the workspace. Paths are checked before anything is written,
+and a failed creation removes the folder, so an escape writes nothing anywhere.
+
+The folder is removed when the run ends, unless ``keep`` (``--keep``) or
+:meth:`Workspace.keep_for_failure` asks to keep it; :meth:`Workspace.close`
+then returns the path so the runner can print where it is.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -18,49 +29,41 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from workbench.scenario import model as m
-from workbench.scenario.diagnostics import Pos, ScenarioError
-from workbench.scenario.paths import resolve_inside
 
-from .git import GitError, git, is_repo
+from .confine import WorkspaceError, confine, confine_scenario_path, outside_links
+from .git import GitError, commit_all, git, is_repo
+from .globs import glob_match
+from .jsonpointer import json_pointer
 
-Snapshot = Mapping[str, tuple[int, int]]
-
-
-class WorkspaceError(RuntimeError):
-    """A path escape, a failed patch, a failed git command: fails the scenario, writes nothing."""
+Snapshot = Mapping[str, tuple[int, ...]]
+"""Opaque to callers: relative path -> (size, mtime_ns, inode) of every file outside `.git`."""
 
 
 @dataclass(frozen=True)
 class Check:
+    """The outcome of one check: whether it holds and a sentence that says what was seen."""
+
     ok: bool
     message: str
 
 
-def confine(root: Path, rel: str, what: str, *, base_name: str = "the workspace") -> Path:
-    """``rel`` under ``root``, following symlinks; an absolute path or an escape raises WorkspaceError."""
-    if not rel or "\x00" in rel:
-        raise WorkspaceError(f"{what}: `{rel}` is not a usable path")
-    pure = PurePosixPath(rel)
-    if pure.is_absolute():
-        raise WorkspaceError(f"{what}: `{rel}` is absolute; paths must be relative to {base_name}")
-    real_root = root.resolve()
-    target = (real_root / pure).resolve()
-    if target != real_root and real_root not in target.parents:
-        raise WorkspaceError(f"{what}: `{rel}` leads outside {base_name}")
-    return target
-
-
 class Workspace:
+    """One run's folder. Own it with :meth:`create`; borrow an existing one with :meth:`attach`."""
+
     def __init__(self, path: Path, *, owned: bool, keep: bool = False) -> None:
         self.path = path
         self._owned = owned
         self._keep = keep
         self._closed = False
 
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.path)!r}, owned={self._owned}, keep={self._keep})"
+
     # ------------------------------------------------------------------ life
 
     @classmethod
     def create(cls, scenario_dir: Path, repo: m.Repo | None, keep: bool = False) -> Workspace:
+        """A fresh temp folder (``wb-ws-*``) seeded from ``repo``; WorkspaceError if that fails."""
         path = Path(tempfile.mkdtemp(prefix="wb-ws-")).resolve()
         workspace = cls(path, owned=True, keep=keep)
         try:
@@ -78,14 +81,13 @@ class Workspace:
     def _populate(self, scenario_dir: Path, repo: m.Repo | None) -> None:
         if repo is None:
             return
-        if repo.dir:
-            try:
-                source = resolve_inside(scenario_dir, repo.dir, repo.pos or Pos(""), "`repo.dir`")
-            except ScenarioError as exc:
-                raise WorkspaceError(str(exc.diagnostics[0].message)) from None
+        source = self._seed_folder(scenario_dir, repo.dir) if repo.dir else None
+        for file in repo.files:  # refuse absolute and `..` paths before anything is written
+            confine(self.path, file.path, "`repo.files` path")
+        if source is not None:
             shutil.copytree(source, self.path, dirs_exist_ok=True, symlinks=True)
         for file in repo.files:
-            target = self.resolve(file.path, what="`repo.files` path")
+            target = self.resolve(file.path, "`repo.files` path")  # again: the copy may hold symlinks
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(file.contents)
         if repo.init:
@@ -94,25 +96,40 @@ class Workspace:
                     git(self.path, "init", "-q", "-b", repo.branch or "main")
                 elif repo.branch:
                     git(self.path, "checkout", "-q", "-B", repo.branch)
-                git(self.path, "add", "-A")
-                git(self.path, "commit", "-q", "--allow-empty", "-m", "Initial commit")
+                commit_all(self.path, "Initial commit")
             except GitError as exc:
                 raise WorkspaceError(str(exc)) from None
 
+    @staticmethod
+    def _seed_folder(scenario_dir: Path, rel: str) -> Path:
+        source = confine_scenario_path(scenario_dir, rel, "`repo.dir`")
+        if not source.exists():
+            raise WorkspaceError(f"`repo.dir`: `{rel}` not found (looked in {scenario_dir.resolve()})")
+        if not source.is_dir():
+            raise WorkspaceError(f"`repo.dir`: `{rel}` is not a folder (looked in {scenario_dir.resolve()})")
+        escapes = outside_links(source)
+        if escapes:
+            raise WorkspaceError(
+                f"`repo.dir`: `{rel}` holds symlinks that lead outside it: {', '.join(escapes)}; "
+                "a seed folder may only link inside itself"
+            )
+        return source
+
     def keep_for_failure(self) -> None:
+        """Keep the folder when the run ends (a failure wants it inspected)."""
         self._keep = True
 
+    @property
+    def kept(self) -> bool:
+        return self._keep and self._owned
+
     def close(self) -> Path | None:
-        """Remove the folder unless it is to be kept; return the kept path. Idempotent."""
-        if self._closed:
-            return self.path if self._keep and self._owned else None
-        self._closed = True
-        if not self._owned:
-            return None
-        if self._keep:
-            return self.path
-        shutil.rmtree(self.path, ignore_errors=True)
-        return None
+        """Remove the folder unless it is to be kept; return the kept path, else None. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            if self._owned and not self._keep:
+                shutil.rmtree(self.path, ignore_errors=True)
+        return self.path if self.kept else None
 
     def __enter__(self) -> Workspace:
         return self
@@ -123,32 +140,25 @@ class Workspace:
     # ------------------------------------------------------------------ paths
 
     def resolve(self, rel: str, what: str = "path") -> Path:
+        """``rel`` inside the workspace (symlinks followed); WorkspaceError naming ``what`` if it escapes."""
         return confine(self.path, rel, what)
 
     @staticmethod
     def resolve_scenario_path(scenario_dir: Path, rel: str, what: str) -> Path:
-        return confine(scenario_dir, rel, what, base_name="the scenario folder")
+        """A file the scenario ships (e.g. a patch), confined to the scenario folder."""
+        return confine_scenario_path(scenario_dir, rel, what)
 
     # ------------------------------------------------------------------ changes
 
     def snapshot(self) -> Snapshot:
-        """Size and mtime of every file outside ``.git``: cheap enough to take after every step."""
-        out: dict[str, tuple[int, int]] = {}
-        root = str(self.path)
-        for path in self.path.rglob("*"):
-            rel = str(path)[len(root) + 1 :]
-            if rel.split("/", 1)[0] in (".git", ".workbench"):  # git's own files; the mock agent's shell logs
-                continue
-            try:
-                st = path.lstat()
-            except OSError:
-                continue
-            if not path.is_dir():
-                out[rel] = (st.st_size, st.st_mtime_ns)
+        """Size, mtime and inode of every file outside `.git`: cheap enough to take after every step."""
+        out: dict[str, tuple[int, ...]] = {}
+        _scan(str(self.path), "", out)
         return out
 
     @staticmethod
     def changed_files(before: Snapshot, after: Snapshot) -> list[dict[str, str]]:
+        """``[{"path", "change": added|modified|deleted}]`` between two snapshots, sorted by path."""
         changes = [{"path": p, "change": "added"} for p in after.keys() - before.keys()]
         changes += [{"path": p, "change": "deleted"} for p in before.keys() - after.keys()]
         changes += [
@@ -157,7 +167,10 @@ class Workspace:
         return sorted(changes, key=lambda c: c["path"])
 
     def apply_patch(self, patch: Path) -> None:
-        """Apply a unified diff with `git apply` (also outside a repository)."""
+        """Apply a unified diff with `git apply` (a repository or not); all or nothing.
+
+        git itself refuses paths outside the workspace and writes through symlinks.
+        """
         if not patch.is_file():
             raise WorkspaceError(f"patch `{patch}` not found")
         try:
@@ -166,11 +179,11 @@ class Workspace:
             raise WorkspaceError(f"patch `{patch.name}` does not apply: {exc}") from None
 
     def commit(self, message: str) -> None:
+        """`git add -A` and commit with the fixed identity and date (making a repository if needed)."""
         try:
             if not is_repo(self.path):
                 git(self.path, "init", "-q", "-b", "main")
-            git(self.path, "add", "-A")
-            git(self.path, "commit", "-q", "--allow-empty", "-m", message)
+            commit_all(self.path, message)
         except GitError as exc:
             raise WorkspaceError(str(exc)) from None
 
@@ -191,65 +204,70 @@ class Workspace:
         return Check(not exists, f"`{rel}` {'exists' if exists else 'does not exist'}")
 
     def check_json_file(self, rel: str, pointer: str, equals: Any) -> Check:
+        """The value at the RFC 6901 ``pointer`` in the JSON file ``rel`` equals ``equals``."""
         try:
             path = self.resolve(rel, "json.file path")
             value = json_pointer(json.loads(path.read_text(encoding="utf-8")), pointer)
         except (WorkspaceError, OSError, ValueError, LookupError) as exc:
-            return Check(False, f"`{rel}` {pointer}: {exc}")
-        ok = value == equals
-        return Check(
-            ok,
-            f"`{rel}` {pointer} is {json.dumps(value)}" + ("" if ok else f", expected {json.dumps(equals)}"),
-        )
+            return Check(False, f"`{rel}` {pointer or '(whole document)'}: {exc}")
+        ok = json_equal(value, equals)
+        shown = f"`{rel}` {pointer or '(whole document)'} is {json.dumps(value)}"
+        return Check(ok, shown if ok else f"{shown}, expected {json.dumps(equals)}")
 
     def check_git_commit_message_contains(self, text: str) -> Check:
+        """The message of HEAD contains ``text``."""
+        if not is_repo(self.path):
+            return Check(False, f"no commit to look for {text!r} in: the workspace is not a git repository")
         done = git(self.path, "log", "-1", "--format=%B", check=False)
         if done.returncode != 0:
-            return Check(False, f"no commit to check for {text!r}: {done.stderr.strip()}")
+            return Check(False, f"no commit to look for {text!r} in: {done.stderr.strip()}")
         message = done.stdout.strip()
-        return Check(text in message, f"the last commit message {message!r} contains {text!r}")
+        found = text in message
+        return Check(
+            found, f"the last commit message {message!r} {'contains' if found else 'lacks'} {text!r}"
+        )
 
     def check_artifacts(self, patterns: Iterable[str]) -> Check:
-        files = [p for p in self.snapshot()]
-        missing = [pat for pat in patterns if not any(_glob_match(f, pat) for f in files)]
+        """Every glob (relative to the workspace, `**` for any folders) matches at least one file."""
+        patterns = list(patterns)
+        files = list(self.snapshot())
+        missing = [pat for pat in patterns if not any(glob_match(f, _clean(pat)) for f in files)]
         if missing:
             return Check(False, "no file matches " + ", ".join(f"`{p}`" for p in missing))
-        return Check(True, "every artifact pattern matches")
+        return Check(True, f"every artifact pattern matches ({', '.join(f'`{p}`' for p in patterns)})")
 
 
-def _glob_match(path: str, pattern: str) -> bool:
-    """Glob relative to the workspace root, with `**/` for zero or more folders.
+def _scan(folder: str, prefix: str, out: dict[str, tuple[int, ...]]) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        rel = prefix + entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != ".git":
+                    _scan(entry.path, rel + "/", out)
+                continue
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        out[rel] = (st.st_size, st.st_mtime_ns, st.st_ino)
 
-    A pattern without a slash matches at the top level only; one with a slash (and no `**`)
-    matches exactly that many path segments from the root.
-    """
-    if "**" in pattern:
-        # `**/` is either nothing or `*/` (fnmatch's `*` crosses `/`); expand every combination
-        variants = {pattern}
-        while any("**/" in v for v in variants):
-            variants = {w for v in variants for w in (v.replace("**/", "*/", 1), v.replace("**/", "", 1))}
-        return any(fnmatch.fnmatchcase(path, v) for v in variants)
-    if "/" in pattern:
-        pure, pure_pattern = PurePosixPath(path), PurePosixPath(pattern)
-        return len(pure.parts) == len(pure_pattern.parts) and pure.match(pattern)
-    return "/" not in path and fnmatch.fnmatch(path, pattern)
+
+def _clean(pattern: str) -> str:
+    """`./a/*.txt` is `a/*.txt`."""
+    return str(PurePosixPath(pattern)) if pattern.startswith("./") else pattern
 
 
-def json_pointer(document: Any, pointer: str) -> Any:
-    """RFC 6901: ``/a/0/b``; ``~1`` is `/`, ``~0`` is `~`."""
-    if pointer in ("", "/"):
-        return document if pointer == "" else document.get("") if isinstance(document, dict) else document
-    value = document
-    for raw in pointer.lstrip("/").split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, list):
-            if not token.isdigit() or int(token) >= len(value):
-                raise LookupError(f"no item {token!r} in a list of {len(value)}")
-            value = value[int(token)]
-        elif isinstance(value, dict):
-            if token not in value:
-                raise LookupError(f"no key {token!r}")
-            value = value[token]
-        else:
-            raise LookupError(f"cannot look up {token!r} in {json.dumps(value)}")
-    return value
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: 1 and 1.0 are the same number, but true is not 1 (as Python's `==` says)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and bool(a == b)

@@ -1,0 +1,125 @@
+"""The tools the mock agent executes for real, in the workspace.
+
+Each scenario tool, by its Agent Harbor name or a known alias (``runCmd``,
+``run_command``, ``Bash``...; see :data:`ALIASES`), runs against real files and
+real processes with every path confined to the workspace:
+
+==============  ==========================================================
+``runCmd``      real bash, ``cwd``, ``timeout``, ``run_in_background``  (:mod:`.shells`)
+``bashOutput``  new output of a background shell; ``killShell`` ends one
+``readFile``    ``offset``/``limit``; ``writeFile``, ``appendFile``      (:mod:`.files`)
+``editFile``    exact string, ``replace_all``; ``sed`` is GNU sed
+``grep``        ripgrep's options in Python; ``listDir``; ``find``/Glob  (:mod:`.search`)
+``notebookEdit`` real .ipynb cells                                      (:mod:`.notebook`)
+others          the scenario's canned ``result``                        (:mod:`.canned`)
+==============  ==========================================================
+
+An unknown tool returns the canned result with status ok and a note in its
+details, rather than failing the run: a scenario written for another agent's
+tool set still plays.
+
+Claudeless ``tool_execution`` settings apply before anything runs:
+``auto_approve: false`` denies the call (status error, "permission denied"),
+a per-tool ``error`` fails it with that message, mode ``mock`` never executes
+(the result is the setting's ``result``, else the scenario's canned one), and
+in mode ``live`` a per-tool ``result`` replaces what the tool returned (the
+tool still runs, so its effects are real).
+
+The real outcome is compared with the scenario by :func:`compare_result`;
+``agentEdits`` are performed by :func:`perform_edit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from workbench.scenario import model as m
+from workbench.workspace import Workspace, WorkspaceError
+
+from . import canned, files, notebook, search, shells
+from .base import Handler, Json, ToolContext, ToolError, ToolOutcome
+from .compare import OUTPUT_TOOLS, compare_result
+from .edits import perform_edit
+from .shells import ShellRegistry
+
+__all__ = [
+    "ALIASES",
+    "OUTPUT_TOOLS",
+    "ShellRegistry",
+    "ToolError",
+    "ToolOutcome",
+    "canonical_name",
+    "compare_result",
+    "execute_tool",
+    "perform_edit",
+]
+
+ALIASES = {
+    "runCmd": "runCmd", "run_command": "runCmd", "run_cmd": "runCmd", "Bash": "runCmd", "bash": "runCmd",
+    "shell": "runCmd", "readFile": "readFile", "read_file": "readFile", "Read": "readFile", "read": "readFile",
+    "writeFile": "writeFile", "write_file": "writeFile", "Write": "writeFile", "write": "writeFile",
+    "appendFile": "appendFile", "append_file": "appendFile", "editFile": "editFile", "Edit": "editFile",
+    "edit": "editFile", "replaceInFile": "editFile", "replace_in_file": "editFile", "replace_text": "editFile",
+    "grep": "grep", "Grep": "grep", "listDir": "listDir", "list_dir": "listDir", "LS": "listDir", "ls": "listDir",
+    "find": "find", "Glob": "find", "glob": "find", "sed": "sed", "notebookEdit": "notebookEdit",
+    "NotebookEdit": "notebookEdit", "todoWrite": "todoWrite", "TodoWrite": "todoWrite",
+    "exitPlanMode": "exitPlanMode", "ExitPlanMode": "exitPlanMode", "slashCommand": "slashCommand",
+    "SlashCommand": "slashCommand", "task": "task", "Task": "task", "webFetch": "webFetch",
+    "WebFetch": "webFetch", "webSearch": "webSearch", "WebSearch": "webSearch", "bashOutput": "bashOutput",
+    "BashOutput": "bashOutput", "killShell": "killShell", "KillShell": "killShell",
+}  # fmt: skip
+
+_TOOLS: dict[str, Handler] = {
+    "runCmd": shells.run_cmd, "bashOutput": shells.bash_output, "killShell": shells.kill_shell,
+    "readFile": files.read_file, "writeFile": files.write_file, "appendFile": files.append_file,
+    "editFile": files.edit_file, "sed": files.sed, "grep": search.grep, "listDir": search.list_dir,
+    "find": search.find, "notebookEdit": notebook.notebook_edit, "todoWrite": canned.todo_write,
+    "exitPlanMode": canned.exit_plan_mode, "slashCommand": canned.slash_command, "task": canned.task,
+    "webFetch": canned.web, "webSearch": canned.web,
+}  # fmt: skip
+
+
+def canonical_name(name: str) -> str:
+    """The scenario name of a tool written under any alias (an unknown name stays as it is)."""
+    return ALIASES.get(name, name)
+
+
+def execute_tool(
+    name: str,
+    args: Mapping[str, Json],
+    workspace: Workspace,
+    *,
+    canned_result: Json = None,
+    shells: ShellRegistry,
+    setting: m.ToolSetting | None = None,
+    mode: str = "live",
+) -> ToolOutcome:
+    """Run one tool for real (or, per the Claudeless settings, not) and return its outcome. Never raises
+    for anything a scenario can write: bad arguments and failures become status ``error``."""
+    tool = canonical_name(name)
+    if setting is not None:
+        if setting.auto_approve is False:
+            return ToolOutcome("error", f"permission denied: {name} needs approval", tool)
+        if setting.error is not None:
+            return ToolOutcome("error", setting.error, tool)
+    if mode == "mock":
+        if setting is not None and setting.result is not None:
+            return ToolOutcome("ok", setting.result, tool)
+        result = canned_result if canned_result is not None else f"{name}: mocked"
+        return ToolOutcome("ok", result, tool, {"note": "tool_execution mode `mock`: not executed"})
+    handler = _TOOLS.get(tool)
+    if handler is None:
+        return ToolOutcome("ok", canned_result, tool, {"note": f"`{name}` is not a tool the mock agent runs"})
+    try:
+        outcome = handler(args, ToolContext(workspace, shells, canned_result))
+    except (ToolError, WorkspaceError) as exc:
+        return ToolOutcome("error", str(exc), tool)
+    except OSError as exc:
+        return ToolOutcome("error", str(exc.strerror or exc), tool)  # no absolute path: screens stay stable
+    except (ValueError, TypeError) as exc:
+        return ToolOutcome("error", f"bad arguments for {name}: {exc}", tool)
+    outcome.tool = tool
+    if setting is not None and setting.result is not None:
+        outcome.details["real_result"] = outcome.result
+        outcome.result = setting.result
+    return outcome

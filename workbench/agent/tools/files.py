@@ -1,0 +1,122 @@
+"""File tools: `readFile`, `writeFile`, `appendFile`, `editFile` and `sed`.
+
+Every path is confined to the workspace before anything is read or written;
+a path that escapes (``..``, absolute, a symlink out) is an error and touches
+nothing. Text is UTF-8.
+
+``readFile``'s ``offset`` is a 1-based line number and ``limit`` a line count,
+as in Claude Code's Read tool. ``editFile`` replaces an exact string, which
+must occur exactly once unless ``replace_all`` (an empty ``old_string``
+creates a file that does not exist yet, as Claude Code's Edit does); the
+legacy mock agent's ``Edit {path, text}`` appends. ``sed`` is the real GNU sed,
+run with ``--sandbox`` so an expression cannot write files (``w``) or run
+commands (``e``) outside the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+
+from .base import Json, ToolContext, ToolError, ToolOutcome, arg, flag_arg, int_arg, path_arg, text_arg
+
+_SED_TIMEOUT_S = 60
+
+
+def read_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    rel, path = path_arg(args, ctx, "path", "file_path")
+    if path.is_dir():
+        raise ToolError(f"{rel} is a folder, not a file (use listDir)")
+    if not path.is_file():
+        raise ToolError(f"file not found: {rel}")
+    encoding = str(arg(args, "encoding", default="utf-8"))
+    try:
+        text = path.read_text(encoding=encoding, errors="replace")
+    except LookupError:
+        raise ToolError(f"unknown `encoding` {encoding!r}") from None
+    offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
+    if offset is not None or limit is not None:
+        lines = text.splitlines(keepends=True)
+        start = max(0, (offset or 1) - 1)
+        end = len(lines) if limit is None else start + max(0, limit)
+        text = "".join(lines[start:end])
+    return ToolOutcome("ok", text, details={"lines": len(text.splitlines())})
+
+
+def write_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    rel, path = path_arg(args, ctx, "path", "file_path")
+    content = str(arg(args, "content", "text", default=""))
+    if path.is_dir():
+        raise ToolError(f"cannot write {rel}: it is a folder")
+    existed = path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    verb = "Updated" if existed else "Created"
+    return ToolOutcome("ok", f"{verb} {rel} ({len(content.encode())} bytes)")
+
+
+def append_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    rel, path = path_arg(args, ctx, "path", "file_path")
+    content = str(arg(args, "content", "text", default=""))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(content)
+    return ToolOutcome("ok", f"Appended to {rel}")
+
+
+def edit_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    old = arg(args, "old_string", "old_str", "oldText", "old", "search")
+    if old is None and isinstance(arg(args, "text", "content"), str):
+        return append_file(args, ctx)  # the legacy mock agent's `Edit {path, text}` appends
+    rel, path = path_arg(args, ctx, "path", "file_path")
+    new = str(arg(args, "new_string", "new_str", "newText", "new", "replace", default=""))
+    if not isinstance(old, str):
+        raise ToolError("needs `old_string`")
+    if old == new:
+        raise ToolError("`old_string` and `new_string` are the same: no change to make")
+    if old == "":
+        if path.exists() and path.stat().st_size > 0:
+            raise ToolError(f"`old_string` is empty but {rel} is not: say what to replace")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(new, encoding="utf-8")
+        return ToolOutcome("ok", f"Created {rel}")
+    if not path.is_file():
+        raise ToolError(f"file not found: {rel}")
+    text = path.read_text(encoding="utf-8")
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(f"`old_string` not found in {rel}")
+    replace_all = flag_arg(args, "replace_all")
+    if count > 1 and not replace_all:
+        raise ToolError(f"`old_string` occurs {count} times in {rel}; give more context or set replace_all")
+    path.write_text(text.replace(old, new) if replace_all else text.replace(old, new, 1), encoding="utf-8")
+    done = count if replace_all else 1
+    return ToolOutcome(
+        "ok", f"Updated {rel} ({done} replacement{'s' if done > 1 else ''})", details={"replacements": done}
+    )
+
+
+def sed(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    expression = text_arg(args, "expression", "script")
+    _rel, path = path_arg(args, ctx, "path", "file_path")
+    argv = [
+        "sed",
+        "--sandbox",  # GNU sed: no `w` file or `e` command, so the expression cannot reach outside
+        *(["-n"] if flag_arg(args, "quiet", "silent", "-n") else []),
+        *(["-E"] if flag_arg(args, "extended", "-E", "regexp_extended") else []),
+        *(["-i"] if flag_arg(args, "inplace", "in_place", "-i") else []),
+        "-e",
+        expression,
+        "--",
+        os.path.relpath(path, ctx.workspace.path.resolve()),  # relative: sed's messages name no temp folder
+    ]
+    try:
+        done = subprocess.run(
+            argv, cwd=ctx.workspace.path, capture_output=True, text=True, check=False, timeout=_SED_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"sed took longer than {_SED_TIMEOUT_S} s") from None
+    if done.returncode != 0:
+        raise ToolError(done.stderr.strip() or f"sed exited {done.returncode}")
+    return ToolOutcome("ok", done.stdout)

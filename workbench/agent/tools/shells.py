@@ -1,0 +1,220 @@
+"""`runCmd`, and background shells for `bashOutput` and `killShell`.
+
+Commands run in real bash, in the workspace (``cwd`` confined to it), each in
+its own session (process group) so a timeout or a kill ends the command *and*
+everything it started. Output goes to anonymous temp files, never pipes: a
+command that leaves a child holding its output open cannot hang the agent, and
+nothing is written into the workspace (a shell's log is not a change the
+scenario made).
+
+When a foreground command finishes, whatever it left running in its process
+group is killed: a scenario that wants something to keep running uses
+``run_in_background``. ``timeout`` is in seconds, or in milliseconds when it is
+1000 or more (Claude Code's Bash tool counts in milliseconds; a timeout of more
+than 16 minutes in seconds is not a thing a scenario means).
+
+Background shells are named ``shell_1``, ``shell_2``... in start order;
+``bash_N`` means the same shell. An id the registry does not know (say, one
+copied from a recorded Claude Code session) is bound, on first use, to the
+oldest shell no id has named yet, so recorded scenarios keep working.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from .base import Json, ToolContext, ToolError, ToolOutcome, arg, flag_arg, text_arg
+
+DEFAULT_TIMEOUT_S = 120.0
+OUTPUT_LIMIT = 30_000  # characters of output the agent is shown, as Claude Code's Bash tool
+_READ_CHUNK = 1 << 16
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the command's whole process group (it may be gone already), then reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _spawn(cmd: str, cwd: Path, stdout: IO[bytes], stderr: IO[bytes] | int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        ["bash", "-c", cmd],
+        cwd=cwd,
+        stdout=stdout,
+        stderr=stderr,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _read_all(sink: IO[bytes]) -> str:
+    return os.pread(sink.fileno(), os.fstat(sink.fileno()).st_size, 0).decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------- background shells
+
+
+@dataclass
+class _Shell:
+    process: subprocess.Popen[bytes]
+    sink: IO[bytes]
+    offset: int = 0
+    decoder: codecs.IncrementalDecoder = field(
+        default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace")
+    )
+
+
+class ShellRegistry:
+    """The background shells of one agent; :meth:`close` kills them all."""
+
+    def __init__(self) -> None:
+        self._shells: dict[str, _Shell] = {}
+        self._aliases: dict[str, str] = {}
+        self._named: set[str] = set()
+
+    def start(self, cmd: str, cwd: Path) -> str:
+        """Start ``cmd`` in bash in the background; return its shell id."""
+        shell_id = f"shell_{len(self._shells) + 1}"
+        sink = tempfile.TemporaryFile(prefix="wb-shell-")  # noqa: SIM115 -- the shell owns it; close() closes it
+        try:
+            process = _spawn(cmd, cwd, sink, subprocess.STDOUT)
+        except BaseException:
+            sink.close()
+            raise
+        self._shells[shell_id] = _Shell(process, sink)
+        return shell_id
+
+    def output(self, shell_id: str) -> tuple[str, bool, int | None]:
+        """New output since the last call, whether the shell still runs, and its exit code."""
+        shell = self._get(shell_id)
+        code = shell.process.poll()  # before reading: output written before the exit is all there
+        fd = shell.sink.fileno()
+        chunks = []
+        while chunk := os.pread(fd, _READ_CHUNK, shell.offset):
+            chunks.append(chunk)
+            shell.offset += len(chunk)
+        return shell.decoder.decode(b"".join(chunks), final=code is not None), code is None, code
+
+    def kill(self, shell_id: str) -> None:
+        _kill_group(self._get(shell_id).process)
+
+    def ids(self) -> list[str]:
+        return list(self._shells)
+
+    def _get(self, name: str) -> _Shell:
+        shell_id = self._resolve(name)
+        self._named.add(shell_id)
+        return self._shells[shell_id]
+
+    def _resolve(self, name: str) -> str:
+        if name in self._shells:
+            return name
+        match = re.fullmatch(r"bash_(\d+)", name)
+        if match and f"shell_{match.group(1)}" in self._shells:
+            return f"shell_{match.group(1)}"
+        if name in self._aliases:
+            return self._aliases[name]
+        unnamed = [s for s in self._shells if s not in self._named and s not in self._aliases.values()]
+        if name and unnamed and not re.fullmatch(r"(shell|bash)_\d+", name):
+            self._aliases[name] = unnamed[0]
+            return unnamed[0]
+        known = ", ".join(self._shells) or "none"
+        raise ToolError(f"no background shell `{name}` (running: {known})")
+
+    def close(self) -> None:
+        """Kill every background shell (and what it started) and forget them."""
+        for shell in self._shells.values():
+            _kill_group(shell.process)
+            shell.sink.close()
+        self._shells.clear()
+        self._aliases.clear()
+        self._named.clear()
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def timeout_seconds(value: Json) -> float:
+    """A ``timeout`` argument in seconds: values of 1000 and more are milliseconds."""
+    try:
+        timeout = float(value)
+    except (TypeError, ValueError):
+        raise ToolError(f"`timeout` must be a number, not {value!r}") from None
+    if not timeout > 0:
+        raise ToolError(f"`timeout` must be positive, not {value!r}")
+    return timeout / 1000 if timeout >= 1000 else timeout
+
+
+def run_cmd(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    cmd = text_arg(args, "cmd", "command")
+    cwd = ctx.workspace.resolve(str(arg(args, "cwd", default=".")), what="`cwd`")
+    if not cwd.is_dir():
+        raise ToolError(f"`cwd` `{arg(args, 'cwd')}` is not a folder")
+    if flag_arg(args, "run_in_background", "background"):
+        shell_id = ctx.shells.start(cmd, cwd)
+        return ToolOutcome(
+            "ok", f"Command running in background with ID: {shell_id}", details={"shell": shell_id}
+        )
+    timeout = timeout_seconds(arg(args, "timeout", default=DEFAULT_TIMEOUT_S))
+    with (
+        tempfile.TemporaryFile(prefix="wb-out-") as out,
+        tempfile.TemporaryFile(prefix="wb-err-") as err,
+    ):
+        process = _spawn(cmd, cwd, out, err)
+        try:
+            code: int | None = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        _kill_group(process)  # the command's leftovers (or the command itself, on a timeout)
+        stdout, stderr = _read_all(out), _read_all(err)
+    output = stdout + stderr
+    details = {"stdout": stdout, "stderr": stderr, "exitCode": code, "exit_code": code}
+    if code is None:
+        tail = f"Command timed out after {timeout:g} s"
+        return ToolOutcome("error", f"{output}{tail}" if output else tail, details=details)
+    if len(output) > OUTPUT_LIMIT:
+        details["truncated"] = len(output)
+        output = output[:OUTPUT_LIMIT] + f"\n... [{len(output) - OUTPUT_LIMIT} characters truncated]"
+    return ToolOutcome("ok" if code == 0 else "error", output, details=details)
+
+
+def bash_output(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    shell_id = text_arg(args, "bash_id", "shell_id", "id")
+    text, running, code = ctx.shells.output(shell_id)
+    pattern = arg(args, "filter")
+    if pattern:
+        try:
+            regex = re.compile(str(pattern))
+        except re.error as exc:
+            raise ToolError(f"invalid `filter`: {exc}") from None
+        text = "\n".join(line for line in text.splitlines() if regex.search(line))
+    details = {
+        "running": running,
+        "exitCode": code,
+        "exit_code": code,
+        "status": _shell_status(running, code),
+    }
+    return ToolOutcome("ok", text, details=details)
+
+
+def _shell_status(running: bool, code: int | None) -> str:
+    if running:
+        return "running"
+    return "completed" if code == 0 else ("killed" if code is not None and code < 0 else "failed")
+
+
+def kill_shell(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    shell_id = text_arg(args, "shell_id", "bash_id", "id")
+    ctx.shells.kill(shell_id)
+    return ToolOutcome("ok", f"Killed {shell_id}")

@@ -1,0 +1,59 @@
+"""Path confinement: no path a scenario names leads out of the workspace or the scenario folder.
+
+A path is refused when it is empty, absolute, climbs out with `..`, or resolves
+(following symlinks, including ones the scenario or the agent created) to a
+place outside its root. The check happens before anything is read or written,
+so an escape fails the scenario and touches nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+from workbench.scenario.diagnostics import Pos, ScenarioError
+from workbench.scenario.paths import resolve_inside
+
+
+class WorkspaceError(RuntimeError):
+    """A path escape, a failed patch, a failed git command: fails the scenario, writes nothing."""
+
+
+def confine(root: Path, rel: str, what: str, *, base_name: str = "the workspace") -> Path:
+    """``rel`` under ``root``, following symlinks; an absolute path or an escape raises WorkspaceError."""
+    allowed = f"paths must be relative to {base_name} and stay inside it"
+    if not isinstance(rel, str):
+        raise WorkspaceError(f"{what}: {rel!r} is not a path; {allowed}")
+    if not rel or "\x00" in rel:
+        raise WorkspaceError(f"{what}: `{rel}` is not a usable path (empty or with a NUL byte); {allowed}")
+    pure = PurePosixPath(rel)
+    if pure.is_absolute():
+        raise WorkspaceError(f"{what}: `{rel}` is absolute; {allowed}")
+    real_root = root.resolve()
+    target = (real_root / pure).resolve()
+    if target != real_root and real_root not in target.parents:
+        how = "through `..`" if ".." in pure.parts else "through a symlink"
+        raise WorkspaceError(f"{what}: `{rel}` leads outside {base_name} ({how}); {allowed}")
+    return target
+
+
+def confine_scenario_path(scenario_dir: Path, rel: str, what: str) -> Path:
+    """A file the scenario ships (a patch, a seed folder), confined to the scenario folder."""
+    try:
+        return resolve_inside(scenario_dir, rel, Pos(""), what, must_exist=False)
+    except ScenarioError as exc:
+        raise WorkspaceError(exc.diagnostics[0].message) from None
+
+
+def outside_links(folder: Path) -> list[str]:
+    """Symlinks under ``folder`` whose targets are outside it (relative names), without following any."""
+    root = folder.resolve()
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):  # os.walk does not follow symlinked folders
+        for name in (*dirnames, *filenames):
+            path = Path(dirpath) / name
+            if path.is_symlink():
+                target = path.resolve()
+                if target != root and root not in target.parents:
+                    found.append(str(path.relative_to(root)))
+    return sorted(found)
