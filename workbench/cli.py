@@ -106,10 +106,30 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("kind", choices=["llm"], metavar="llm", help="the server to start")
     serve.add_argument("rest", nargs=argparse.REMAINDER)
 
+    edit = sub.add_parser("edit", help="open the app on a scenario file or folder (also: workbench [PATH])")
+    edit.add_argument("path", nargs="?", type=Path, default=Path("scenarios"), metavar="PATH",
+                      help="a scenario file (created on save if new) or a folder (default ./scenarios)")  # fmt: skip
+    edit.add_argument(
+        "--goldens", type=Path, default=Path("screenshots"), metavar="DIR", help="default ./screenshots"
+    )
+    edit.add_argument(
+        "--out", type=Path, default=Path("target/tmp/workbench"), metavar="DIR", help="run folders"
+    )
+    _add_theme(edit)
+
+    show = sub.add_parser("show", help="open a recorded run folder (its trace.jsonl) in the app, read-only")
+    show.add_argument("run", type=Path, metavar="RUN", help="a run folder or its trace.jsonl")
+    _add_theme(show)
+
     timeline = sub.add_parser("timeline", help="print the compiled schedule of a scenario as a table")
     timeline.add_argument("file", type=Path, metavar="FILE")
     _add_define(timeline)
     return parser
+
+
+def _add_theme(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--theme", metavar="NAME",
+                   help="workbench-dark (default), workbench-light, workbench-high-contrast, or a Textual theme")  # fmt: skip
 
 
 def _add_define(p: argparse.ArgumentParser) -> None:
@@ -127,6 +147,11 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in _COMMANDS and not argv[0].startswith("-"):
+        argv.insert(0, "edit")  # `workbench PATH` opens the app on PATH
+    elif not argv and sys.stdin.isatty() and sys.stdout.isatty():
+        argv = ["edit"]  # `workbench` in a terminal opens the app on ./scenarios; elsewhere it prints help
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
@@ -307,7 +332,35 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return serve_llm_main(list(args.rest))
 
 
+def _open_app(**kwargs: object) -> int:
+    # The app is loaded by name: headless modules never import Textual or `workbench.app`
+    # (DESIGN.md section 7, checked by import-linter and tests/test_architecture.py).
+    import importlib
+
+    app = importlib.import_module("workbench." + "app")
+    return int(app.main(**kwargs))
+
+
+def _cmd_edit(args: argparse.Namespace) -> int:
+    path: Path = args.path
+    if not path.exists() and (path.suffix.lower() not in (".yaml", ".yml", ".json", ".toml")):
+        raise UsageError(
+            f"{path}: no such file or folder (a new scenario needs a .yaml, .json or .toml name)"
+        )
+    return _open_app(path=path, goldens_dir=args.goldens, out_dir=args.out, theme=args.theme)
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    run: Path = args.run
+    trace = run / "trace.jsonl" if run.is_dir() else run
+    if not trace.is_file():
+        raise UsageError(f"{run}: not a run folder (no trace.jsonl)")
+    return _open_app(path=None, run_dir=run, theme=args.theme)
+
+
 _COMMANDS = {
+    "edit": _cmd_edit,
+    "show": _cmd_show,
     "serve": _cmd_serve,
     "run": _cmd_run,
     "mock-agent": _cmd_mock_agent,

@@ -1,4 +1,4 @@
-"""Shared helpers for the terminal tests: a plain environment and sessions that are always ended."""
+"""Helpers shared by the terminal tests: screens fed directly, stock pyte, and sessions that always end."""
 
 from __future__ import annotations
 
@@ -7,13 +7,36 @@ import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from workbench.terminal import AsciicastRecorder, PtySession
+import pyte
+
+from workbench.terminal import AsciicastRecorder, PtySession, Screen
 
 T = TypeVar("T")
-PYTHON = sys.executable
+PYTHON = sys.executable  # an absolute interpreter: no pyenv shim (a bash script) in the way
 TIMEOUT = 20.0  # generous: waits end as soon as their condition holds
+
+
+def ours(text: str, width: int = 20, height: int = 4, scrollback: int = 1000) -> Screen:
+    screen = Screen(width, height, scrollback=scrollback)
+    screen.feed(text)
+    return screen
+
+
+def stock(text: str, width: int = 20, height: int = 4) -> pyte.Screen:
+    screen = pyte.Screen(width, height)
+    pyte.Stream(screen).feed(text)
+    return screen
+
+
+def rows(screen: Screen | PtySession) -> list[str]:
+    shown = screen.screen if isinstance(screen, PtySession) else screen
+    return [row.rstrip() for row in shown.text_rows()]
+
+
+def stock_rows(screen: pyte.Screen) -> list[str]:
+    return [row.rstrip() for row in screen.display]
 
 
 def term_env(**extra: str) -> dict[str, str]:
@@ -55,12 +78,17 @@ async def session(
         await s.terminate()
 
 
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie (a zombie has ended; only its status waits to be read)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def run(factory: Callable[[], Awaitable[T]]) -> T:
-    async def main() -> Any:
+    async def main() -> T:
         return await factory()
 
-    return asyncio.run(main())  # type: ignore[no-any-return]
-
-
-def rows(s: PtySession) -> list[str]:
-    return [row.rstrip() for row in s.screen.text_rows()]
+    return asyncio.run(main())

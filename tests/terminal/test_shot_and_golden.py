@@ -45,10 +45,12 @@ def test_style_json_runs() -> None:
     styles = shot.style_json()
     assert styles["version"] == 1
     assert (styles["width"], styles["height"]) == (12, 4)
-    assert styles["cursor"] == [2, 3]
-    assert styles["rows"][0] == [{"col": 0, "len": 3, "fg": "red", "bold": True}]
+    assert styles["cursor"] == {"row": 2, "col": 3, "visible": True}
+    assert styles["rows"][0] == [{"col": 0, "len": 3, "fg": "red", "bg": "default", "bold": True}]
     assert styles["rows"][1] == []
-    assert styles["rows"][2] == [{"col": 0, "len": 3, "bg": "blue", "dim": True, "underscore": True}]
+    assert styles["rows"][2] == [
+        {"col": 0, "len": 3, "fg": "default", "bg": "blue", "dim": True, "underscore": True}
+    ]
     assert styles["rows"][3] == []
     json.dumps(styles)  # serialisable
 
@@ -101,7 +103,7 @@ def test_compare_text_diff_is_readable() -> None:
     assert caret.index("^") == len("+   2 |") + 5
     assert caret.count("^") == 3
     assert "(columns 6-8)" in caret
-    assert "(columns 10)" in lines[lines.index("+   5 |line fivex") + 1]
+    assert "(column 10)" in lines[lines.index("+   5 |line fivex") + 1]
     assert "  1 |line one" in diff  # context row
     assert "..." not in lines  # rows 1-5 are all shown: no gap
 
@@ -169,7 +171,7 @@ def test_mismatch_has_readable_diff_and_keeps_golden(tmp_path: Path) -> None:
     assert outcome.diff is not None
     assert "-   2 |world" in outcome.diff
     assert "+   2 |wXrld" in outcome.diff
-    assert "(columns 2)" in outcome.diff
+    assert "(column 2)" in outcome.diff
     assert golden.read_text(encoding="utf-8") == before
     assert "wXrld" in outcome.actual_path.read_text(encoding="utf-8")
 

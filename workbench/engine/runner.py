@@ -36,7 +36,7 @@ from workbench.engine.trace import TRACE_FILE, StepRecord, TraceWriter
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import display_name, load_scenario
-from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, encode_keys
+from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen, encode_keys
 from workbench.terminal.masks import mask_shot
 from workbench.timeline import Schedule, Step, compile_schedule
 from workbench.workspace import Check, Workspace, WorkspaceError
@@ -105,6 +105,11 @@ class ScenarioRun:
         self.clock = VirtualClock(self.options.speed)
 
     # ------------------------------------------------------------------ public
+
+    @property
+    def screen(self) -> Screen | None:
+        """The live screen of the program under test (None before it starts): for observers such as the app."""
+        return self._session.screen if self._session is not None else None
 
     async def run(self) -> ScenarioResult:
         self._started = time.monotonic()

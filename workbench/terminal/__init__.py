@@ -2,27 +2,28 @@
 
 Everything the workbench knows about a program's screen comes through here:
 :class:`PtySession` runs the program in a real pseudo-terminal, :class:`Screen`
-interprets its output (pyte plus the fixes agent output needs), :class:`Shot`
-is a screenshot, :class:`GoldenStore` compares it with goldens, and
-:class:`AsciicastRecorder` keeps the raw stream.
+interprets its output (pyte plus the speed and fixes agent output needs),
+:class:`Shot` is a screenshot, :class:`GoldenStore` compares it with goldens,
+and :class:`AsciicastRecorder` keeps the raw stream.
 """
 
 from .asciicast import AsciicastRecorder
 from .golden import GoldenOutcome, GoldenStore, compare_text, write_atomic
 from .keys import KEY_NAMES, encode_keys, expand_keys
-from .screen import Cell, Screen
+from .screen import Screen
 from .session import PtySession, WaitTimeout
 from .shot import Shot, StyleRun
+from .style import Style
 
 __all__ = [
     "KEY_NAMES",
     "AsciicastRecorder",
-    "Cell",
     "GoldenOutcome",
     "GoldenStore",
     "PtySession",
     "Screen",
     "Shot",
+    "Style",
     "StyleRun",
     "WaitTimeout",
     "compare_text",

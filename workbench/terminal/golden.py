@@ -1,13 +1,18 @@
 """Goldens: where screenshots live, how they are compared, and how they are updated.
 
 Paths follow DESIGN.md section 6: the golden is
-``<goldens>/<scenario>/<profile>/<label>.golden`` (with an optional
-``<label>.style.json`` sidecar), and every capture is also written to
-``<actual root>/<scenario>/<profile>/screenshots/<label>.golden`` so a failed
-run leaves the actual screen next to the expected one. Comparison ignores
-trailing spaces on each row. ``ci`` never writes a golden (a missing one fails);
-otherwise a missing golden is written and reported ``new``, and ``update``
-rewrites a mismatching one (``updated``). Every write is atomic.
+``<goldens>/<scenario>/<profile>/<label>.golden`` with an optional
+``<label>.style.json`` sidecar, and every capture is also written to
+``<actual root>/<scenario>/<profile>/screenshots/<label>.golden`` (root
+``target/tmp/workbench`` by default) so a failed run leaves the actual screen
+next to the expected one.
+
+Comparison is of the text only and ignores trailing spaces on each row, so an
+editor that trims lines does not break a golden; colours live in the sidecar
+and never fail a comparison. ``ci`` never writes a golden (a missing one is
+``missing``, a failure); otherwise a missing golden is written and reported
+``new``, and ``update`` rewrites a mismatching one (``updated``). Every write is
+atomic: a temp file in the same folder, then ``os.replace``.
 """
 
 from __future__ import annotations
@@ -20,17 +25,25 @@ from pathlib import Path
 from typing import Literal
 
 from .shot import Shot
+from .width import split_cells
 
 Status = Literal["match", "mismatch", "missing", "new", "updated"]
 CONTEXT_ROWS = 1
+DEFAULT_ACTUAL_ROOT = Path("target/tmp/workbench")
 
 
 @dataclass(frozen=True)
 class GoldenOutcome:
+    """What :meth:`GoldenStore.check` found; ``diff`` is set for ``mismatch``, ``updated`` and ``missing``."""
+
     status: Status
     golden_path: Path
     actual_path: Path
     diff: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("mismatch", "missing")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -49,10 +62,17 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def compare_text(expected: str, actual: str) -> str | None:
-    """None if the screens agree (ignoring trailing spaces), else a readable row diff.
+    """None if two screens agree (ignoring trailing spaces on each row), else a readable diff.
 
-    Each changed row is shown as the expected (``-``) and actual (``+``) row with
-    its 1-based number, and a caret line marking the changed columns.
+    Each changed row is shown with its 1-based number as the expected row
+    (``-``) and the actual row (``+``), then a caret line under the changed
+    columns and their numbers; unchanged rows around them give context::
+
+        ...
+            3 |$ ls
+        -   4 |README.md setup.py
+        +   4 |README.md setup.cfg
+                               ^^^  (columns 17-19)
     """
     want = [row.rstrip(" ") for row in expected.split("\n")]
     got = [row.rstrip(" ") for row in actual.split("\n")]
@@ -66,7 +86,7 @@ def compare_text(expected: str, actual: str) -> str | None:
     lines = []
     if len(want) != len(got):
         lines.append(f"expected {len(want)} rows, got {len(got)}")
-    previous = -1  # no gap marker before row 1
+    previous = -1
     for i in sorted(shown):
         if i != previous + 1:
             lines.append("...")
@@ -77,17 +97,23 @@ def compare_text(expected: str, actual: str) -> str | None:
             continue
         lines.append(f"- {i + 1:3} |{a}")
         lines.append(f"+ {i + 1:3} |{b}")
-        carets = "".join(
-            "^" if x >= len(a) or x >= len(b) or a[x] != b[x] else " " for x in range(max(len(a), len(b)))
-        )
-        cols = [x + 1 for x, c in enumerate(carets) if c == "^"]
-        prefix = " " * len(f"+ {i + 1:3} |")  # the carets sit under the row's text
-        lines.append(f"{prefix}{carets.rstrip()}  (columns {_ranges(cols)})")
+        carets, columns = _carets(a, b)
+        lines.append(f"{'':7}{carets}  (column{'s' if len(columns) > 1 else ''} {_ranges(columns)})")
     return "\n".join(lines)
 
 
 def _row(rows: list[str], i: int) -> str:
     return rows[i] if i < len(rows) else ""
+
+
+def _carets(a: str, b: str) -> tuple[str, list[int]]:
+    """A caret under every display column where the rows differ, and those 1-based columns."""
+    ca, cb = split_cells(a), split_cells(b)
+    n = max(len(ca), len(cb))
+    ca += [" "] * (n - len(ca))
+    cb += [" "] * (n - len(cb))
+    marks = ["^" if x != y else " " for x, y in zip(ca, cb, strict=True)]
+    return "".join(marks).rstrip(), [i + 1 for i, m in enumerate(marks) if m == "^"]
 
 
 def _ranges(cols: list[int]) -> str:
@@ -103,7 +129,7 @@ def _ranges(cols: list[int]) -> str:
 
 
 class GoldenStore:
-    """Goldens of one scenario and terminal profile."""
+    """The goldens of one scenario and terminal profile, and where its actual screenshots go."""
 
     def __init__(
         self,
@@ -115,8 +141,8 @@ class GoldenStore:
         update: bool,
         actual_dir: Path | None = None,
     ) -> None:
-        self.folder = goldens_dir / scenario / profile_id
-        root = Path("target/tmp/workbench") if actual_dir is None else actual_dir
+        self.folder = Path(goldens_dir) / scenario / profile_id
+        root = DEFAULT_ACTUAL_ROOT if actual_dir is None else Path(actual_dir)
         self.actual_folder = root / scenario / profile_id / "screenshots"
         self.ci = ci
         self.update = update and not ci
@@ -124,15 +150,20 @@ class GoldenStore:
     def golden_path(self, label: str) -> Path:
         return self.folder / f"{label}.golden"
 
+    def actual_path(self, label: str) -> Path:
+        return self.actual_folder / f"{label}.golden"
+
     def check(self, label: str, shot: Shot) -> GoldenOutcome:
-        golden = self.golden_path(label)
-        actual = self.actual_folder / f"{label}.golden"
+        """Compare ``shot`` with the golden of ``label``; write the actual capture and, if allowed, the golden."""
+        golden, actual = self.golden_path(label), self.actual_path(label)
         text = shot.text()
         write_atomic(actual, text)
-        write_atomic(actual.with_suffix(".style.json"), json.dumps(shot.style_json()) + "\n")
+        write_atomic(_style_path(actual), json.dumps(shot.style_json(), indent=1) + "\n")
         if not golden.exists():
             if self.ci:
-                return GoldenOutcome("missing", golden, actual, f"no golden at {golden}")
+                return GoldenOutcome(
+                    "missing", golden, actual, f"no golden at {golden} (--ci never writes one)"
+                )
             self._write(golden, shot)
             return GoldenOutcome("new", golden, actual)
         diff = compare_text(golden.read_text(encoding="utf-8"), text)
@@ -144,12 +175,19 @@ class GoldenStore:
         return GoldenOutcome("mismatch", golden, actual, diff)
 
     def accept(self, label: str, shot: Shot) -> Path:
-        """Make ``shot`` the golden of ``label`` (the app's explicit accept)."""
+        """Make ``shot`` the golden of ``label``: a person's explicit accept (the app), allowed even with ``ci``."""
         golden = self.golden_path(label)
         self._write(golden, shot)
         return golden
 
     def _write(self, golden: Path, shot: Shot) -> None:
         write_atomic(golden, shot.text())
-        if any(shot.styles):
-            write_atomic(golden.with_suffix(".style.json"), json.dumps(shot.style_json(), indent=1) + "\n")
+        sidecar = _style_path(golden)
+        if shot.has_styles():
+            write_atomic(sidecar, json.dumps(shot.style_json(), indent=1) + "\n")
+        else:
+            sidecar.unlink(missing_ok=True)  # a golden without colours must not keep an old sidecar
+
+
+def _style_path(golden: Path) -> Path:
+    return golden.with_name(golden.name.removesuffix(".golden") + ".style.json")

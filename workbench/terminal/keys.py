@@ -1,35 +1,56 @@
 """Key notation: how scenarios and tests write keys that are not plain text.
 
-Text is typed as it is; a name in angle brackets is one key::
+Text is typed as it is; a key name in angle brackets is one key. Names are
+case-insensitive (``<enter>``, ``<c-C>``)::
 
-    <Enter> <Tab> <S-Tab> <Esc> <Space> <BS> (also <Backspace>) <Delete> <Insert>
-    <Up> <Down> <Left> <Right> <Home> <End> <PageUp> <PageDown>
-    <F1> ... <F12>
-    <C-a> ... <C-z>   Ctrl with a letter (also <C-@> <C-[> <C-\\> <C-]> <C-^> <C-_> <C-Space>)
-    <M-x> or <A-x>    Alt (Meta) with a key: ESC, then the key; <M-Enter> works too
-    <lt>              a literal "<"
+    <Enter> (<Return>, <CR>)   carriage return, what the Enter key sends
+    <NL>                       line feed
+    <Tab>  <S-Tab>             tab, back-tab (ESC [ Z)
+    <Esc> (<Escape>)           escape
+    <Space>                    a space
+    <BS> (<Backspace>)         DEL (0x7f), what the Backspace key sends
+    <Delete> (<Del>) <Insert>  ESC [ 3 ~, ESC [ 2 ~
+    <Up> <Down> <Right> <Left> ESC [ A/B/C/D (normal cursor-key mode)
+    <Home> <End>               ESC [ H, ESC [ F
+    <PageUp> <PageDown>        ESC [ 5 ~, ESC [ 6 ~
+    <F1> ... <F12>             ESC O P ... ESC [ 24 ~ (xterm)
+    <C-a> ... <C-z>            Ctrl with a letter: 0x01 ... 0x1a (<C-c> is 0x03)
+    <C-@> <C-[> <C-\\> <C-]> <C-^> <C-_> <C-Space> <C-?>
+                               the other control characters
+    <M-x> or <A-x>             Alt (Meta) with a key: ESC, then the key
+                               (<M-Enter>, <A-Up> work too)
+    <lt>                       a literal "<"
 
-Names are case-insensitive (``<enter>``, ``<c-C>``). Anything in angle brackets
-that is not a key name is typed literally, so ``if a <b> c`` stays text. Keys are
-sent as xterm sends them in normal cursor mode (``ESC [ A`` for Up).
+Anything in angle brackets that is not a key name is typed literally, so
+``if a <b> c`` and ``<Foo>`` stay text; there is no error for an unknown name.
+Keys are sent as xterm sends them with the cursor keys in normal mode, which is
+what programs expect unless they switch the keypad to application mode.
 """
 
 from __future__ import annotations
 
 import re
 
-KEYS: dict[str, str] = {
-    "enter": "\r", "return": "\r", "cr": "\r", "tab": "\t", "s-tab": "\x1b[Z", "esc": "\x1b", "escape": "\x1b",
-    "space": " ", "bs": "\x7f", "backspace": "\x7f", "delete": "\x1b[3~", "del": "\x1b[3~",
-    "insert": "\x1b[2~", "up": "\x1b[A", "down": "\x1b[B", "right": "\x1b[C", "left": "\x1b[D",
-    "home": "\x1b[H", "end": "\x1b[F", "pageup": "\x1b[5~", "pagedown": "\x1b[6~", "lt": "<", "nl": "\n",
-    "f1": "\x1bOP", "f2": "\x1bOQ", "f3": "\x1bOR", "f4": "\x1bOS", "f5": "\x1b[15~", "f6": "\x1b[17~",
-    "f7": "\x1b[18~", "f8": "\x1b[19~", "f9": "\x1b[20~", "f10": "\x1b[21~", "f11": "\x1b[23~",
-    "f12": "\x1b[24~",
+_NAMED: dict[str, str] = {
+    "Enter": "\r", "Return": "\r", "CR": "\r", "NL": "\n", "Tab": "\t", "S-Tab": "\x1b[Z",
+    "Esc": "\x1b", "Escape": "\x1b", "Space": " ", "BS": "\x7f", "Backspace": "\x7f",
+    "Delete": "\x1b[3~", "Del": "\x1b[3~", "Insert": "\x1b[2~",
+    "Up": "\x1b[A", "Down": "\x1b[B", "Right": "\x1b[C", "Left": "\x1b[D",
+    "Home": "\x1b[H", "End": "\x1b[F", "PageUp": "\x1b[5~", "PageDown": "\x1b[6~", "lt": "<",
+    "F1": "\x1bOP", "F2": "\x1bOQ", "F3": "\x1bOR", "F4": "\x1bOS", "F5": "\x1b[15~", "F6": "\x1b[17~",
+    "F7": "\x1b[18~", "F8": "\x1b[19~", "F9": "\x1b[20~", "F10": "\x1b[21~", "F11": "\x1b[23~",
+    "F12": "\x1b[24~",
 }  # fmt: skip
-_CTRL_PUNCTUATION = {"@": "\x00", "[": "\x1b", "\\": "\x1c", "]": "\x1d", "^": "\x1e", "_": "\x1f",
-                     "space": "\x00", "?": "\x7f"}  # fmt: skip
-KEY_NAMES = tuple(sorted(KEYS)) + tuple(f"C-{c}" for c in "abcdefghijklmnopqrstuvwxyz")
+_CTRL_OTHER = {"@": "\x00", "[": "\x1b", "\\": "\x1c", "]": "\x1d", "^": "\x1e", "_": "\x1f", "space": "\x00",
+               "?": "\x7f"}  # fmt: skip
+_KEYS = {name.lower(): seq for name, seq in _NAMED.items()}
+
+KEY_NAMES: tuple[str, ...] = (
+    *_NAMED,
+    *(f"C-{c}" for c in "abcdefghijklmnopqrstuvwxyz"),
+    *(f"C-{c}" for c in ("@", "[", "\\", "]", "^", "_", "Space", "?")),
+)
+"""Every key name without a modifier prefix (``M-``/``A-`` go in front of any of them, or of one character)."""
 
 _TOKEN = re.compile(r"<([^<>\s]+)>")
 
@@ -37,16 +58,17 @@ _TOKEN = re.compile(r"<([^<>\s]+)>")
 def key_sequence(name: str) -> str | None:
     """The characters one key name sends, or None if it is not a key name."""
     lowered = name.lower()
-    if lowered in KEYS:
-        return KEYS[lowered]
-    if lowered[:2] in ("c-", "^-") and len(name) > 2:
+    sequence = _KEYS.get(lowered)
+    if sequence is not None:
+        return sequence
+    if len(name) > 2 and lowered[:2] == "c-":
         rest = lowered[2:]
         if len(rest) == 1 and "a" <= rest <= "z":
             return chr(ord(rest) - ord("a") + 1)
-        return _CTRL_PUNCTUATION.get(rest)
-    if lowered[:2] in ("m-", "a-") and len(name) > 2:
+        return _CTRL_OTHER.get(rest)
+    if len(name) > 2 and lowered[:2] in ("m-", "a-"):
         rest = name[2:]
-        inner = key_sequence(rest) if len(rest) > 1 else rest
+        inner = rest if len(rest) == 1 else key_sequence(rest)
         return None if inner is None else "\x1b" + inner
     return None
 
@@ -62,5 +84,5 @@ def expand_keys(text: str) -> str:
 
 
 def encode_keys(text: str) -> bytes:
-    """The bytes to write to the pty for ``text`` in key notation."""
+    """The bytes to write to the pty for ``text`` in key notation (UTF-8)."""
     return expand_keys(text).encode("utf-8")

@@ -1,15 +1,23 @@
 """A program in a real pseudo-terminal, driven from asyncio without blocking the loop.
 
 The pty's master fd is non-blocking and watched with ``loop.add_reader``: each
-read is decoded incrementally (a UTF-8 character split across reads comes out
-whole; invalid bytes become U+FFFD), fed to the :class:`~.screen.Screen`, passed
-to the recorder, and then dropped, so a program that floods output costs time,
-not memory. Answers to terminal queries go straight back to the program.
+read (up to 64 KiB) is decoded incrementally (a UTF-8 character split across
+reads comes out whole; invalid bytes become U+FFFD), fed to the
+:class:`~.screen.Screen`, passed to the recorder, and dropped, so a program that
+floods output costs time, not memory. Answers to terminal queries (cursor
+position, device attributes) are written back to the program at once, so
+programs that ask do not stall.
 
-The child is a session and process-group leader (ptyprocess calls ``setsid``),
-so :meth:`PtySession.terminate` ends the whole group: SIGHUP and SIGTERM, a short
-grace, then SIGKILL. Sessions still alive at interpreter exit are killed the same
-way. Exit codes follow the shell: the status, or 128 + the signal number.
+The child is a session and process-group leader (ptyprocess forks with
+``setsid``), so :meth:`PtySession.terminate` ends the whole group: SIGHUP,
+SIGCONT and SIGTERM, a grace period, then SIGKILL; then it reaps the child and
+closes the fd. Exit is watched through a pidfd where Linux has one (no
+polling). Sessions still alive at interpreter exit are killed the same way, and
+``async with`` terminates a session however the block ends, cancellation
+included.
+
+Exit codes follow the shell: the program's status, or 128 + the signal number
+when a signal ended it (SIGKILL gives 137).
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import signal
 import time
 import weakref
 from collections.abc import Mapping, Sequence
+from types import TracebackType
 
 from ptyprocess import PtyProcess
 
@@ -32,14 +41,17 @@ from .keys import encode_keys
 from .screen import Screen
 
 READ_SIZE = 65536
+DEFAULT_TERM = "xterm-256color"
 _LIVE: weakref.WeakSet[PtySession] = weakref.WeakSet()
 
 
 class WaitTimeout(TimeoutError):
-    """A wait ran out of time; the message shows what the screen looked like."""
+    """A wait ran out of time; the message says what was awaited and shows the screen."""
 
 
 class PtySession:
+    """One program in one pty, with its screen. Create it with :meth:`spawn`."""
+
     def __init__(self, proc: PtyProcess, screen: Screen, recorder: AsciicastRecorder | None) -> None:
         self.proc = proc
         self.pid: int = proc.pid
@@ -52,13 +64,18 @@ class PtySession:
         self._loop = asyncio.get_running_loop()
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._changed = asyncio.Event()
-        self._last_output = time.monotonic()
+        self._exited = asyncio.Event()
+        self._last_activity = time.monotonic()
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._outbox = bytearray()
         self._closed = False
+        self._pidfd = -1
         screen.on_answer = self._answer
         os.set_blocking(self.fd, False)
         self._loop.add_reader(self.fd, self._on_readable)
+        with contextlib.suppress(AttributeError, OSError):
+            self._pidfd = os.pidfd_open(self.pid)
+            self._loop.add_reader(self._pidfd, self._on_exit)
         _LIVE.add(self)
 
     @classmethod
@@ -73,12 +90,28 @@ class PtySession:
         recorder: AsciicastRecorder | None = None,
         scrollback: int = 1000,
     ) -> PtySession:
-        """Start ``argv`` in a new pty of ``width`` x ``height``; raises OSError if it cannot start."""
+        """Start ``argv`` in a new ``width`` x ``height`` pty; raises FileNotFoundError/OSError if it cannot start.
+
+        ``TERM`` defaults to ``xterm-256color`` when ``env`` has none. The fork and
+        exec happen before this returns (a few milliseconds on the loop's thread).
+        """
+        environment = dict(env)
+        environment.setdefault("TERM", DEFAULT_TERM)
+        if not os.path.isdir(cwd):  # ptyprocess would fail in the forked child, past its error reporting
+            raise FileNotFoundError(f"cannot start {argv[0]!r}: no folder {cwd!r}")
         try:
-            proc = PtyProcess.spawn(list(argv), cwd=cwd, env=dict(env), dimensions=(height, width))
+            proc = PtyProcess.spawn(list(argv), cwd=cwd, env=environment, dimensions=(height, width))
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"cannot start {argv[0]!r}: {exc}") from None
         return cls(proc, Screen(width, height, scrollback=scrollback), recorder)
+
+    async def __aenter__(self) -> PtySession:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.terminate()
 
     # ------------------------------------------------------------------ output
 
@@ -87,12 +120,12 @@ class PtySession:
             data = os.read(self.fd, READ_SIZE)
         except BlockingIOError:
             return
-        except OSError:  # EIO: every writer of the pty has gone
+        except OSError:  # EIO: every holder of the pty's other end has gone
             data = b""
-        if not data:
+        if data:
+            self._consume(data)
+        else:
             self._on_eof()
-            return
-        self._consume(data)
 
     def _consume(self, data: bytes) -> None:
         text = self._decoder.decode(data)
@@ -101,33 +134,36 @@ class PtySession:
             if self.recorder is not None:
                 self.recorder.output(text)
         self.bytes_read += len(data)
-        self._last_output = time.monotonic()
+        self._last_activity = time.monotonic()
         self._changed.set()
         if self._waiters:
             self._wake_waiters()
 
     def _on_eof(self) -> None:
         self.eof = True
-        with contextlib.suppress(ValueError, OSError):
+        with contextlib.suppress(ValueError, OSError, RuntimeError):
             self._loop.remove_reader(self.fd)
         tail = self._decoder.decode(b"", final=True)
         if tail:
             self.screen.feed(tail)
+            if self.recorder is not None:
+                self.recorder.output(tail)
         self._changed.set()
         self._wake_waiters(everyone=True)
 
     def _wake_waiters(self, everyone: bool = False) -> None:
         keep = []
         for n, future in self._waiters:
+            if future.done():
+                continue
             if everyone or self.bytes_read >= n:
-                if not future.done():
-                    future.set_result(None)
+                future.set_result(None)
             else:
                 keep.append((n, future))
         self._waiters = keep
 
     def drain(self) -> None:
-        """Read whatever the pty holds right now (used after the program exits)."""
+        """Read whatever the pty holds right now (after the program exits, its last output)."""
         while not self.eof and not self._closed:
             try:
                 data = os.read(self.fd, READ_SIZE)
@@ -143,22 +179,22 @@ class PtySession:
     # ------------------------------------------------------------------ input
 
     def write_bytes(self, data: bytes) -> None:
-        """Send bytes to the program; what the pty cannot take now is sent when it can."""
-        if self._closed:
+        """Send bytes to the program; what the pty cannot take now is sent as soon as it can."""
+        if self._closed or not data:
             return
-        self._last_output = time.monotonic()  # input is activity too: its echo and effects are on their way
+        self._last_activity = time.monotonic()  # input is activity too: its echo is on the way
         self._outbox += data
         self._flush()
 
     def write(self, text: str) -> None:
-        """Type ``text`` in key notation (see :mod:`.keys`)."""
+        """Type ``text`` in key notation (``<Enter>``, ``<C-c>``...; see :mod:`.keys`)."""
         self.write_bytes(encode_keys(text))
 
     def _answer(self, text: str) -> None:
         self.write_bytes(text.encode())
 
     def _flush(self) -> None:
-        while self._outbox:
+        while self._outbox and not self._closed:
             try:
                 n = os.write(self.fd, self._outbox)
             except BlockingIOError:
@@ -168,100 +204,132 @@ class PtySession:
                 self._outbox.clear()
                 break
             del self._outbox[:n]
-        with contextlib.suppress(ValueError, OSError):
+        with contextlib.suppress(ValueError, OSError, RuntimeError):
             self._loop.remove_writer(self.fd)
 
     def resize(self, width: int, height: int) -> None:
-        self.proc.setwinsize(height, width)
-        self.screen.resize(height, width)
+        """Change the terminal size (the program gets SIGWINCH)."""
+        if not self._closed:
+            self.proc.setwinsize(height, width)
+        self.screen.resize(width, height)
         if self.recorder is not None:
             self.recorder.resize(width, height)
 
     # ------------------------------------------------------------------ waits
 
-    def _screen_dump(self) -> str:
-        return "\n".join(row.rstrip() for row in self.screen.text_rows())
+    def _failure(self, what: str) -> WaitTimeout:
+        return WaitTimeout(f"{what}; the screen:\n{self.screen.text()}")
 
     async def wait_bytes_read(self, n: int, timeout: float) -> None:
-        """Until ``n`` bytes have been read and drawn (or the output ended)."""
-        if self.bytes_read >= n or self.eof:
+        """Until at least ``n`` bytes have been read and drawn (or the output has ended)."""
+        if self.bytes_read >= n or self.eof or self._closed:
             return
         future: asyncio.Future[None] = self._loop.create_future()
         self._waiters.append((n, future))
         try:
             await asyncio.wait_for(future, timeout)
         except TimeoutError:
-            raise WaitTimeout(
-                f"the program wrote {self.bytes_read} of {n} bytes within {timeout:g} s; the screen:\n"
-                + self._screen_dump()
+            raise self._failure(
+                f"the program wrote {self.bytes_read} of {n} bytes within {timeout:g} s"
             ) from None
+        finally:
+            self._waiters = [(m, f) for m, f in self._waiters if f is not future]
 
     async def wait_stable(self, ms: int, timeout: float) -> None:
-        """Until nothing has been written to or read from the program for ``ms`` milliseconds."""
+        """Until nothing has been read from or written to the program for ``ms`` milliseconds."""
         deadline = time.monotonic() + timeout
         quiet = ms / 1000
         while True:
             now = time.monotonic()
-            left = self._last_output + quiet - now
+            left = self._last_activity + quiet - now
             if left <= 0 or self.eof:
                 return
             if now + left > deadline:
-                raise WaitTimeout(
-                    f"the screen did not settle ({ms} ms without output) within {timeout:g} s; the screen:\n"
-                    + self._screen_dump()
+                raise self._failure(
+                    f"the screen did not settle ({ms} ms without output) within {timeout:g} s"
                 )
             await asyncio.sleep(left)
 
     async def wait_for_text(self, pattern: str | re.Pattern[str], timeout: float) -> str:
-        """Until the screen shows ``pattern`` (a string, or a compiled regex); returns the match."""
+        """Until the screen shows ``pattern`` (text, or a compiled regex searched in the rows); returns the match.
+
+        The screen is searched as its rows joined by newlines, first with trailing
+        spaces removed, then as full rows (so ``"$ "`` finds a prompt).
+        """
         deadline = time.monotonic() + timeout
         while True:
-            screen = self._screen_dump()
-            if isinstance(pattern, str):
-                if pattern in screen:
-                    return pattern
-            elif (match := pattern.search(screen)) is not None:
-                return match.group()
+            shown = self.screen.text()
+            found = _search(pattern, shown)
+            if found is None:
+                found = _search(pattern, "\n".join(self.screen.text_rows()))
+            if found is not None:
+                return found
             left = deadline - time.monotonic()
-            if left <= 0 or self.eof:  # after EOF the screen can no longer change
-                shown = pattern if isinstance(pattern, str) else pattern.pattern
-                raise WaitTimeout(f"{shown!r} did not appear within {timeout:g} s; the screen:\n{screen}")
+            ended = self.eof or self._closed
+            if left <= 0 or ended:
+                wanted = pattern if isinstance(pattern, str) else pattern.pattern
+                if left > 0:
+                    raise self._failure(f"{wanted!r} did not appear before the program's output ended")
+                raise self._failure(f"{wanted!r} did not appear within {timeout:g} s")
             self._changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), left)
 
     @property
     def alive(self) -> bool:
+        """True until the program has exited (and been reaped)."""
         return self._poll() is None
 
     def _poll(self) -> int | None:
         if self.exit_code is None and not self._closed:
-            try:
-                alive = self.proc.isalive()
-            except Exception:  # ptyprocess raises its own error when the child is already reaped
-                alive = False
-            if not alive:
-                self._set_exit_code()
+            self._reap(block=False)
         return self.exit_code
 
-    def _set_exit_code(self) -> None:
-        if self.proc.exitstatus is not None:
-            self.exit_code = int(self.proc.exitstatus)
-        elif self.proc.signalstatus is not None:
-            self.exit_code = 128 + int(self.proc.signalstatus)
+    def _reap(self, block: bool) -> None:
+        """Collect the child's status if it has exited (``block``: wait for it)."""
+        try:
+            pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere: the status is lost
+            self.exit_code = -1 if self.exit_code is None else self.exit_code
+            self._mark_exited()
+            return
+        if pid == 0:
+            return
+        if os.WIFSIGNALED(status):
+            self.proc.signalstatus = os.WTERMSIG(status)
+            self.exit_code = 128 + os.WTERMSIG(status)
         else:
-            self.exit_code = -1
+            self.proc.exitstatus = os.waitstatus_to_exitcode(status)
+            self.exit_code = int(self.proc.exitstatus)
+        self.proc.status = status
+        self.proc.terminated = True
+        self._mark_exited()
+
+    def _mark_exited(self) -> None:
+        self._exited.set()
+        self._close_pidfd()
+
+    def _on_exit(self) -> None:
+        if self._closed or self.exit_code is not None:
+            return
+        self._reap(block=False)
+        if self.exit_code is None:  # the pidfd fired before the status was ready: ask again shortly
+            self._loop.call_later(0.001, self._on_exit)
 
     async def wait_exit(self, timeout: float) -> int:
-        """Until the program exits; returns its exit code (128 + signal if a signal ended it)."""
+        """Until the program exits; returns its exit code (128 + the signal number if a signal ended it).
+
+        Output the program wrote before it exited is read and drawn first.
+        """
         deadline = time.monotonic() + timeout
         delay = 0.002
         while (code := self._poll()) is None:
-            if time.monotonic() >= deadline:
-                raise WaitTimeout(
-                    f"the program did not exit within {timeout:g} s; the screen:\n" + self._screen_dump()
-                )
-            await asyncio.sleep(delay)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._failure(f"the program did not exit within {timeout:g} s")
+            wait = left if self._pidfd >= 0 else min(delay, left)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._exited.wait(), wait)
             delay = min(delay * 2, 0.05)
         self.drain()
         return code
@@ -269,44 +337,64 @@ class PtySession:
     # ------------------------------------------------------------------ ending
 
     async def terminate(self, grace: float = 1.0) -> None:
-        """End the program and its whole process group, reap it, and release the pty. Idempotent."""
+        """End the program and its whole process group, reap it, release the pty. Idempotent.
+
+        SIGHUP, SIGCONT and SIGTERM go to the group; whatever is left after
+        ``grace`` seconds gets SIGKILL. If this coroutine is cancelled while it
+        waits, the group is killed at once.
+        """
         if self._closed:
             return
         try:
             if self._poll() is None:
-                _signal_group(self.pid, signal.SIGHUP)
-                _signal_group(self.pid, signal.SIGCONT)
-                _signal_group(self.pid, signal.SIGTERM)
+                for sig in (signal.SIGHUP, signal.SIGCONT, signal.SIGTERM):
+                    _signal_group(self.pid, sig)
                 deadline = time.monotonic() + grace
                 while self._poll() is None and time.monotonic() < deadline:
-                    await asyncio.sleep(0.01)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(
+                            self._exited.wait(), min(0.01, max(0.0, deadline - time.monotonic()))
+                        )
         finally:
             self.close()
 
     def close(self) -> None:
-        """Synchronous last resort (also used at interpreter exit): SIGKILL the group, reap, close."""
+        """Synchronous and final: SIGKILL the group, reap the child, read the last output, close the fds."""
         if self._closed:
             return
-        _signal_group(self.pid, signal.SIGKILL)
+        _signal_group(self.pid, signal.SIGKILL)  # the leader may be gone while its group lives on
         if self._poll() is None:
-            with contextlib.suppress(ChildProcessError, OSError):
-                _, status = os.waitpid(self.pid, 0)
-                self.proc.exitstatus = os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else None
-                self.proc.signalstatus = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-                self.proc.terminated = True
-            self._set_exit_code()
+            self._reap(block=True)
         if not self.eof:
             self.drain()
         self._closed = True
         for remove in (self._loop.remove_reader, self._loop.remove_writer):
             with contextlib.suppress(ValueError, OSError, RuntimeError):
                 remove(self.fd)
+        self._close_pidfd()
         with contextlib.suppress(OSError):
             self.proc.fileobj.close()
         self.proc.closed = True
         self.proc.fd = -1
+        self._outbox.clear()
         self._wake_waiters(everyone=True)
+        self._changed.set()
         _LIVE.discard(self)
+
+    def _close_pidfd(self) -> None:
+        if self._pidfd >= 0:
+            with contextlib.suppress(ValueError, OSError, RuntimeError):
+                self._loop.remove_reader(self._pidfd)
+            with contextlib.suppress(OSError):
+                os.close(self._pidfd)
+            self._pidfd = -1
+
+
+def _search(pattern: str | re.Pattern[str], text: str) -> str | None:
+    if isinstance(pattern, str):
+        return pattern if pattern in text else None
+    match = pattern.search(text)
+    return None if match is None else match.group()
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -316,8 +404,11 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 @atexit.register
 def _kill_live_sessions() -> None:
+    """At interpreter exit, no program started here outlives us."""
     for session in list(_LIVE):
         with contextlib.suppress(Exception):
             _signal_group(session.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(session.pid, 0)
             with contextlib.suppress(OSError):
                 os.close(session.fd)

@@ -1,0 +1,84 @@
+"""Themes from themes/, the command palette, the help screen, key bindings with ids and the keymap file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from workbench.app.app import WorkbenchApp, load_keymap
+from workbench.app.screens.help import HelpScreen
+from workbench.app.screens.main import MainScreen
+from workbench.app.themes import load_themes
+
+
+def test_themes_load_from_files() -> None:
+    themes, warnings = load_themes()
+    assert warnings == []
+    names = {t.name for t in themes}
+    assert {"workbench-dark", "workbench-light", "workbench-high-contrast"} <= names
+    assert all("actor-agent" in t.variables for t in themes)
+
+
+def test_a_broken_theme_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text("name = 'x'\n", encoding="utf-8")
+    themes, warnings = load_themes([tmp_path])
+    assert themes == [] and "bad.toml" in warnings[0]
+
+
+def test_every_binding_has_an_id() -> None:
+    from workbench.app.screens.confirm import ConfirmScreen
+    from workbench.app.widgets.diff import ScreenshotDiff
+    from workbench.app.widgets.timeline import TimelineBar
+
+    for owner in (WorkbenchApp, MainScreen, HelpScreen, ConfirmScreen, ScreenshotDiff, TimelineBar):
+        for binding in owner.BINDINGS:
+            assert getattr(binding, "id", None), f"{owner.__name__}: {binding}"
+
+
+def test_theme_switch_help_palette_and_keymap(work: Path) -> None:
+    keymap = work / "keymap.toml"
+    keymap.write_text('[keymap]\nplay = "ctrl+g"\n', encoding="utf-8")
+    assert load_keymap(keymap)[0] == {"play": "ctrl+g"}
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work, keymap=load_keymap(keymap)[0], theme_name="workbench-light")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert app.theme == "workbench-light"
+            app.theme = "workbench-high-contrast"
+            await pilot.pause(0.05)
+            await pilot.press("f1")
+            await pilot.pause(0.05)
+            assert isinstance(app.screen, HelpScreen)
+            ids = {row[2] for row in app.screen.key_rows}
+            assert {"step-back", "play", "save", "quit"} <= ids
+            (play_key,) = [k for k, _, i in app.screen.key_rows if i == "play"]
+            assert "g" in play_key.lower() and "f5" not in play_key.lower()
+            await pilot.press("escape")
+            await pilot.pause(0.05)
+            assert isinstance(app.screen, MainScreen)
+            # the palette runs the screen's actions
+            await pilot.press("ctrl+p")
+            await pilot.pause(0.1)
+            await pilot.press(*"accept all")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            await pilot.pause(0.2)
+            assert isinstance(app.screen, MainScreen)
+            # the remapped key starts a run
+            main = app.main_screen
+            for _ in range(4):
+                main.action_faster()
+            await pilot.press("ctrl+g")
+            await wait_until(pilot, lambda: main.result is not None, what="the run")
+            assert main.result.status == "passed"
+
+    run(body)
+
+
+def test_cli_help_still_imports_no_textual_and_show_needs_a_trace(tmp_path: Path) -> None:
+    from workbench.cli import main
+
+    assert main(["show", str(tmp_path)]) == 2
+    assert main(["edit", str(tmp_path / "missing-folder")]) == 2

@@ -1,0 +1,185 @@
+"""The editor: diagnostics as you type, jumping to them, atomic saves, no edit lost on quit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from workbench.app.model import atomic_save, validate_text
+from workbench.app.screens.confirm import ConfirmScreen
+from workbench.scenario.diagnostics import Severity
+
+
+def test_opens_a_folder_with_every_format_and_the_first_scenario(work: Path) -> None:
+    async def body() -> None:
+        app = make_app(work / "scenarios", work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            suffixes = {e.path.suffix for e in main.browser.entries}
+            assert {".yaml", ".json"} <= suffixes
+            assert main.path is not None and main.editor.text == main.path.read_text(encoding="utf-8")
+            assert main.editor.language in ("yaml", "json", "toml", None)
+
+    run(body)
+
+
+def test_an_invalid_edit_shows_diagnostics_and_never_crashes(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            assert main.editor.language == "yaml"
+            assert main.validation is not None and not main.validation.errors
+            assert len(main.timeline.marks) > 5
+            # type a broken line by hand, then an unknown event, as a user would
+            main.editor.focus()
+            main.editor.move_cursor((main.editor.document.line_count - 1, 0))
+            await pilot.press("enter", *"  - nonsense: [1, 2", "enter")
+            await wait_until(
+                pilot, lambda: bool(main.validation and main.validation.errors), what="diagnostics"
+            )
+            errors = main.validation.errors
+            assert errors and all(d.severity == Severity.ERROR for d in errors)
+            diagnostics = main.query_one("#diagnostics")
+            assert "1 errors" in str(diagnostics.border_title) or "errors" in str(diagnostics.border_title)
+            assert main.editor.dirty and "●" in str(main.editor.border_title)
+            # jump to the first problem
+            await pilot.press("f4")
+            assert main.editor.cursor_location[0] == errors[0].pos.line - 1
+            # more garbage keeps the app alive, then undo brings the valid text back
+            main.editor.insert("\t\x00{{{]]]\n")
+            await pilot.pause(0.4)
+            await settle(pilot)
+            assert app.is_running
+            main.editor.load_text(path.read_text(encoding="utf-8"))
+            main.validate_now()
+            await wait_until(
+                pilot, lambda: bool(main.validation and not main.validation.errors), what="valid"
+            )
+
+    run(body)
+
+
+def test_diagnostics_are_debounced_and_run_off_the_ui_thread(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            calls: list[str] = []
+            original = main._validate
+
+            def counting(p: Path, text: str) -> object:
+                calls.append(text)
+                return original(p, text)
+
+            main._validate = counting  # type: ignore[method-assign]
+            main.editor.focus()
+            for ch in "# a comment typed quickly":  # a burst of edits inside the debounce window
+                main.editor.insert(ch)
+            await pilot.pause(0.6)
+            await settle(pilot)
+            assert len(calls) == 1  # one validation for the burst, not one per key
+
+    run(body)
+
+
+def test_save_is_atomic_and_keeps_the_file_whole(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+    os.chmod(path, 0o640)
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            before = path.stat().st_ino
+            main.editor.focus()
+            main.editor.move_cursor((0, 0))
+            await pilot.press(*"# saved by the app", "enter")
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            text = path.read_text(encoding="utf-8")
+            assert text.startswith("# saved by the app\n") and text == main.editor.text
+            assert not main.editor.dirty
+            assert path.stat().st_ino != before  # renamed into place, not rewritten in place
+            assert path.stat().st_mode & 0o777 == 0o640
+            assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+    run(body)
+
+
+def test_atomic_save_failure_leaves_the_old_file(work: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    path = work / "scenarios" / "hello-agent.yaml"
+    old = path.read_text(encoding="utf-8")
+
+    def boom(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with contextlib.suppress(OSError):
+        atomic_save(path, "new text")
+    assert path.read_text(encoding="utf-8") == old
+    assert [p for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_quit_with_unsaved_changes_asks_first(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+    original = path.read_text(encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            main.editor.focus()
+            await pilot.press(*"# unsaved")
+            await pilot.press("ctrl+q")
+            await pilot.pause(0.1)
+            assert isinstance(app.screen, ConfirmScreen)
+            await pilot.press("escape")  # cancel: nothing lost, still running
+            await pilot.pause(0.1)
+            assert app.is_running and main.editor.dirty
+            await pilot.press("ctrl+q")
+            await pilot.pause(0.1)
+            await pilot.click("#choice-discard")
+            await pilot.pause(0.1)
+        assert app.return_code == 0
+        assert path.read_text(encoding="utf-8") == original
+
+    run(body)
+
+
+def test_author_a_new_scenario_from_an_empty_file(work: Path) -> None:
+    path = work / "new.yaml"
+    text = 'name: fresh\ntimeline:\n  - userInputs:\n      - [0, "hi"]\n  - screenshot: start\n'
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            assert main.editor.text == ""
+            main.editor.insert(text)
+            await pilot.press("ctrl+s")
+            await pilot.pause(0.4)
+            await settle(pilot)
+            assert path.read_text(encoding="utf-8") == text
+            assert main.validation is not None and not main.validation.errors
+            assert [m.action for m in main.timeline.marks][-1] == "screenshot"
+
+    run(body)
+
+
+def test_validate_text_reports_unsaved_contents() -> None:
+    result = validate_text(Path("x.yaml"), "timeline: 3\n")
+    assert result.errors and result.schedule is None
+    assert validate_text(Path("x.json"), "{").errors

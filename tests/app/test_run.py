@@ -1,0 +1,136 @@
+"""Runs through the engine: play to the end, step, step back, run to the cursor, speed, read-only show."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from workbench.app.widgets.timeline import FAILED, PASSED, PENDING
+from workbench.engine.runner import RunOptions, run_scenario
+
+
+def test_play_hello_agent_to_the_end_then_step_back(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f3", "f3", "f3", "f3")  # up to max speed
+            assert main.speed is None
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+            await pilot.pause(0.05)
+            assert main.result.status == "passed", main.result.failures
+            assert "Hello, World!" in main.terminal.text()
+            assert "Done: hello.py prints Hello, World!" in main.terminal.text()
+            marks = main.timeline.marks
+            assert marks and all(m.state == PASSED for m in marks)
+            assert (work / "goldens" / "hello-agent" / "80x24" / "done.golden").is_file()
+            assert main.browser.verdict_of(path) == "passed"
+            # step back: the recorded screen of earlier steps, no replay
+            last = len(marks) - 1
+            assert main.timeline.cursor == last
+            await pilot.press("f7")
+            assert main.timeline.cursor == last - 1 and main.terminal.source == "recorded"
+            main.timeline.move_cursor(0)
+            await pilot.pause(0.05)
+            first = main.terminal.text()
+            assert "Create hello.py" in first and "Done:" not in first
+            assert (
+                first.splitlines()
+                == [r.rstrip() for r in main.records[0]["screen"]][: len(first.splitlines())]
+            )
+            # the editor cursor followed the step's line
+            assert main.editor.cursor_location[0] == marks[0].line - 1
+
+    run(body)
+
+
+def test_step_runs_one_step_at_a_time_on_the_virtual_clock(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: 0 in main.records, what="step 0")
+            await pilot.pause(0.3)
+            assert list(main.records) == [0]  # held at the gate of step 1
+            assert main.run is not None and main.run.clock.paused and main.live
+            assert main.timeline.marks[0].state == PASSED and main.timeline.marks[1].state == PENDING
+            assert main.terminal.is_live and "Create hello.py" in main.terminal.text()
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: 1 in main.records, what="step 1")
+            await pilot.pause(0.2)
+            assert sorted(main.records) == [0, 1]
+            # run to the cursor: put it on step 4, the engine holds once step 4 has run
+            main.timeline.move_cursor(4)
+            await pilot.press("f9")
+            await wait_until(pilot, lambda: 4 in main.records, what="step 4")
+            await pilot.pause(0.3)
+            assert sorted(main.records) == [0, 1, 2, 3, 4] and main.run.clock.paused
+            # speed changes go to the run's clock
+            await pilot.press("f2")
+            assert main.run.clock.speed == 0.5
+            await pilot.press("f3", "f3", "f3", "f3", "f3")
+            assert main.run.clock.speed is None
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.result is not None, what="the end")
+            assert main.result.status == "passed"
+
+    run(body)
+
+
+def test_a_failing_step_is_marked_failed(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+    path.write_text(path.read_text().replace('contains: ["Hello, World!"]', 'contains: ["Goodbye"]'))
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            main.action_faster()
+            main.action_faster()
+            main.action_faster()
+            main.action_faster()
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+            assert main.result.status == "failed"
+            failed = [m for m in main.timeline.marks if m.state == FAILED]
+            assert [m.action for m in failed] == ["assert"]
+            assert main.browser.verdict_of(path) == "failed"
+
+    run(body)
+
+
+def test_show_opens_a_recorded_run_read_only(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+    options = RunOptions(goldens_dir=work / "goldens", out_dir=work / "runs")
+    result = asyncio.run(run_scenario(path, options))
+    assert result.status == "passed" and result.run_dir
+    run_dir = Path(result.run_dir)
+
+    async def body() -> None:
+        app = make_app(None, work, run_dir=run_dir)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            assert main.read_only and main.editor.read_only
+            marks = main.timeline.marks
+            assert len(marks) == 11 and all(m.state == PASSED for m in marks)
+            assert "Hello, World!" in main.terminal.text()
+            main.timeline.move_cursor(0)
+            await pilot.pause(0.05)
+            assert "Done:" not in main.terminal.text()
+            await pilot.press("f5")  # no runs from a recorded trace
+            await pilot.pause(0.1)
+            assert main.run is None
+            assert [p.label for p in main.pairs] == ["done"]
+
+    run(body)

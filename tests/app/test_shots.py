@@ -1,0 +1,50 @@
+"""The screenshot diff pane: a mismatched screenshot, highlighted, accepted with confirmation, golden on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from workbench.app.screens.confirm import ConfirmScreen
+
+
+def test_accept_a_mismatched_screenshot_writes_the_golden(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+    golden = work / "goldens" / "hello-agent" / "80x24" / "done.golden"
+    golden.parent.mkdir(parents=True)
+    wrong = "\n".join(["this is not the screen".ljust(80)] + [" " * 80] * 23)
+    golden.write_text(wrong, encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            for _ in range(4):
+                main.action_faster()
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+            assert main.result.status == "failed"
+            assert golden.read_text(encoding="utf-8") == wrong  # a run never writes over a golden
+            await pilot.press("ctrl+t")
+            await pilot.pause(0.05)
+            pair = main.diff.current
+            assert pair is not None and pair.label == "done" and pair.status == "mismatch"
+            assert "Hello, World!" in str(main.query_one("#actual-view").render())
+            # accept asks first; cancelling writes nothing
+            main.diff.query_one("#shot-list").focus()
+            await pilot.press("a")
+            await pilot.pause(0.05)
+            assert isinstance(app.screen, ConfirmScreen)
+            await pilot.press("escape")
+            await pilot.pause(0.05)
+            assert golden.read_text(encoding="utf-8") == wrong
+            await pilot.press("a")
+            await pilot.pause(0.05)
+            await pilot.click("#choice-accept")
+            await pilot.pause(0.1)
+            actual = pair.actual_path.read_text(encoding="utf-8")
+            assert golden.read_text(encoding="utf-8") == actual and "Hello, World!" in actual
+            assert main.diff.current is not None and main.diff.current.status == "match"
+
+    run(body)

@@ -1,0 +1,33 @@
+"""The Textual app: `workbench edit`, `workbench [PATH]` and `workbench show RUN`.
+
+The app is one more observer of :class:`workbench.engine.runner.ScenarioRun`
+plus a controller of its virtual clock; it never runs a scenario any other way.
+Nothing outside this package imports it: the CLI loads it by name with
+``importlib`` so the headless layers never depend on Textual.
+
+Layout (by domain): ``app.py`` (the App, global bindings, themes, keymap),
+``commands.py`` (command palette), ``model.py`` (headless helpers: atomic save,
+validation of unsaved text, last verdicts, screenshot pairs), ``screens/`` (main,
+help, confirm), ``widgets/`` (browser, editor, timeline, terminal, diff). Styles
+are ``.tcss`` files beside the code; themes are TOML files in ``themes/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def main(
+    path: Path | None = None,
+    *,
+    goldens_dir: Path = Path("screenshots"),
+    out_dir: Path = Path("target/tmp/workbench"),
+    run_dir: Path | None = None,
+    theme: str | None = None,
+) -> int:
+    """Open the app on a scenario file or folder, or read-only on a recorded run folder."""
+    from .app import WorkbenchApp
+
+    app = WorkbenchApp(path, goldens_dir=goldens_dir, out_dir=out_dir, run_dir=run_dir, theme_name=theme)
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,56 @@
+"""The command palette: every action of the main screen as ``"category: action"``."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+COMMANDS: list[tuple[str, str, str]] = [
+    ("run: play", "play", "start a run, or resume a paused one"),
+    ("run: pause", "pause", "hold the engine at its virtual clock"),
+    ("run: step", "step", "let exactly one step run"),
+    ("run: step back", "step_back", "show the recorded screen of the previous step"),
+    ("run: run to cursor", "run_to_cursor", "run until the timeline cursor's step has run"),
+    ("run: restart", "restart", "stop the run and start again"),
+    ("run: faster", "faster", "raise the speed (0.25x .. max)"),
+    ("run: slower", "slower", "lower the speed"),
+    ("file: save", "save", "save the scenario (atomically)"),
+    ("editor: next problem", "next_diagnostic", "jump to the next diagnostic"),
+    ("view: terminal / screenshots", "toggle_pane", "switch the right pane"),
+    ("view: timeline", "focus_timeline", "focus the timeline scrubber"),
+    ("view: scenarios", "focus_browser", "focus the scenario list"),
+    ("screenshots: accept", "accept_screenshot", "write the highlighted actual capture as its golden"),
+    ("screenshots: accept all", "accept_all_screenshots", "accept every mismatched or missing screenshot"),
+]
+
+
+class WorkbenchCommands(Provider):
+    """Actions of the main screen; context-free, since each action explains itself when it cannot run."""
+
+    def _target(self):  # type: ignore[no-untyped-def]
+        from workbench.app.screens.main import MainScreen
+
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    async def discover(self) -> Hits:
+        target = self._target()
+        if target is None:
+            return
+        for title, action, help_text in COMMANDS:
+            yield DiscoveryHit(title, partial(target.run_command, action), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        target = self._target()
+        if target is None:
+            return
+        matcher = self.matcher(query)
+        for title, action, help_text in COMMANDS:
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(
+                    score, matcher.highlight(title), partial(target.run_command, action), help=help_text
+                )

@@ -1,0 +1,220 @@
+"""Headless helpers of the app: saving, validating unsaved text, verdicts, screenshot pairs.
+
+Nothing here imports Textual, so it is cheap to test and to call from worker threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.scenario.diagnostics import Diagnostic, Reporter, ScenarioError, Severity
+from workbench.scenario.loader import load_scenario
+from workbench.scenario.model import Scenario
+from workbench.terminal import GoldenStore, Shot, StyleRun, compare_text
+from workbench.terminal.style import FIELDS, make_style
+from workbench.timeline import Schedule, compile_schedule
+
+
+def atomic_save(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a temp file beside it, fsync, rename, fsync the folder.
+
+    The file keeps its permissions. A kill at any moment leaves either the old or the new file.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+@dataclass
+class Validation:
+    """What the validator says about a buffer: diagnostics, and the schedule when it compiles."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    scenario: Scenario | None = None
+    schedule: Schedule | None = None
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == Severity.ERROR]
+
+
+def validate_text(path: Path, text: str) -> Validation:
+    """Load and compile unsaved ``text`` as if it were ``path``; never raises for bad input."""
+    reporter = Reporter()
+    try:
+        scenario = load_scenario(path, text=text, reporter=reporter)
+    except ScenarioError as exc:
+        return Validation([*reporter.warnings, *exc.diagnostics])
+    except Exception as exc:  # a loader bug must not take the editor down
+        from workbench.scenario.diagnostics import Pos
+
+        return Validation([Diagnostic(Pos(str(path)), f"internal error while validating: {exc!r}")])
+    result = Validation(list(reporter.diagnostics), scenario)
+    if scenario.format == "claudeless":
+        return result
+    try:
+        result.schedule = compile_schedule(scenario)
+    except ScenarioError as exc:
+        result.diagnostics += exc.diagnostics
+    return result
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def last_verdicts(out_dir: Path) -> dict[str, str]:
+    """Scenario name -> status of its newest run under ``out_dir`` (from the traces' result records)."""
+    newest: dict[str, tuple[str, str]] = {}
+    if not out_dir.is_dir():
+        return {}
+    for trace in out_dir.glob("*/*/*/trace.jsonl"):
+        run_dir = trace.parent
+        name = run_dir.parent.parent.name
+        stamp = run_dir.name
+        if name in newest and newest[name][0] >= stamp:
+            continue
+        status = _result_status(trace)
+        if status is not None:
+            newest[name] = (stamp, status)
+    return {name: status for name, (_, status) in newest.items()}
+
+
+def _result_status(trace: Path) -> str | None:
+    try:
+        with trace.open("rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 65536))
+            tail = f.read().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(tail):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("type") == "result":
+            return str(record.get("status", "?"))
+    return "running?"
+
+
+def scenario_name(path: Path) -> str:
+    """The scenario's `name` without a full load (cheap enough for a file list); else the file stem."""
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:4000]
+    except OSError:
+        return path.stem
+    for line in head.splitlines():
+        stripped = line.strip()
+        for prefix in ("name:", '"name":', "name ="):
+            if line.startswith(prefix) or (path.suffix == ".json" and stripped.startswith(prefix)):
+                value = stripped[len(prefix) :].strip().rstrip(",").strip().strip("\"'")
+                if value:
+                    return value
+    return path.stem
+
+
+# --------------------------------------------------------------------------- screenshots
+
+
+@dataclass
+class ShotPair:
+    """A screenshot label of one scenario: its golden and its latest actual capture."""
+
+    label: str
+    golden_path: Path
+    actual_path: Path
+    golden: str | None
+    actual: str | None
+
+    @property
+    def status(self) -> str:
+        if self.actual is None:
+            return "no capture"
+        if self.golden is None:
+            return "missing"
+        return "match" if compare_text(self.golden, self.actual) is None else "mismatch"
+
+    @property
+    def diff(self) -> str | None:
+        if self.golden is None or self.actual is None:
+            return None
+        return compare_text(self.golden, self.actual)
+
+
+def golden_store(goldens_dir: Path, scenario: Scenario) -> GoldenStore:
+    """The store the runner uses for this scenario (same folders), never in CI mode, never auto-updating."""
+    return GoldenStore(goldens_dir, scenario.name, scenario.terminal.id, ci=False, update=False)
+
+
+def shot_pairs(store: GoldenStore) -> list[ShotPair]:
+    labels: set[str] = set()
+    for folder in (store.folder, store.actual_folder):
+        if folder.is_dir():
+            labels.update(p.name.removesuffix(".golden") for p in folder.glob("*.golden"))
+    pairs = []
+    for label in sorted(labels):
+        g, a = store.golden_path(label), store.actual_path(label)
+        pairs.append(ShotPair(label, g, a, _read(g), _read(a)))
+    return pairs
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def actual_shot(pair: ShotPair, width: int, height: int) -> Shot:
+    """The actual capture as a Shot, with its colours from the style sidecar when there is one."""
+    assert pair.actual is not None
+    shot = Shot.from_text(pair.actual, width, height)
+    sidecar = pair.actual_path.with_name(pair.label + ".style.json")
+    try:
+        data: dict[str, Any] = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return shot
+    try:
+        styles = tuple(
+            tuple(StyleRun(int(run["col"]), int(run["len"]), make_style(_style_key(run))) for run in row)
+            for row in data.get("rows", [])
+        )
+        cursor_data = data.get("cursor") or {}
+        cursor = (int(cursor_data.get("row", 0)), int(cursor_data.get("col", 0)))
+    except (KeyError, TypeError, ValueError):
+        return shot
+    return Shot(shot.width, shot.height, shot.rows, cursor, styles, bool(cursor_data.get("visible", True)))
+
+
+def _style_key(run: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(
+        run.get(name, "default") if name in ("fg", "bg") else bool(run.get(name, False)) for name in FIELDS
+    )

@@ -1,0 +1,42 @@
+"""A modal question with a few buttons; it returns the id of the button pressed (None on escape)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmScreen(ModalScreen[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="confirm-cancel")]
+
+    def __init__(
+        self, question: str, choices: list[tuple[str, str]] | None = None, default: str = ""
+    ) -> None:
+        super().__init__()
+        self.question = question
+        self.choices = choices or [("yes", "Yes"), ("no", "No")]
+        self.default = default or self.choices[-1][0]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog"):
+            yield Static(self.question, id="confirm-question")
+            with Horizontal(id="confirm-buttons"):
+                for choice_id, label in self.choices:
+                    variant = "primary" if choice_id == self.choices[0][0] else "default"
+                    yield Button(label, id=f"choice-{choice_id}", variant=variant)
+
+    def on_mount(self) -> None:
+        self.query_one(f"#choice-{self.default}", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        assert event.button.id is not None
+        self.dismiss(event.button.id.removeprefix("choice-"))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

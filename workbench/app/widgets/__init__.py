@@ -1,0 +1,1 @@
+"""The app's widgets, one module per pane: browser, editor, timeline, terminal, diff."""

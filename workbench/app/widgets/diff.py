@@ -1,0 +1,135 @@
+"""The screenshot diff pane: golden and actual side by side, changed cells highlighted.
+
+The list shows every screenshot label of the scenario with its status (match,
+mismatch, missing golden, no capture). Accepting one asks for confirmation (the
+screen does that) and then writes the golden through ``GoldenStore.accept``: the
+app never writes a golden any other way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.style import Style as RichStyle
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from workbench.app.model import ShotPair
+from workbench.terminal import Shot
+
+STATUS_STYLES = {"match": "green", "mismatch": "bold red", "missing": "yellow", "no capture": "dim"}
+
+
+def highlighted_pair(
+    golden: str, actual: str, width: int, height: int, changed: RichStyle
+) -> tuple[Text, Text]:
+    """Both screens as Text, with every cell that differs between them in ``changed``."""
+    g, a = Shot.from_text(golden, width, height), Shot.from_text(actual, width, height)
+    out_g, out_a = Text(no_wrap=True), Text(no_wrap=True)
+    for y in range(height):
+        gc, ac = g.row_cells(y), a.row_cells(y)
+        for x in range(width):
+            style = changed if gc[x] != ac[x] else None
+            out_g.append(gc[x] or "", style)
+            out_a.append(ac[x] or "", style)
+        if y < height - 1:
+            out_g.append("\n")
+            out_a.append("\n")
+    return out_g, out_a
+
+
+class ScreenshotDiff(Vertical, can_focus=False):
+    """The list of screenshots and the side-by-side view of the highlighted one."""
+
+    BORDER_TITLE = "Screenshots"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "screen.accept_screenshot", "Accept", id="accept-screenshot")
+    ]
+
+    class Selected(Message):
+        def __init__(self, pair: ShotPair) -> None:
+            super().__init__()
+            self.pair = pair
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pairs: list[ShotPair] = []
+        self.size_cells = (80, 24)
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(id="shot-list")
+        with Horizontal(id="shot-sides"):
+            with VerticalScroll(id="golden-side"):
+                yield Static(id="golden-view")
+            with VerticalScroll(id="actual-side"):
+                yield Static(id="actual-view")
+        yield Static(id="shot-message")
+
+    @property
+    def current(self) -> ShotPair | None:
+        index = self.query_one("#shot-list", OptionList).highlighted
+        if index is None or not (0 <= index < len(self.pairs)):
+            return None
+        return self.pairs[index]
+
+    def show_pairs(self, pairs: list[ShotPair], width: int, height: int, select: str | None = None) -> None:
+        current = self.current
+        keep = select or (current.label if current else None)
+        self.pairs = pairs
+        self.size_cells = (width, height)
+        options = self.query_one("#shot-list", OptionList)
+        options.clear_options()
+        for pair in pairs:
+            label = Text(no_wrap=True)
+            label.append(f"{pair.status:<11}", style=STATUS_STYLES.get(pair.status, ""))
+            label.append(pair.label)
+            options.add_option(Option(label, id=pair.label))
+        if not pairs:
+            self._show(None)
+            return
+        index = next((i for i, p in enumerate(pairs) if p.label == keep), None)
+        if index is None:
+            index = next((i for i, p in enumerate(pairs) if p.status == "mismatch"), 0)
+        options.highlighted = index
+        self._show(pairs[index])
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self.pairs):
+            self._show(self.pairs[event.option_index])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+
+    def _changed_style(self) -> RichStyle:
+        from workbench.app.themes import DEFAULT_VARIABLES
+
+        colour = self.app.current_theme.variables.get("diff-changed") or DEFAULT_VARIABLES["diff-changed"]
+        return RichStyle(bgcolor=colour, bold=True)
+
+    def _show(self, pair: ShotPair | None) -> None:
+        golden_view = self.query_one("#golden-view", Static)
+        actual_view = self.query_one("#actual-view", Static)
+        message = self.query_one("#shot-message", Static)
+        if pair is None:
+            golden_view.update("")
+            actual_view.update("")
+            message.update("No screenshots yet: run the scenario to capture them.")
+            return
+        width, height = self.size_cells
+        golden, actual = pair.golden or "", pair.actual or ""
+        g, a = highlighted_pair(golden, actual, width, height, self._changed_style())
+        golden_view.update(g if pair.golden is not None else Text("(no golden)", style="dim"))
+        actual_view.update(a if pair.actual is not None else Text("(no capture)", style="dim"))
+        self.query_one("#golden-side").border_title = f"golden: {pair.golden_path}"
+        self.query_one("#actual-side").border_title = f"actual: {pair.actual_path}"
+        hint = (
+            "  press a to accept the actual as the golden" if pair.status in ("mismatch", "missing") else ""
+        )
+        message.update(Text(f"{pair.label}: {pair.status}{hint}\n{pair.diff or ''}"))
+        self.post_message(self.Selected(pair))

@@ -1,0 +1,106 @@
+"""The scenario editor (TextArea with highlighting when tree-sitter has the language) and its diagnostics.
+
+The language comes from the suffix (YAML, JSON, TOML); without a grammar the
+editor falls back to plain text rather than failing. Diagnostics are listed
+under the editor; choosing one moves the cursor to its line and column, and the
+lines with an error are marked in the title.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from workbench.scenario.diagnostics import Diagnostic, Severity
+
+LANGUAGES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
+# JSON is shown as plain text: with tree-sitter 0.26 the `json` (and `javascript`) grammars that
+# textual[syntax] installs crash the interpreter (a segfault in the highlight query), which no
+# fallback could catch. YAML and TOML are checked to work.
+
+
+def language_for(path: Path | None) -> str | None:
+    """The TextArea language of a file if a grammar for it is installed, else None (plain text)."""
+    if path is None:
+        return None
+    language = LANGUAGES.get(path.suffix.lower())
+    if language is None:
+        return None
+    try:
+        available = TextArea().available_languages
+    except Exception:
+        return None
+    return language if language in available else None
+
+
+class ScenarioEditor(TextArea):
+    """The scenario text. ``saved_text`` is what is on disk; ``dirty`` compares against it."""
+
+    BORDER_TITLE = "Editor"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", soft_wrap=False, tab_behavior="indent", show_line_numbers=True, **kwargs)
+        self.path: Path | None = None
+        self.saved_text = ""
+
+    def open_text(self, path: Path | None, text: str) -> None:
+        self.path = path
+        self.saved_text = text
+        language = language_for(path)
+        try:
+            self.language = language
+        except Exception:  # an unexpected grammar problem: plain text, never a crash
+            self.language = None
+        self.load_text(text)
+        self.move_cursor((0, 0))
+
+    @property
+    def dirty(self) -> bool:
+        return self.text != self.saved_text
+
+    def jump_to(self, line: int, col: int = 1) -> None:
+        """Move the cursor to a 1-based line and column and show it."""
+        row = max(0, min(line - 1, self.document.line_count - 1))
+        column = max(0, min(col - 1, len(self.document.get_line(row))))
+        self.move_cursor((row, column), center=True)
+        self.focus()
+
+
+class DiagnosticsList(OptionList):
+    """The validator's messages for the buffer; choosing one jumps the editor there."""
+
+    BORDER_TITLE = "Diagnostics"
+
+    class Jump(Message):
+        def __init__(self, diagnostic: Diagnostic) -> None:
+            super().__init__()
+            self.diagnostic = diagnostic
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.diagnostics: list[Diagnostic] = []
+
+    def show(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = sorted(diagnostics, key=lambda d: (d.pos.line, d.pos.col))
+        self.clear_options()
+        if not self.diagnostics:
+            self.add_option(Option(Text("✓ no problems", style="green"), disabled=True))
+        for i, d in enumerate(self.diagnostics):
+            text = Text(no_wrap=True, overflow="ellipsis")
+            error = d.severity == Severity.ERROR
+            text.append("✗ " if error else "▲ ", style="bold red" if error else "yellow")
+            text.append(f"{d.pos.line}:{d.pos.col} ", style="bold")
+            text.append(d.message.splitlines()[0] if d.message else "")
+            self.add_option(Option(text, id=str(i)))
+        errors = sum(1 for d in self.diagnostics if d.severity == Severity.ERROR)
+        self.border_title = f"Diagnostics: {errors} errors, {len(self.diagnostics) - errors} warnings"
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None and event.option.id.isdigit():
+            self.post_message(self.Jump(self.diagnostics[int(event.option.id)]))

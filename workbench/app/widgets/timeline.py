@@ -1,0 +1,156 @@
+"""The timeline scrubber: one mark per step of the compiled schedule.
+
+A mark's colour is its actor (agent, user, control; theme variables
+``actor-*``) and its glyph its state: ``·`` pending, ``●`` passed, ``✗`` failed.
+The cursor is drawn reversed; the step the engine is at is underlined. Marks are
+placed one cell per step in schedule order (virtual time grows to the right; the
+second row shows the virtual time of the cursor step), and the view scrolls to
+keep the cursor visible. Clicking a mark or moving with the arrow keys moves the
+cursor; what to do with it (show a recorded screen, run to it) is the screen's
+business, told with :class:`TimelineBar.CursorMoved`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.style import Style as RichStyle
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+PENDING, PASSED, FAILED = "pending", "passed", "failed"
+GLYPHS = {PENDING: "·", PASSED: "●", FAILED: "✗"}
+
+
+@dataclass
+class Mark:
+    index: int
+    at_ms: int
+    actor: str
+    action: str
+    summary: str
+    line: int
+    state: str = PENDING
+
+
+class TimelineBar(Widget, can_focus=True):
+    """Marks along the schedule with a cursor; see the module docstring."""
+
+    BORDER_TITLE = "Timeline"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "move(-1)", "Prev step", show=False, id="timeline-prev"),
+        Binding("right", "move(1)", "Next step", show=False, id="timeline-next"),
+        Binding("home", "move_to(0)", "First step", show=False, id="timeline-first"),
+        Binding("end", "move_to(-1)", "Last step", show=False, id="timeline-last"),
+    ]
+
+    cursor: reactive[int] = reactive(-1)
+    engine_step: reactive[int] = reactive(-1)
+    status: reactive[str] = reactive("")
+
+    class CursorMoved(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.marks: list[Mark] = []
+        self._offset = 0
+
+    # ------------------------------------------------------------------ data
+
+    def set_steps(self, marks: list[Mark]) -> None:
+        self.marks = marks
+        self._offset = 0
+        self.cursor = min(self.cursor, len(marks) - 1)
+        self.refresh()
+
+    def set_state(self, index: int, state: str) -> None:
+        if 0 <= index < len(self.marks):
+            self.marks[index].state = state
+            self.refresh()
+
+    def reset_states(self) -> None:
+        for mark in self.marks:
+            mark.state = PENDING
+        self.engine_step = -1
+        self.refresh()
+
+    # ------------------------------------------------------------------ input
+
+    def action_move(self, delta: int) -> None:
+        self.move_cursor(max(0, self.cursor + delta) if self.cursor >= 0 else 0)
+
+    def action_move_to(self, index: int) -> None:
+        self.move_cursor(index if index >= 0 else len(self.marks) - 1)
+
+    def move_cursor(self, index: int) -> None:
+        if not self.marks:
+            return
+        index = max(0, min(index, len(self.marks) - 1))
+        self.cursor = index
+        self.post_message(self.CursorMoved(index))
+
+    def on_click(self, event: events.Click) -> None:
+        x = event.x - self.gutter.left
+        if event.y - self.gutter.top == 0 and x >= 0:
+            self.move_cursor(self._offset + x)
+
+    def watch_cursor(self) -> None:
+        self.refresh()
+
+    def watch_engine_step(self) -> None:
+        self.refresh()
+
+    def watch_status(self) -> None:
+        self.refresh()
+
+    # ------------------------------------------------------------------ drawing
+
+    def _actor_style(self, actor: str) -> RichStyle:
+        from workbench.app.themes import DEFAULT_VARIABLES
+
+        key = f"actor-{actor}" if actor in ("agent", "user") else "actor-control"
+        variables = self.app.current_theme.variables if self.is_attached else {}
+        return RichStyle(color=variables.get(key) or DEFAULT_VARIABLES[key])
+
+    def render(self) -> Text:
+        width = max(1, self.content_region.width or self.size.width or 80)
+        n = len(self.marks)
+        if self.cursor >= 0:
+            if self.cursor < self._offset:
+                self._offset = self.cursor
+            elif self.cursor >= self._offset + width:
+                self._offset = self.cursor - width + 1
+        marks = Text(no_wrap=True, overflow="crop")
+        if n == 0:
+            marks.append("(no steps: the scenario does not compile yet)", style="dim")
+        errors = (self.app.current_theme.error if self.is_attached else None) or "red"
+        for mark in self.marks[self._offset : self._offset + width]:
+            style = self._actor_style(mark.actor)
+            if mark.state == FAILED:
+                style = RichStyle(color=errors, bold=True)
+            elif mark.state == PENDING:
+                style += RichStyle(dim=True)
+            if mark.index == self.engine_step:
+                style += RichStyle(underline=True)
+            if mark.index == self.cursor:
+                style += RichStyle(reverse=True)
+            marks.append(GLYPHS[mark.state], style=style)
+        info = Text(no_wrap=True, overflow="ellipsis")
+        if 0 <= self.cursor < n:
+            mark = self.marks[self.cursor]
+            info.append(f"step {mark.index + 1}/{n}", style="bold")
+            info.append(f"  {mark.at_ms / 1000:.3f}s  ")
+            info.append(f"{mark.actor} {mark.action}", style=self._actor_style(mark.actor))
+            info.append(f"  {mark.summary}  (line {mark.line}, {mark.state})")
+        elif n:
+            info.append(f"{n} steps", style="bold")
+        status = Text(self.status, no_wrap=True, overflow="ellipsis", style="italic")
+        return Text("\n").join([marks, info, status])

@@ -1,0 +1,279 @@
+"""The row storage of the screen and every edit of it: scrolling, erasing, inserting, resizing.
+
+Each row is two parallel lists: its cells (a character, a character with what
+joined it, or ``""`` for the second column of a wide character) and their
+:class:`~.style.Style` objects. Lists make the frequent edits cheap: a run of
+text is a slice assignment, a scroll is a ``pop`` and an ``insert`` of one
+row, and the whole-screen scroll hands the row that leaves the top to the
+bounded scrollback without copying it.
+
+These methods replace pyte's versions of the same names (pyte keeps its rows in
+dicts of ``Char``) with the same semantics, except where noted in
+:mod:`.vt`: erasing keeps only the background colour, wide characters are kept
+whole (an edit that cuts one blanks the rest of it), and lines leave for the
+scrollback only when the whole primary screen scrolls (tmux's rule).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from pyte import modes as mo
+from pyte.screens import Margins
+
+from .style import DEFAULT, Style, make_style
+from .width import char_width
+
+Row = list[str]
+StyleRow = list[Style]
+
+
+class RowStore:
+    """Mixin of :class:`~.vt.Terminal`: the rows and the edits that pyte would make on its dict buffer."""
+
+    columns: int
+    lines: int
+    cursor: Any  # pyte's Cursor: x, y, attrs (a Style), hidden
+    margins: Margins | None
+    mode: set[int]
+    tabstops: set[int]
+    dirty: set[int]
+    history: deque[tuple[Row, StyleRow]]
+    _chars: list[Row]
+    _styles: list[StyleRow]
+    _primary: tuple[list[Row], list[StyleRow]] | None
+    _cup: dict[str, tuple[int, int]]
+
+    def _blank_rows(self, n: int) -> list[Row]:
+        return [[" "] * self.columns for _ in range(n)]
+
+    def _erase_style(self) -> Style:
+        """Erased cells keep only the current background colour (background colour erase)."""
+        bg = self.cursor.attrs.bg
+        if bg == "default" and mo.DECSCNM not in self.mode:
+            return DEFAULT
+        return make_style(("default", bg, False, False, False, False, False, mo.DECSCNM in self.mode, False))
+
+    # ------------------------------------------------------------------ lines and scrolling
+
+    def _line_down(self) -> None:
+        """Index without touching the column: scroll at the bottom margin."""
+        top, bottom = self.margins or (0, self.lines - 1)
+        if self.cursor.y == bottom:
+            self._scroll_up(top, bottom, 1)
+        elif self.cursor.y < self.lines - 1:
+            self.cursor.y += 1
+
+    def _scroll_up(self, top: int, bottom: int, count: int, to_history: bool = True) -> None:
+        """Lines from ``top`` move up ``count``; blank lines appear at ``bottom``; the whole screen feeds history."""
+        rows, styles, cols = self._chars, self._styles, self.columns
+        keep = (
+            to_history
+            and top == 0
+            and bottom == self.lines - 1
+            and self._primary is None
+            and self.history.maxlen
+        )
+        for _ in range(min(count, bottom - top + 1)):
+            c, s = rows.pop(top), styles.pop(top)
+            if keep:
+                self.history.append((c, s))
+            rows.insert(bottom, [" "] * cols)
+            styles.insert(bottom, [DEFAULT] * cols)
+
+    def _scroll_down(self, top: int, bottom: int, count: int) -> None:
+        rows, styles, cols = self._chars, self._styles, self.columns
+        for _ in range(min(count, bottom - top + 1)):
+            rows.pop(bottom)
+            styles.pop(bottom)
+            rows.insert(top, [" "] * cols)
+            styles.insert(top, [DEFAULT] * cols)
+
+    def _region(self) -> tuple[int, int]:
+        return self.margins or (0, self.lines - 1)
+
+    def index(self) -> None:
+        """IND / LF: down one line, scrolling at the bottom margin (a pending wrap stays pending, as in tmux)."""
+        self._line_down()
+
+    def linefeed(self) -> None:
+        self.index()
+        if mo.LNM in self.mode:
+            self.cursor.x = 0
+
+    def next_line(self) -> None:
+        """NEL (``ESC E``): carriage return and line feed (pyte forgets the carriage return)."""
+        self.cursor.x = 0
+        self.index()
+
+    def reverse_index(self) -> None:
+        """RI: up one line, scrolling down at the top margin."""
+        top, bottom = self._region()
+        if self.cursor.y == top:
+            self._scroll_down(top, bottom, 1)
+        elif self.cursor.y > 0:
+            self.cursor.y -= 1
+
+    def scroll_up(self, count: int | None = None) -> None:
+        """SU (``CSI n S``): scroll the region up; the cursor stays."""
+        top, bottom = self._region()
+        self._scroll_up(top, bottom, count or 1)
+
+    def scroll_down(self, count: int | None = None) -> None:
+        """SD (``CSI n T``): scroll the region down; the cursor stays."""
+        top, bottom = self._region()
+        self._scroll_down(top, bottom, count or 1)
+
+    def insert_lines(self, count: int | None = None) -> None:
+        top, bottom = self._region()
+        y = self.cursor.y
+        if top <= y <= bottom:
+            self._scroll_down(y, bottom, count or 1)
+            self.cursor.x = 0
+
+    def delete_lines(self, count: int | None = None) -> None:
+        top, bottom = self._region()
+        y = self.cursor.y
+        if top <= y <= bottom:
+            self._scroll_up(y, bottom, count or 1, to_history=False)
+            self.cursor.x = 0
+
+    # ------------------------------------------------------------------ characters and erasing
+
+    def _x(self) -> int:
+        """The cursor column for editing: the last column while a wrap is pending."""
+        return int(min(self.cursor.x, self.columns - 1))
+
+    def _fix(self, rc: Row, i: int) -> None:
+        """Keep wide characters whole around column boundary ``i`` after an edit."""
+        cols = self.columns
+        if i < cols and rc[i] == "" and (i == 0 or not is_wide(rc[i - 1])):
+            rc[i] = " "
+        if i > 0 and is_wide(rc[i - 1]) and (i == cols or rc[i] != ""):
+            rc[i - 1] = " "
+
+    def insert_characters(self, count: int | None = None) -> None:
+        """ICH: blanks at the cursor push the rest of the row right."""
+        x, cols = self._x(), self.columns
+        n = min(count or 1, cols - x)
+        rc, rs = self._chars[self.cursor.y], self._styles[self.cursor.y]
+        if rc[x] == "" and x:
+            rc[x - 1] = rc[x] = " "
+        rc[x:x] = [" "] * n
+        rs[x:x] = [self._erase_style()] * n
+        del rc[cols:], rs[cols:]
+        self._fix(rc, cols)
+
+    def delete_characters(self, count: int | None = None) -> None:
+        """DCH: the rest of the row moves left over the deleted cells."""
+        x, cols = self._x(), self.columns
+        n = min(count or 1, cols - x)
+        rc, rs = self._chars[self.cursor.y], self._styles[self.cursor.y]
+        del rc[x : x + n], rs[x : x + n]
+        rc.extend([" "] * n)
+        rs.extend([self._erase_style()] * n)
+        self._fix(rc, x)
+
+    def erase_characters(self, count: int | None = None) -> None:
+        """ECH: blank ``count`` cells from the cursor."""
+        x = self._x()
+        self._erase(self.cursor.y, x, min(x + (count or 1), self.columns))
+
+    def _erase(self, y: int, start: int, end: int) -> None:
+        if start >= end:
+            return
+        rc, rs = self._chars[y], self._styles[y]
+        rc[start:end] = [" "] * (end - start)
+        rs[start:end] = [self._erase_style()] * (end - start)
+        self._fix(rc, start)
+        self._fix(rc, end)
+
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        """EL: 0 from the cursor to the end, 1 from the start to the cursor, 2 the whole row."""
+        x, y = self._x(), self.cursor.y
+        if how == 0:
+            self._erase(y, x, self.columns)
+        elif how == 1:
+            self._erase(y, 0, x + 1)
+        elif how == 2:
+            self._erase(y, 0, self.columns)
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        """ED: 0 below, 1 above, 2 everything, 3 everything and the scrollback."""
+        y = self.cursor.y
+        if how == 0:
+            rows = range(y + 1, self.lines)
+        elif how == 1:
+            rows = range(y)
+        elif how in (2, 3):
+            rows = range(self.lines)
+        else:
+            return
+        style = self._erase_style()
+        for row in rows:
+            self._chars[row] = [" "] * self.columns
+            self._styles[row] = [style] * self.columns
+        if how in (0, 1):
+            self.erase_in_line(how)
+        if how == 3:
+            self.history.clear()
+
+    def alignment_display(self) -> None:
+        """DECALN: fill the screen with ``E``."""
+        self._chars = [["E"] * self.columns for _ in range(self.lines)]
+
+    # ------------------------------------------------------------------ size
+
+    def resize(self, lines: int | None = None, columns: int | None = None) -> None:
+        """Change the size as tmux does: rows leave from the bottom if blank below the cursor, else from the top."""
+        lines = max(1, lines or self.lines)
+        columns = max(1, columns or self.columns)
+        if lines == self.lines and columns == self.columns:
+            return
+        shift = self._resize_rows(self._chars, self._styles, lines, columns, primary=self._primary is None)
+        if self._primary is not None:
+            self._resize_rows(*self._primary, lines, columns, primary=True)
+        self.cursor.y = max(0, self.cursor.y - shift)
+        if columns > self.columns:
+            self.tabstops.update(range((self.columns // 8 + 1) * 8, columns, 8))
+        self.tabstops = {t for t in self.tabstops if t < columns}
+        self.lines, self.columns = lines, columns
+        self.margins = None
+        self._cup.clear()
+        self.cursor.x = min(self.cursor.x, columns)
+        self.cursor.y = min(self.cursor.y, lines - 1)
+        self.dirty.update(range(lines))
+
+    def _resize_rows(
+        self, rows: list[Row], styles: list[StyleRow], lines: int, columns: int, primary: bool
+    ) -> int:
+        """Resize one buffer in place; return how many rows left from the top."""
+        for rc, rs in zip(rows, styles, strict=True):
+            if columns < len(rc):
+                del rc[columns:], rs[columns:]
+                if is_wide(rc[-1]):
+                    rc[-1] = " "
+            else:
+                rc.extend([" "] * (columns - len(rc)))
+                rs.extend([DEFAULT] * (columns - len(rs)))
+        from_top = 0
+        if lines < len(rows):
+            excess = len(rows) - lines
+            while excess and len(rows) - 1 > self.cursor.y and not "".join(rows[-1]).strip():
+                rows.pop()
+                styles.pop()
+                excess -= 1
+            for _ in range(excess):
+                c, s = rows.pop(0), styles.pop(0)
+                if primary and self.history.maxlen:
+                    self.history.append((c, s))
+            from_top = excess
+        while len(rows) < lines:
+            rows.append([" "] * columns)
+            styles.append([DEFAULT] * columns)
+        return from_top
+
+
+def is_wide(cell: str) -> bool:
+    return cell != "" and char_width(cell[0]) == 2
