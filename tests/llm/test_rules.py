@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tests.llm.conftest import CLAUDE_TOOLS, Running, rule, rules_scenario
-from workbench.llm.responders.rules import matches
 from workbench.scenario import model as m
+from workbench.scenario.matching import matches
 
 
 @pytest.mark.parametrize(

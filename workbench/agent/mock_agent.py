@@ -30,7 +30,7 @@ import sys
 import termios
 import time
 import tty
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,7 @@ class Terminal:
     in_escape: bool = False
     eof: bool = False
     plain: bool = field(default_factory=lambda: not os.isatty(1) or "NO_COLOR" in os.environ)
+    on_submit: Callable[[str], None] | None = None  # called with each line the user enters
 
     def write(self, text: str) -> None:
         if self.plain:
@@ -118,6 +119,8 @@ class Terminal:
             elif ch in "\r\n":
                 submitted, self.buffer = self.buffer, ""
                 self.write("\r\x1b[K" + f"{render.DIM}{render.PROMPT}{render.RESET}{submitted}" + render.CRLF)
+                if self.on_submit is not None:
+                    self.on_submit(submitted)
                 self.draw_input()
             elif ch in "\x7f\x08":
                 self.buffer = self.buffer[:-1]
@@ -149,6 +152,37 @@ class MockAgent:
         self.shells = ShellRegistry()
         self.outcomes: dict[int, Any] = {}
         self.failures: list[StepFailure] = []
+        self._matcher: Any = None  # a RuleMatcher, for Claudeless scenarios
+
+    def answer(self, prompt: str) -> None:
+        """A Claudeless scenario: reply to what the user entered by the first matching rule.
+
+        Tool calls run per the scenario's `tool_execution`: `mock` returns the call's
+        canned `result`, `live` runs the tool for real in the workspace; a tool's
+        `error` fails it and `auto_approve = false` denies it.
+        """
+        from workbench.agent.tools import execute_tool
+        from workbench.scenario.matching import RuleMatcher
+
+        rules = self.scenario.rules
+        if rules is None:
+            return
+        if self._matcher is None:
+            self._matcher = RuleMatcher(rules)
+        reply, failure = self._matcher.choose(prompt)
+        if failure is not None:
+            params = ", ".join(f"{k}={v}" for k, v in failure.params.items())
+            self.term.emit(render.mismatch(f"API error: {failure.type}" + (f" ({params})" if params else "")))
+            return
+        if reply is None:
+            return
+        if reply.text:
+            self.term.emit(render.assistant(reply.text))
+        for call in reply.tool_calls:
+            self.term.emit(render.tool_title(call.tool, dict(call.input)))
+            outcome = execute_tool(call.tool, dict(call.input), self._workspace(), canned_result=call.result,
+                                   shells=self.shells, setting=rules.tools.get(call.tool), mode=rules.tool_mode)  # fmt: skip
+            self.term.emit(render.tool_result(outcome.status, outcome.result))
 
     def play(self, step: Step) -> list[StepFailure]:
         """Perform one schedule step and return the failures it found."""
@@ -265,10 +299,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"workbench mock-agent: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    interactive = has_user_input(scenario) if args.interactive is None else args.interactive
+    rules_mode = scenario.format == "claudeless"  # a scripted agent answering what is typed, by rules
+    interactive = has_user_input(scenario) or rules_mode if args.interactive is None else args.interactive
     term = Terminal(interactive)
     saved = _raw_terminal()
     agent = MockAgent(scenario, schedule, args.workspace.resolve(), term, args.checkpoint_cmd)
+    if rules_mode:
+        term.on_submit = agent.answer
     try:
         term.emit(render.banner(scenario.name))
         term.draw_input()

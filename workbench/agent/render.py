@@ -105,7 +105,9 @@ def sub_line(text: str, style: str = "") -> str:
     return block(f"  ⎿  {style}", text, style, rest_prefix=f"     {style}") + (RESET if style else "")
 
 
-def tool_result(status: str, result: str) -> str:
+def tool_result(status: str, result: Any) -> str:
+    if result is not None and not isinstance(result, str):
+        result = json.dumps(result)
     body = lines(result.rstrip("\n")) if result else []
     if not body or body == [""]:
         body = ["(no output)" if status == "ok" else "(failed)"]

@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from workbench.scenario import model as m
+from workbench.scenario.matching import matches
 
 from .conversation import ChatRequest
 from .ids import IdMaker
 from .responders import Responder
-from .responders.rules import matches
 
 DEFAULT_KEY = "default-session"
 

@@ -20,33 +20,15 @@ applies to the first reply, as in Claudeless.
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from workbench.scenario import model as m
+from workbench.scenario.matching import RuleMatcher
 
 from ..checks import LlmFailure
 from ..reply import Block, Chunk, Reply, TextBlock, ToolCallBlock
 from . import Record, TurnContext
-
-
-def matches(pattern: m.Pattern, text: str) -> bool:
-    if pattern.type == "any":
-        return True
-    if pattern.type == "exact":
-        return text == pattern.text
-    if pattern.type == "contains":
-        return pattern.text in text
-    if pattern.type == "glob":
-        return fnmatch.fnmatchcase(text, pattern.text)
-    if pattern.type == "regex":
-        try:
-            return re.search(pattern.text, text) is not None
-        except re.error:
-            return False
-    return False
 
 
 class RulesResponder:
@@ -54,8 +36,7 @@ class RulesResponder:
         self.scenario = scenario
         self.rules = rules
         self.record = record
-        self.counts: dict[int, int] = {}
-        self.active: tuple[int, int] | None = None  # (rule index, next turn index)
+        self.matcher = RuleMatcher(rules)
         self.replies = 0
 
     def tool_uses(self) -> list[tuple[str, Mapping[str, Any]]]:
@@ -83,26 +64,7 @@ class RulesResponder:
         return self._reply(chosen, failure, ctx, extra_delay)
 
     def _choose(self, text: str) -> tuple[m.Reply | None, m.Failure | None]:
-        if self.active is not None:
-            rule_index, turn_index = self.active
-            turns = self.rules.rules[rule_index].turns
-            turn = turns[turn_index]
-            if matches(turn.expect, text):
-                self.active = (rule_index, turn_index + 1) if turn_index + 1 < len(turns) else None
-                return turn.reply, turn.reply.failure
-            self.active = None
-        for index, rule in enumerate(self.rules.rules):
-            used = self.counts.get(index, 0)
-            if rule.max_matches is not None and used >= rule.max_matches:
-                continue
-            if not matches(rule.pattern, text):
-                continue
-            self.counts[index] = used + 1
-            if rule.turns:
-                self.active = (index, 0)
-            return rule.reply, rule.reply.failure if rule.reply else None
-        default = self.rules.default_reply
-        return default, default.failure if default else None
+        return self.matcher.choose(text)
 
     def _reply(
         self, chosen: m.Reply | None, failure: m.Failure | None, ctx: TurnContext, extra_delay: int

@@ -1,0 +1,78 @@
+"""The mock agent answering a Claudeless scenario by its rules, in a real pty, with `tool_execution` applied."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from tests.conftest import write
+from workbench.terminal import PtySession
+
+RULES = """\
+[[responses]]
+pattern = { type = "exact", text = "ping" }
+response = "pong"
+max_matches = 1
+
+[[responses]]
+pattern = { type = "contains", text = "write" }
+[responses.response]
+text = "Writing it."
+[[responses.response.tool_calls]]
+tool = "Write"
+input = { file_path = "out.txt", content = "written for real" }
+[[responses.response.tool_calls]]
+tool = "Bash"
+input = { command = "echo never runs" }
+
+[[responses]]
+pattern = { type = "contains", text = "busy" }
+failure = { type = "rate_limit", retry_after = 7 }
+
+[default_response]
+text = "No rule for that."
+
+[tool_execution]
+mode = "live"
+
+[tool_execution.tools.Write]
+auto_approve = true
+
+[tool_execution.tools.Bash]
+auto_approve = true
+error = "Bash is switched off here"
+"""
+
+
+def test_rules_answer_typed_prompts_and_tools_follow_tool_execution(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "rules.toml", RULES)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+
+    async def session() -> str:
+        pty = await PtySession.spawn(
+            [sys.executable, "-m", "workbench", "mock-agent", str(scenario), "--workspace", str(workspace)],
+            env={**os.environ, "TERM": "xterm-256color"}, cwd=str(tmp_path), width=80, height=24,
+        )  # fmt: skip
+        try:
+            await pty.wait_for_text("> ", timeout=30)
+            for prompt, expected in (
+                ("ping", "pong"),
+                ("ping", "No rule for that."),  # max_matches used up: the default answers
+                ("please write the file", "Bash is switched off here"),
+                ("are you busy?", "rate_limit (retry_after=7)"),
+            ):
+                pty.write(prompt + "<Enter>")
+                await pty.wait_for_text(expected, timeout=30)
+            pty.write("<C-d>")
+            await pty.wait_exit(timeout=30)
+            return "\n".join(pty.screen.text_rows())
+        finally:
+            await pty.terminate()
+
+    screen = asyncio.run(session())
+    assert screen.count("pong") == 1
+    assert (workspace / "out.txt").read_text() == "written for real"
+    assert "Writing it." in screen
