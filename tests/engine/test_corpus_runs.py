@@ -8,6 +8,7 @@ an internal error, never a hang.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ def test_every_corpus_scenario_runs_to_a_verdict(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "workbench", "run", str(corpus), "-j", "2", "--timeout", "60", "--report", "r.json"],
         cwd=tmp_path, capture_output=True, text=True, check=False, timeout=900,
+        env={**os.environ, "TMPDIR": str(tmp_path)},  # kept workspaces of failed scenarios stay in the test's folder
     )  # fmt: skip
     assert done.returncode in (1, 2), done.stdout + done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr + done.stdout

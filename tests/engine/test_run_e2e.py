@@ -23,10 +23,13 @@ from tests.conftest import SCENARIOS, write
 def workbench(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
+    """The real CLI; workspaces (kept when a scenario fails) go to the test's own temp folder."""
+    tmp = cwd / ".tmp"
+    tmp.mkdir(exist_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "workbench", *args],
         cwd=cwd, capture_output=True, text=True, check=False, timeout=timeout,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, "TMPDIR": str(tmp), **(env or {})},
     )  # fmt: skip
 
 
