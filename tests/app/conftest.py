@@ -51,6 +51,8 @@ async def wait_until(
 
 
 async def settle(pilot: Any) -> None:
-    """Wait for pending validation workers and let the screen refresh."""
-    await pilot.app.workers.wait_for_complete()
+    """Wait for pending validation workers and let the screen refresh (the file watcher never ends)."""
+    pending = [w for w in pilot.app.workers if w.group != "watch"]
+    if pending:  # an empty list would mean "every worker" to Textual
+        await pilot.app.workers.wait_for_complete(pending)
     await pilot.pause(0.05)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import tomllib
 from collections.abc import Iterable
@@ -92,6 +93,9 @@ class WorkbenchApp(App[int]):
     def on_mount(self) -> None:
         for warning in getattr(self, "_startup_warnings", []):
             self.notify(warning, severity="warning", timeout=8)
+        # The ~100k objects of start-up (modules, CSS, widgets) live as long as the app: take them out of
+        # the collector's scans, which otherwise pause the UI for 40-100 ms at each full collection.
+        self.call_after_refresh(gc.freeze)
 
     @property
     def main_screen(self) -> MainScreen:

@@ -18,6 +18,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("file: save", "save", "save the scenario (atomically)"),
     ("editor: next problem", "next_diagnostic", "jump to the next diagnostic"),
     ("view: terminal / screenshots", "toggle_pane", "switch the right pane"),
+    ("terminal: focus mode", "focus_mode", "send every key to the program under test (ctrl+] leaves)"),
     ("view: timeline", "focus_timeline", "focus the timeline scrubber"),
     ("view: scenarios", "focus_browser", "focus the scenario list"),
     ("screenshots: accept", "accept_screenshot", "write the highlighted actual capture as its golden"),

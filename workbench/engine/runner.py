@@ -111,6 +111,18 @@ class ScenarioRun:
         """The live screen of the program under test (None before it starts): for observers such as the app."""
         return self._session.screen if self._session is not None else None
 
+    def send_input(self, data: bytes) -> bool:
+        """Write a person's keys to the program under test (the app's focus mode); False if none runs.
+
+        The bytes count as typed input, so the mock agent's next sync waits for them as well.
+        """
+        session = self._session
+        if session is None or not session.alive:
+            return False
+        session.write_bytes(data)
+        self._typed_bytes += len(data)
+        return True
+
     async def run(self) -> ScenarioResult:
         self._started = time.monotonic()
         result = ScenarioResult(name=self.path.stem, file=display_name(self.path), mode=self.options.mode)

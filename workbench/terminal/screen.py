@@ -21,6 +21,10 @@ from .shot import Shot, StyleRun
 from .style import DEFAULT, Style
 from .vt import Terminal
 
+# pyte keeps private modes (``CSI ? n h``) in ``mode`` shifted left by 5.
+_PRIVATE_DECCKM = 1 << 5
+_PRIVATE_PASTE = 2004 << 5
+
 
 class Screen:
     """A terminal screen of ``width`` x ``height`` cells with a bounded scrollback."""
@@ -63,6 +67,16 @@ class Screen:
     @property
     def cursor_visible(self) -> bool:
         return not self.vt.cursor.hidden
+
+    @property
+    def application_cursor_keys(self) -> bool:
+        """DECCKM (``CSI ? 1 h``): the program wants cursor keys as ``ESC O A`` rather than ``ESC [ A``."""
+        return _PRIVATE_DECCKM in self.vt.mode
+
+    @property
+    def bracketed_paste(self) -> bool:
+        """``CSI ? 2004 h``: the program wants pasted text between ``ESC [200~`` and ``ESC [201~``."""
+        return _PRIVATE_PASTE in self.vt.mode
 
     @property
     def alternate(self) -> bool:

@@ -10,6 +10,8 @@ show RUN` fills the same records from the run's trace.jsonl, read-only.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,6 +24,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, TabbedContent, TabPane, TextArea
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from workbench.app.model import (
     ShotPair,
@@ -125,6 +128,7 @@ class MainScreen(Screen[None]):
         Binding("f3", "faster", "Faster", show=False, priority=True, id="faster"),
         Binding("f4", "next_diagnostic", "Next problem", show=False, priority=True, id="next-diagnostic"),
         Binding("ctrl+t", "toggle_pane", "Terminal/Shots", id="toggle-pane"),
+        Binding("ctrl+g", "focus_mode", "Keys to program", id="focus-mode"),
         Binding("ctrl+l", "focus_timeline", "Timeline", show=False, id="focus-timeline"),
         Binding("ctrl+b", "focus_browser", "Browser", show=False, id="focus-browser"),
         Binding("ctrl+e", "focus_editor", "Editor", show=False, id="focus-editor"),
@@ -225,6 +229,74 @@ class MainScreen(Screen[None]):
         self.title = f"workbench: {path}"
         self.records.clear()
         self.validate_now()
+        if not self.read_only:
+            self._watch(path)
+
+    # ------------------------------------------------------------------ changes on disk
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def _watch(self, path: Path) -> None:
+        """Follow the open file on disk (watchfiles, the folder not recursed) until another file opens."""
+        from watchfiles import awatch
+
+        target = path.resolve()
+        folder = target.parent
+        while not folder.is_dir():  # a new file in a folder that does not exist yet
+            folder = folder.parent
+        async for _changes in awatch(folder, watch_filter=lambda _c, p: Path(p) == target, recursive=False,
+                                     debounce=400, step=30):  # fmt: skip
+            self.disk_changed(path)
+
+    def disk_changed(self, path: Path) -> None:
+        """The open file changed on disk: take it if there are no unsaved edits, else ask."""
+        if path != self.path:
+            return
+        try:
+            disk: str | None = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            disk = None
+        except (OSError, UnicodeDecodeError):
+            return
+        editor = self.editor
+        if disk == editor.saved_text:
+            return  # our own save, or a write of the same text
+        if disk is None:
+            editor.saved_text = ""
+            editor.border_title = f"{path} ● (deleted on disk: ctrl+s writes it again)"
+            self.notify(f"{path} was deleted on disk; your text is still here", severity="warning", timeout=6)
+            return
+        if not editor.dirty:
+            editor.take_disk_text(disk)
+            self.notify(f"reloaded {path}: it changed on disk", timeout=3)
+            return
+        self._pending_disk_text = disk
+        if self._disk_prompt_open:
+            return  # the open prompt will use the newest disk text
+
+        def answered(choice: str | None) -> None:
+            self._disk_prompt_open = False
+            newest = self._pending_disk_text
+            if path != self.path or newest is None:
+                return
+            if choice == "reload":
+                editor.take_disk_text(newest)  # one undoable edit: ctrl+z brings your edits back
+                self.notify("loaded the disk version; ctrl+z brings your edits back", timeout=5)
+            else:
+                editor.saved_text = newest  # keep the edits; saving overwrites the disk version
+                editor.border_title = f"{path} ●"
+
+        self._disk_prompt_open = True
+        self.app.push_screen(
+            ConfirmScreen(
+                f"{path} changed on disk while you have unsaved edits.",
+                [("reload", "Load the disk version"), ("keep", "Keep my edits")],
+                default="keep",
+            ),
+            answered,
+        )
+
+    _pending_disk_text: str | None = None
+    _disk_prompt_open = False
 
     @on(ScenarioBrowser.Opened)
     def _opened(self, event: ScenarioBrowser.Opened) -> None:
@@ -362,8 +434,21 @@ class MainScreen(Screen[None]):
         self.timeline.reset_states()
         self.timeline.status = "starting…"
         self.browser.set_verdict(self.path, self._scenario_name(), "running")
-        self.run_worker(self._drive(run), group="run", exclusive=True, exit_on_error=False)
+        self._run_worker = self.run_worker(self._drive(run), group="run", exclusive=True, exit_on_error=False)
         return run
+
+    _run_worker: Worker[None] | None = None
+
+    async def stop_run(self) -> None:
+        """Cancel a live run and wait for the engine's cleanup: its processes and workspace are gone after."""
+        worker, self._run_worker = self._run_worker, None
+        if worker is not None and not worker.is_finished:
+            worker.cancel()
+            with contextlib.suppress(WorkerCancelled, WorkerFailed, asyncio.CancelledError):
+                await worker.wait()
+
+    async def on_unmount(self) -> None:
+        await self.stop_run()
 
     def _scenario_name(self) -> str:
         if self.validation is not None and self.validation.scenario is not None:
@@ -490,9 +575,8 @@ class MainScreen(Screen[None]):
     async def action_restart(self) -> None:
         if self.read_only:
             return
-        if self.live:
-            await self.workers.cancel_group(self, "run")  # type: ignore[func-returns-value]
-            self.terminal.detach()
+        await self.stop_run()
+        self.terminal.detach()
         self.run, self.result = None, None
         self.start_run(paused=False)
 
@@ -653,6 +737,21 @@ class MainScreen(Screen[None]):
         self.refresh_shots()
 
     # ------------------------------------------------------------------ focus
+
+    def action_focus_mode(self) -> None:
+        """Hand the keyboard to the program under test until ctrl+] (see TerminalView)."""
+        if not self.live or not self.terminal.is_live:
+            self.notify("no program is running: start a run first (F5 or F8)", severity="warning")
+            return
+        self.query_one("#panes", TabbedContent).active = "tab-terminal"
+        self.terminal.enter_focus_mode()
+        self.notify("keys go to the program now; ctrl+] gives them back", timeout=3)
+
+    @on(TerminalView.Input)
+    def _typed_into_program(self, event: TerminalView.Input) -> None:
+        if self.run is None or not self.live or not self.run.send_input(event.data):
+            self.terminal.action_leave_focus_mode()
+            self.notify("the program has ended; focus mode is off", severity="warning")
 
     def action_focus_timeline(self) -> None:
         self.timeline.focus()

@@ -59,6 +59,16 @@ class ScenarioEditor(TextArea):
         self.load_text(text)
         self.move_cursor((0, 0))
 
+    def take_disk_text(self, text: str) -> None:
+        """Replace the buffer with what is on disk now, as one undoable edit; the cursor stays put."""
+        self.saved_text = text
+        if text == self.text:
+            return
+        row, column = self.cursor_location
+        self.replace(text, (0, 0), self.document.end, maintain_selection_offset=False)
+        row = min(row, self.document.line_count - 1)
+        self.move_cursor((row, min(column, len(self.document.get_line(row)))))
+
     @property
     def dirty(self) -> bool:
         return self.text != self.saved_text

@@ -5,21 +5,33 @@ drawn and refreshes only the rows that changed (plus any the emulator marked
 dirty), so a busy program costs one row conversion per changed row. Stepping
 back shows a recorded screen from the trace instead: text rows (and colours when
 the step recorded them), instantly, with no replay.
+
+Focus mode (:attr:`TerminalView.passthrough`) hands the keyboard to the program
+under test: every key, the app's own bindings included, is encoded as xterm
+sends it (cursor keys follow the program's DECCKM mode, pastes its bracketed
+paste mode) and posted as :class:`TerminalView.Input`; only the leave binding
+(``ctrl+]``, as telnet and ``docker attach``; remappable by its id) and moving
+the focus away end it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style as RichStyle
+from textual import events
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
 from workbench.terminal import Screen, StyleRun
+from workbench.terminal.keys import key_sequence
 from workbench.terminal.style import FIELDS, Style, make_style
 
 FPS = 30
@@ -79,11 +91,65 @@ def runs_from_json(rows: list[list[dict[str, Any]]]) -> list[list[StyleRun]]:
     return out
 
 
+# Textual key names -> our key notation (keys.py), for keys without a character of their own.
+_TEXTUAL_KEYS = {
+    "up": "Up", "down": "Down", "left": "Left", "right": "Right", "home": "Home", "end": "End",
+    "pageup": "PageUp", "pagedown": "PageDown", "insert": "Insert", "delete": "Delete",
+    "shift+tab": "S-Tab", "escape": "Esc", "enter": "Enter", "tab": "Tab", "backspace": "BS",
+    **{f"f{n}": f"F{n}" for n in range(1, 13)},
+}  # fmt: skip
+# xterm's modifier parameter (1 + shift 1, alt 2, ctrl 4) and the final bytes of the keys that take it.
+_MODIFIERS = {"shift": 1, "alt": 2, "ctrl": 4}
+_CURSOR_FINALS = {"up": "A", "down": "B", "right": "C", "left": "D", "home": "H", "end": "F"}
+_TILDE_CODES = {"insert": 2, "delete": 3, "pageup": 5, "pagedown": 6}
+_CTRL_SYMBOLS = {
+    "at": "@", "left_square_bracket": "[", "backslash": "\\", "right_square_bracket": "]",
+    "circumflex_accent": "^", "underscore": "_", "space": "Space", "question_mark": "?",
+}  # fmt: skip
+
+
+def key_bytes(key: str, character: str | None, *, application_cursor: bool = False) -> bytes:
+    """What xterm sends for a Textual key event (``b""`` for a key with no encoding)."""
+    *mods, base = key.split("+") if key != "+" else ["+"]
+    if mods and all(m in _MODIFIERS for m in mods) and (base in _CURSOR_FINALS or base in _TILDE_CODES):
+        param = 1 + sum(_MODIFIERS[m] for m in set(mods))
+        if base in _CURSOR_FINALS:
+            return f"\x1b[1;{param}{_CURSOR_FINALS[base]}".encode()
+        return f"\x1b[{_TILDE_CODES[base]};{param}~".encode()
+    name = _TEXTUAL_KEYS.get(key)
+    if name is not None:
+        sequence = key_sequence(name) or ""
+        if application_cursor and key in _CURSOR_FINALS:
+            sequence = "\x1bO" + _CURSOR_FINALS[key]
+        return sequence.encode()
+    if mods == ["ctrl"]:
+        sequence = key_sequence(f"C-{_CTRL_SYMBOLS.get(base, base)}")
+        if sequence is not None:
+            return sequence.encode()
+    if mods == ["alt"] and character is None and len(base) == 1:
+        return b"\x1b" + base.encode()
+    if character is not None:
+        return character.encode("utf-8", errors="replace")
+    return b""
+
+
 class TerminalView(ScrollView, can_focus=True):
     """A fixed-size view of a terminal screen: live from a :class:`Screen`, or a recorded one."""
 
     BORDER_TITLE = "Terminal"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+right_square_bracket", "leave_focus_mode", "Leave focus mode", priority=True,
+                id="terminal-leave-focus-mode"),
+    ]  # fmt: skip
     source: reactive[str] = reactive("idle")  # idle | live | recorded
+    passthrough: reactive[bool] = reactive(False)
+
+    class Input(Message):
+        """Bytes typed in focus mode, for the program under test."""
+
+        def __init__(self, data: bytes) -> None:
+            super().__init__()
+            self.data = data
 
     def __init__(self, width: int = 80, height: int = 24, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -101,6 +167,49 @@ class TerminalView(ScrollView, can_focus=True):
         width, height = self._cells_size
         self.styles.width = width + 2  # the border
         self.styles.height = height + 2
+
+    # ------------------------------------------------------------------ focus mode
+
+    def enter_focus_mode(self) -> None:
+        self.passthrough = True
+        self.focus()
+
+    def action_leave_focus_mode(self) -> None:
+        self.passthrough = False
+
+    def watch_passthrough(self, on: bool) -> None:
+        self.set_class(on, "-passthrough")
+        self.border_subtitle = "keys go to the program · ctrl+] leaves" if on else ""
+        self.refresh_bindings()
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return self.passthrough  # hides every app binding but our own leave key
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.passthrough if action == "leave_focus_mode" else True
+
+    def on_blur(self) -> None:
+        self.passthrough = False
+
+    def on_key(self, event: events.Key) -> None:
+        if not self.passthrough:
+            return
+        event.stop()
+        event.prevent_default()
+        screen = self._screen
+        data = key_bytes(event.key, event.character,
+                         application_cursor=screen is not None and screen.application_cursor_keys)  # fmt: skip
+        if data:
+            self.post_message(self.Input(data))
+
+    def on_paste(self, event: events.Paste) -> None:
+        if not self.passthrough:
+            return
+        event.stop()
+        text = event.text.replace("\r\n", "\r").replace("\n", "\r")
+        if self._screen is not None and self._screen.bracketed_paste:
+            text = f"\x1b[200~{text}\x1b[201~"
+        self.post_message(self.Input(text.encode("utf-8", errors="replace")))
 
     # ------------------------------------------------------------------ sources
 
@@ -127,6 +236,7 @@ class TerminalView(ScrollView, can_focus=True):
         if self._screen is not None:
             self._poll()
         self._screen = None
+        self.passthrough = False
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -228,13 +338,21 @@ class TerminalView(ScrollView, can_focus=True):
                     segments.append(Segment(text, styles[start]))
                 start = x
         strip = Strip(segments, width)
-        return strip.crop(scroll_x, scroll_x + self.size.width).apply_style(self.rich_style)
+        if self._base_style is None:
+            self._base_style = self.rich_style  # walks the ancestors: once per style change, not per line
+        return strip.crop(scroll_x, scroll_x + self.size.width).apply_style(self._base_style)
+
+    _base_style: RichStyle | None = None
+
+    def notify_style_update(self) -> None:
+        self._base_style = None
+        super().notify_style_update()
 
 
 def _cells(row: str, width: int) -> list[str]:
     """A row as ``width`` cells: a wide character keeps its cell, the one after it is empty."""
-    from rich.cells import cell_len
-
+    if row.isascii() and row.isprintable():
+        return list(row[:width].ljust(width))
     cells: list[str] = []
     for ch in row:
         if len(cells) >= width:
