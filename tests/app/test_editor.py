@@ -183,3 +183,26 @@ def test_validate_text_reports_unsaved_contents() -> None:
     result = validate_text(Path("x.yaml"), "timeline: 3\n")
     assert result.errors and result.schedule is None
     assert validate_text(Path("x.json"), "{").errors
+
+
+def test_json_and_toml_scenarios_are_highlighted_and_validated_like_yaml(work: Path) -> None:
+    json_file = work / "scenarios" / "tui-steps.json"
+    toml_file = next((work / "scenarios" / "claudeless").glob("*.toml"))
+
+    async def body() -> None:
+        app = make_app(json_file, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            for path, language in ((json_file, "yaml"), (toml_file, "toml")):
+                main.open_file(path)
+                await settle(pilot)
+                assert main.editor.language == language
+                assert any(main.editor._highlights.values()), f"{path.name} has no highlighting"
+                assert main.validation is not None and not main.validation.errors
+                main.editor.insert("\n!!broken", (0, 0))
+                await wait_until(pilot, lambda: bool(main.validation and main.validation.errors),
+                                 what=f"diagnostics for {path.name}")  # fmt: skip
+                main.editor.take_disk_text(path.read_text(encoding="utf-8"))
+
+    run(body)

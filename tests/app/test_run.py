@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from workbench.app.screens.main import MainScreen
 from workbench.app.widgets.timeline import FAILED, PASSED, PENDING
 from workbench.engine.runner import RunOptions, run_scenario
 
@@ -45,6 +46,13 @@ def test_play_hello_agent_to_the_end_then_step_back(work: Path) -> None:
             )
             # the editor cursor followed the step's line
             assert main.editor.cursor_location[0] == marks[0].line - 1
+            # the recorded screen keeps its colours, and the step that wrote a file says so
+            assert any(main.terminal._runs), "the recorded screen lost its colours"
+            [write] = [m for m in marks if m.files]
+            assert write.summary.startswith("tool writeFile") and write.files == ("+hello.py",)
+            main.timeline.move_cursor(write.index)
+            await pilot.pause(0.05)
+            assert "files: +hello.py" in main.timeline.render().plain
 
     run(body)
 
@@ -128,9 +136,15 @@ def test_show_opens_a_recorded_run_read_only(work: Path) -> None:
             main.timeline.move_cursor(0)
             await pilot.pause(0.05)
             assert "Done:" not in main.terminal.text()
-            await pilot.press("f5")  # no runs from a recorded trace
+            await pilot.press("f8")  # step: the next recorded step
+            assert main.timeline.cursor == 1 and main.terminal.source == "recorded"
+            await pilot.press("f7")
+            assert main.timeline.cursor == 0
+            await pilot.press("f5", "ctrl+r", "ctrl+g")  # no runs from a recorded trace: hidden keys
             await pilot.pause(0.1)
             assert main.run is None
+            shown = {active.binding.action for active in app.active_bindings.values()}
+            assert "step" in shown and "step_back" in shown and not shown & MainScreen.WRITING_ACTIONS
             assert [p.label for p in main.pairs] == ["done"]
 
     run(body)

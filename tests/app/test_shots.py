@@ -48,3 +48,33 @@ def test_accept_a_mismatched_screenshot_writes_the_golden(work: Path) -> None:
             assert main.diff.current is not None and main.diff.current.status == "match"
 
     run(body)
+
+
+def test_compare_now_shows_the_golden_against_the_screen_shown_and_writes_nothing(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            for _ in range(4):
+                main.action_faster()
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+            assert main.result.status == "passed"  # the first run writes the golden
+            golden_dir = work / "goldens" / "hello-agent" / "80x24"
+            before = {p: p.read_bytes() for p in golden_dir.rglob("*") if p.is_file()}
+            main.timeline.move_cursor(0)  # step back to the first step's screen
+            await pilot.pause(0.05)
+            await pilot.press("ctrl+n")
+            await pilot.pause(0.05)
+            assert main.query_one("#panes").active == "tab-shots"
+            actual_view = str(main.query_one("#actual-view").render())
+            assert "Create hello.py" in actual_view and "Done:" not in actual_view
+            message = str(main.query_one("#shot-message").render())
+            assert "done: mismatch" in message and "the screen now" in message
+            after = {p: p.read_bytes() for p in golden_dir.rglob("*") if p.is_file()}
+            assert after == before, "comparing writes nothing"
+
+    run(body)

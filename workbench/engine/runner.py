@@ -442,6 +442,10 @@ class ScenarioRun:
         )  # fmt: skip
         if step.action == "screenshot":
             record.style = getattr(self, "_last_style", None)
+        elif screen is not None:  # colours too, so stepping back in the app shows the screen as it was
+            shot = screen.snapshot()
+            if shot.has_styles():
+                record.style = shot.style_json()
         return record
 
     def _screen_text(self) -> str:

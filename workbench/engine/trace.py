@@ -5,7 +5,7 @@ One JSON document per line in ``<run dir>/trace.jsonl``:
 * a header: ``{"type": "run", "version": 1, "scenario", "file", "profile": {...}, "steps": N}``;
 * a record per step: ``{"type": "step", "index", "at_ms", "wall_ms", "actor", "action",
   "summary", "line", "screen": [rows], "cursor": [x, y], "files": [{"path", "change": "added|modified|deleted"}],
-  "checks": [{"ok", "message"}]}`` (``style`` runs are added for screenshot steps);
+  "checks": [{"ok", "message"}]}`` (``style``, the runs of non-default colours and attributes, when the screen has any);
 * the result: ``{"type": "result", ...}`` in the JSON report's scenario shape.
 
 Screens are stored whole at every step so stepping back in the app is a lookup,
@@ -35,7 +35,7 @@ class StepRecord:
     cursor: tuple[int, int] = (0, 0)
     files: list[dict[str, str]] = field(default_factory=list)
     checks: list[dict[str, Any]] = field(default_factory=list)
-    style: list[Any] | None = None
+    style: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {"type": "step", **asdict(self)}

@@ -20,8 +20,10 @@ watch the program under test and accept or reject its screenshots.
 • [b]Editor[/b]: diagnostics appear as you type; choose one to jump to it; saves are atomic.
 • [b]Timeline[/b] (bottom): one mark per step, coloured by actor; · pending, ● passed, ✗ failed.
   Moving the cursor to a step that ran shows the screen recorded there.
-• [b]Terminal[/b]: the program under test, live while a run goes on.
-• [b]Screenshots[/b]: golden and actual side by side; changed cells are highlighted.
+• [b]Terminal[/b]: the program under test, live while a run goes on. [b]ctrl+g[/b] (focus mode) sends
+  every key to the program, the app's own keys included; [b]ctrl+][/b] gives the keys back.
+• [b]Screenshots[/b]: golden and actual side by side; changed cells are highlighted. [b]a[/b] accepts
+  one (after a confirmation), [b]ctrl+n[/b] compares the golden with the screen shown now.
 
 Keys can be remapped by binding id in [b]$XDG_CONFIG_HOME/workbench/keymap.toml[/b]
 (for example [i]play = "ctrl+enter"[/i]). Press escape to close this screen.

@@ -48,6 +48,8 @@ from workbench.engine.runner import RunOptions, ScenarioRun
 from workbench.engine.trace import StepRecord, Trace
 from workbench.scenario.diagnostics import Severity
 from workbench.scenario.loader import discover
+from workbench.terminal import Shot
+from workbench.terminal.masks import mask_shot
 
 SPEEDS: list[float | None] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, None]
 VALIDATE_DELAY_S = 0.3
@@ -107,6 +109,16 @@ def _marks_from_schedule(steps: Any) -> list[Mark]:
     return [Mark(s.index, s.at_ms, s.actor, s.action, s.summary, s.pos.line) for s in steps]
 
 
+_CHANGE_SIGNS = {"added": "+", "modified": "~", "deleted": "-"}
+
+
+def _record_files(record: dict[str, Any]) -> tuple[str, ...]:
+    """The files a step changed, as ``+added ~modified -deleted`` paths."""
+    return tuple(
+        f"{_CHANGE_SIGNS.get(str(f.get('change')), '?')}{f.get('path')}" for f in record.get("files", [])
+    )
+
+
 def _record_failed(record: dict[str, Any]) -> bool:
     return any(not c.get("ok", True) for c in record.get("checks", []))
 
@@ -129,6 +141,7 @@ class MainScreen(Screen[None]):
         Binding("f4", "next_diagnostic", "Next problem", show=False, priority=True, id="next-diagnostic"),
         Binding("ctrl+t", "toggle_pane", "Terminal/Shots", id="toggle-pane"),
         Binding("ctrl+g", "focus_mode", "Keys to program", id="focus-mode"),
+        Binding("ctrl+n", "compare_now", "Compare now", show=False, id="compare-now"),
         Binding("ctrl+l", "focus_timeline", "Timeline", show=False, id="focus-timeline"),
         Binding("ctrl+b", "focus_browser", "Browser", show=False, id="focus-browser"),
         Binding("ctrl+e", "focus_editor", "Editor", show=False, id="focus-editor"),
@@ -369,7 +382,9 @@ class MainScreen(Screen[None]):
         if not self.live and not self.read_only and result.schedule is not None:
             self.timeline.set_steps(_marks_from_schedule(result.schedule.steps))
             for index, record in self.records.items():
-                self.timeline.set_state(index, FAILED if _record_failed(record) else PASSED)
+                self.timeline.set_state(
+                    index, FAILED if _record_failed(record) else PASSED, _record_files(record)
+                )
         if result.scenario is not None:
             self.term_size = (result.scenario.terminal.width, result.scenario.terminal.height)
             if not self.live:
@@ -478,7 +493,7 @@ class MainScreen(Screen[None]):
         record = event.record
         index = int(record["index"])
         self.records[index] = record
-        self.timeline.set_state(index, FAILED if _record_failed(record) else PASSED)
+        self.timeline.set_state(index, FAILED if _record_failed(record) else PASSED, _record_files(record))
         if self.follow:
             self.timeline.cursor = index
 
@@ -514,7 +529,7 @@ class MainScreen(Screen[None]):
         if self.read_only:
             parts.insert(0, f"read-only: {self.run_dir}")
         elif self.result is not None:
-            parts.insert(0, f"{self.result.status} in {self.result.duration_ms} ms")
+            parts.insert(0, f"{self.result.status}: {self.result.virtual_ms / 1000:g} s of virtual time")
         elif self.run is not None:
             state = self.run.clock.state
             parts.insert(0, f"{'paused' if state.paused else 'running'} at {state.now_ms} ms")
@@ -540,9 +555,18 @@ class MainScreen(Screen[None]):
             self.run.clock.pause()
         self._status()
 
+    # Actions that change a run or the file; a recorded run (workbench show) hides them.
+    WRITING_ACTIONS = frozenset(
+        {"play", "pause", "run_to_cursor", "restart", "slower", "faster", "save", "focus_mode",
+         "accept_screenshot", "accept_all_screenshots", "compare_now"}
+    )  # fmt: skip
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.read_only and action in self.WRITING_ACTIONS)
+
     def action_step(self) -> None:
         if not self.live:
-            if self.result is not None and not self.follow:
+            if self.read_only or (self.result is not None and not self.follow):
                 self._view(min(self.timeline.cursor + 1, len(self.timeline.marks) - 1))
                 return
             if self.start_run(paused=True) is None:
@@ -645,6 +669,7 @@ class MainScreen(Screen[None]):
             mark = Mark(index, int(step.get("at_ms", 0)), str(step.get("actor", "control")),
                         str(step.get("action", "")), str(step.get("summary", "")), int(step.get("line", 0)))  # fmt: skip
             mark.state = FAILED if _record_failed(step) else PASSED
+            mark.files = _record_files(step)
             marks.append(mark)
             self.records[index] = step
         result = trace.result or {}
@@ -678,6 +703,23 @@ class MainScreen(Screen[None]):
     def action_toggle_pane(self) -> None:
         panes = self.query_one("#panes", TabbedContent)
         panes.active = "tab-shots" if panes.active == "tab-terminal" else "tab-terminal"
+
+    def action_compare_now(self) -> None:
+        """The highlighted golden against what a screenshot would capture now (masks applied); writes nothing."""
+        pair = self.diff.current
+        if pair is None or pair.golden is None:
+            self.notify("highlight a screenshot that has a golden first", severity="warning")
+            return
+        width, height = self.term_size
+        shot = Shot.from_text(self.terminal.text(), width, height)
+        scenario = self.validation.scenario if self.validation is not None else None
+        if scenario is not None:
+            shot = mask_shot(shot, scenario.masks)
+        now = ShotPair(
+            pair.label, pair.golden_path, Path("(the screen now, not saved)"), pair.golden, shot.text()
+        )
+        self.show_shots()
+        self.diff.show_now(now)
 
     def show_shots(self) -> None:
         self.query_one("#panes", TabbedContent).active = "tab-shots"

@@ -98,6 +98,10 @@ class ScreenshotDiff(Vertical, can_focus=False):
         options.highlighted = index
         self._show(pairs[index])
 
+    def show_now(self, pair: ShotPair) -> None:
+        """A comparison that is not on disk (the screen now): shown until another screenshot is highlighted."""
+        self._show(pair, now=True)
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         if 0 <= event.option_index < len(self.pairs):
@@ -112,7 +116,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
         colour = self.app.current_theme.variables.get("diff-changed") or DEFAULT_VARIABLES["diff-changed"]
         return RichStyle(bgcolor=colour, bold=True)
 
-    def _show(self, pair: ShotPair | None) -> None:
+    def _show(self, pair: ShotPair | None, now: bool = False) -> None:
         golden_view = self.query_one("#golden-view", Static)
         actual_view = self.query_one("#actual-view", Static)
         message = self.query_one("#shot-message", Static)
@@ -128,8 +132,11 @@ class ScreenshotDiff(Vertical, can_focus=False):
         actual_view.update(a if pair.actual is not None else Text("(no capture)", style="dim"))
         self.query_one("#golden-side").border_title = f"golden: {pair.golden_path}"
         self.query_one("#actual-side").border_title = f"actual: {pair.actual_path}"
-        hint = (
-            "  press a to accept the actual as the golden" if pair.status in ("mismatch", "missing") else ""
-        )
+        if now:
+            hint = "  (the screen now; nothing is written: accept works on captures of a run)"
+        elif pair.status in ("mismatch", "missing"):
+            hint = "  press a to accept the actual as the golden"
+        else:
+            hint = ""
         message.update(Text(f"{pair.label}: {pair.status}{hint}\n{pair.diff or ''}"))
         self.post_message(self.Selected(pair))

@@ -18,10 +18,10 @@ from textual.widgets.option_list import Option
 
 from workbench.scenario.diagnostics import Diagnostic, Severity
 
-LANGUAGES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
-# JSON is shown as plain text: with tree-sitter 0.26 the `json` (and `javascript`) grammars that
-# textual[syntax] installs crash the interpreter (a segfault in the highlight query), which no
-# fallback could catch. YAML and TOML are checked to work.
+# JSON is highlighted with the YAML grammar (JSON is YAML 1.2 flow syntax): with tree-sitter 0.26 the
+# `json` (and `javascript`) grammars that textual[syntax] installs crash the interpreter (a segfault in
+# the highlight query), which no fallback could catch.
+LANGUAGES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "yaml"}
 
 
 def language_for(path: Path | None) -> str | None:

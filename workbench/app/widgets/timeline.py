@@ -2,10 +2,11 @@
 
 A mark's colour is its actor (agent, user, control; theme variables
 ``actor-*``) and its glyph its state: ``·`` pending, ``●`` passed, ``✗`` failed.
-The cursor is drawn reversed; the step the engine is at is underlined. Marks are
-placed one cell per step in schedule order (virtual time grows to the right; the
-second row shows the virtual time of the cursor step), and the view scrolls to
-keep the cursor visible. Clicking a mark or moving with the arrow keys moves the
+The cursor is drawn reversed; the step the engine is at is underlined. When the
+steps fit, each sits at its virtual time along a rail (``─``) as wide as the
+widget, nudged only as far as needed to keep one cell per step; when they do not,
+they are placed one cell per step in schedule order and the view scrolls to keep
+the cursor visible. The second row tells the cursor step's virtual time. Clicking a mark or moving with the arrow keys moves the
 cursor; what to do with it (show a recorded screen, run to it) is the screen's
 business, told with :class:`TimelineBar.CursorMoved`.
 """
@@ -36,6 +37,7 @@ class Mark:
     summary: str
     line: int
     state: str = PENDING
+    files: tuple[str, ...] = ()  # what the step changed in the workspace: "+added", "~modified", "-deleted"
 
 
 class TimelineBar(Widget, can_focus=True):
@@ -71,14 +73,17 @@ class TimelineBar(Widget, can_focus=True):
         self.cursor = min(self.cursor, len(marks) - 1)
         self.refresh()
 
-    def set_state(self, index: int, state: str) -> None:
+    def set_state(self, index: int, state: str, files: tuple[str, ...] | None = None) -> None:
         if 0 <= index < len(self.marks):
             self.marks[index].state = state
+            if files is not None:
+                self.marks[index].files = files
             self.refresh()
 
     def reset_states(self) -> None:
         for mark in self.marks:
             mark.state = PENDING
+            mark.files = ()
         self.engine_step = -1
         self.refresh()
 
@@ -99,8 +104,33 @@ class TimelineBar(Widget, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         x = event.x - self.gutter.left
-        if event.y - self.gutter.top == 0 and x >= 0:
+        if event.y - self.gutter.top != 0 or x < 0 or not self.marks:
+            return
+        columns = self._columns(self._width())
+        if columns is None:
             self.move_cursor(self._offset + x)
+            return
+        nearest = min(range(len(columns)), key=lambda i: abs(columns[i] - x))
+        self.move_cursor(nearest)
+
+    def _width(self) -> int:
+        return max(1, self.content_region.width or self.size.width or 80)
+
+    def _columns(self, width: int) -> list[int] | None:
+        """The column of each mark along virtual time, or None when they do not fit one per cell."""
+        n = len(self.marks)
+        if n == 0 or n > width:
+            return None
+        total = max(self.marks[-1].at_ms, 1)
+        columns = [round(mark.at_ms / total * (width - 1)) for mark in self.marks]
+        for i in range(n):  # at least one cell after the previous mark ...
+            if i and columns[i] <= columns[i - 1]:
+                columns[i] = columns[i - 1] + 1
+        for i in range(n - 1, -1, -1):  # ... and room left for the marks after it
+            columns[i] = min(columns[i], width - (n - i))
+            if i + 1 < n and columns[i] >= columns[i + 1]:
+                columns[i] = columns[i + 1] - 1
+        return columns
 
     def watch_cursor(self) -> None:
         self.refresh()
@@ -120,29 +150,43 @@ class TimelineBar(Widget, can_focus=True):
         variables = self.app.current_theme.variables if self.is_attached else {}
         return RichStyle(color=variables.get(key) or DEFAULT_VARIABLES[key])
 
+    def _mark_style(self, mark: Mark, errors: str) -> RichStyle:
+        style = self._actor_style(mark.actor)
+        if mark.state == FAILED:
+            style = RichStyle(color=errors, bold=True)
+        elif mark.state == PENDING:
+            style += RichStyle(dim=True)
+        if mark.index == self.engine_step:
+            style += RichStyle(underline=True)
+        if mark.index == self.cursor:
+            style += RichStyle(reverse=True)
+        return style
+
     def render(self) -> Text:
-        width = max(1, self.content_region.width or self.size.width or 80)
+        width = self._width()
         n = len(self.marks)
-        if self.cursor >= 0:
-            if self.cursor < self._offset:
-                self._offset = self.cursor
-            elif self.cursor >= self._offset + width:
-                self._offset = self.cursor - width + 1
         marks = Text(no_wrap=True, overflow="crop")
         if n == 0:
             marks.append("(no steps: the scenario does not compile yet)", style="dim")
         errors = (self.app.current_theme.error if self.is_attached else None) or "red"
-        for mark in self.marks[self._offset : self._offset + width]:
-            style = self._actor_style(mark.actor)
-            if mark.state == FAILED:
-                style = RichStyle(color=errors, bold=True)
-            elif mark.state == PENDING:
-                style += RichStyle(dim=True)
-            if mark.index == self.engine_step:
-                style += RichStyle(underline=True)
-            if mark.index == self.cursor:
-                style += RichStyle(reverse=True)
-            marks.append(GLYPHS[mark.state], style=style)
+        columns = self._columns(width)
+        if columns is not None:
+            self._offset = 0
+            rail = RichStyle(dim=True)
+            x = 0
+            for mark, column in zip(self.marks, columns, strict=True):
+                marks.append("─" * (column - x), style=rail)
+                marks.append(GLYPHS[mark.state], style=self._mark_style(mark, errors))
+                x = column + 1
+            marks.append("─" * (width - x) if n else "", style=rail)
+        else:
+            if self.cursor >= 0:
+                if self.cursor < self._offset:
+                    self._offset = self.cursor
+                elif self.cursor >= self._offset + width:
+                    self._offset = self.cursor - width + 1
+            for mark in self.marks[self._offset : self._offset + width]:
+                marks.append(GLYPHS[mark.state], style=self._mark_style(mark, errors))
         info = Text(no_wrap=True, overflow="ellipsis")
         if 0 <= self.cursor < n:
             mark = self.marks[self.cursor]
@@ -150,6 +194,9 @@ class TimelineBar(Widget, can_focus=True):
             info.append(f"  {mark.at_ms / 1000:.3f}s  ")
             info.append(f"{mark.actor} {mark.action}", style=self._actor_style(mark.actor))
             info.append(f"  {mark.summary}  (line {mark.line}, {mark.state})")
+            if mark.files:
+                info.append("  files: ", style="bold")
+                info.append(" ".join(mark.files))
         elif n:
             info.append(f"{n} steps", style="bold")
         status = Text(self.status, no_wrap=True, overflow="ellipsis", style="italic")
