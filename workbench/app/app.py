@@ -39,7 +39,7 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str | None]:
 
 class WorkbenchApp(App[int]):
     TITLE = "Scenario Workbench"
-    CSS_PATH: ClassVar[list[str | Path]] = ["app.tcss", "widgets/widgets.tcss"]  # type: ignore[misc]
+    CSS_PATH = ["app.tcss", "widgets/widgets.tcss"]  # noqa: RUF012 (typed by App as a plain attribute)
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="quit"),

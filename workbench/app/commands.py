@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:  # the main screen imports this module's neighbours; no import cycle at run time
+    from workbench.app.screens.main import MainScreen
 
 COMMANDS: list[tuple[str, str, str]] = [
     ("run: play", "play", "start a run, or resume a paused one"),
@@ -30,7 +34,7 @@ COMMANDS: list[tuple[str, str, str]] = [
 class WorkbenchCommands(Provider):
     """Actions of the main screen; context-free, since each action explains itself when it cannot run."""
 
-    def _target(self):  # type: ignore[no-untyped-def]
+    def _target(self) -> MainScreen | None:
         from workbench.app.screens.main import MainScreen
 
         for screen in reversed(self.app.screen_stack):

@@ -27,8 +27,8 @@ class ConfirmScreen(ModalScreen[str | None]):
             yield Static(self.question, id="confirm-question")
             with Horizontal(id="confirm-buttons"):
                 for choice_id, label in self.choices:
-                    variant = "primary" if choice_id == self.choices[0][0] else "default"
-                    yield Button(label, id=f"choice-{choice_id}", variant=variant)
+                    first = choice_id == self.choices[0][0]
+                    yield Button(label, id=f"choice-{choice_id}", variant="primary" if first else "default")
 
     def on_mount(self) -> None:
         self.query_one(f"#choice-{self.default}", Button).focus()

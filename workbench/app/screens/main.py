@@ -405,8 +405,8 @@ class MainScreen(Screen[None]):
         self._diag_index = (self._diag_index + 1) % len(diagnostics)
         d = diagnostics[self._diag_index]
         self.editor.jump_to(d.pos.line, d.pos.col)
-        level = "error" if d.severity == Severity.ERROR else "warning"
-        self.notify(f"{d.pos.line}:{d.pos.col}: {d.message}", severity=level, timeout=4)
+        self.notify(f"{d.pos.line}:{d.pos.col}: {d.message}", timeout=4,
+                    severity="error" if d.severity == Severity.ERROR else "warning")  # fmt: skip
 
     @on(TextArea.SelectionChanged, "#editor")
     def _editor_cursor(self, event: TextArea.SelectionChanged) -> None:
@@ -442,7 +442,7 @@ class MainScreen(Screen[None]):
         run = ScenarioRun(self.path, options, observers=[ScreenObserver(self)])
         if paused:
             run.clock.pause()
-        run.clock.add_listener(lambda state: self.post_message(ClockChanged(run, state)))
+        run.clock.add_listener(lambda state: self._clock_listener(run, state))
         self.run, self.result = run, None
         self.records.clear()
         self.follow = True
@@ -451,6 +451,9 @@ class MainScreen(Screen[None]):
         self.browser.set_verdict(self.path, self._scenario_name(), "running")
         self._run_worker = self.run_worker(self._drive(run), group="run", exclusive=True, exit_on_error=False)
         return run
+
+    def _clock_listener(self, run: ScenarioRun, state: ClockState) -> None:
+        self.post_message(ClockChanged(run, state))
 
     _run_worker: Worker[None] | None = None
 

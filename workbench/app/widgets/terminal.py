@@ -123,9 +123,9 @@ def key_bytes(key: str, character: str | None, *, application_cursor: bool = Fal
             sequence = "\x1bO" + _CURSOR_FINALS[key]
         return sequence.encode()
     if mods == ["ctrl"]:
-        sequence = key_sequence(f"C-{_CTRL_SYMBOLS.get(base, base)}")
-        if sequence is not None:
-            return sequence.encode()
+        control = key_sequence(f"C-{_CTRL_SYMBOLS.get(base, base)}")
+        if control is not None:
+            return control.encode()
     if mods == ["alt"] and character is None and len(base) == 1:
         return b"\x1b" + base.encode()
     if character is not None:
@@ -278,9 +278,7 @@ class TerminalView(ScrollView, can_focus=True):
         if (screen.width, screen.height) != self._cells_size:
             self.resize_screen(screen.width, screen.height)
             force = True
-        dirty = getattr(screen, "dirty", None)
-        if dirty is None:
-            dirty = getattr(screen.vt, "dirty", set())
+        dirty: set[int] = screen.vt.dirty
         forced_rows = set(dirty)
         dirty.clear()  # the renderer consumes the emulator's dirty rows (nothing else reads them)
         cursor = screen.cursor_position() if screen.cursor_visible else None
