@@ -52,6 +52,14 @@ def test_an_invalid_edit_shows_diagnostics_and_never_crashes(work: Path) -> None
             # jump to the first problem
             await pilot.press("f4")
             assert main.editor.cursor_location[0] == errors[0].pos.line - 1
+            # the message is shown at its line, after the text; other lines carry none
+            await pilot.pause(0.05)
+            row = errors[0].pos.line - 1
+            shown = main.editor.render_line(row - main.editor.scroll_offset.y).text
+            assert f"◀ {errors[0].message.splitlines()[0]}"[:20] in shown
+            top = main.editor.scroll_offset.y
+            clean = next(r for r in range(top, row) if r not in main.editor.problems)
+            assert "◀" not in main.editor.render_line(clean - top).text
             # more garbage keeps the app alive, then undo brings the valid text back
             main.editor.insert("\t\x00{{{]]]\n")
             await pilot.pause(0.4)
@@ -206,3 +214,33 @@ def test_json_and_toml_scenarios_are_highlighted_and_validated_like_yaml(work: P
                 main.editor.take_disk_text(path.read_text(encoding="utf-8"))
 
     run(body)
+
+
+def test_a_kill_during_saves_leaves_the_old_or_the_new_file_whole(tmp_path: Path) -> None:
+    """SIGKILL a process that saves two big versions in turn, at 20 moments: the file is always one of them."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "big.yaml"
+    versions = {"a": "# a\n" + "a" * 3_000_000 + "\n", "b": "# b\n" + "b" * 2_000_000 + "\n"}
+    path.write_text(versions["a"])
+    saver = (
+        "import sys\nfrom pathlib import Path\nfrom workbench.app.model import atomic_save\n"
+        "a, b = '# a\\n' + 'a' * 3_000_000 + '\\n', '# b\\n' + 'b' * 2_000_000 + '\\n'\n"
+        "print('ready', flush=True)\n"
+        "while True:\n    atomic_save(Path(sys.argv[1]), b)\n    atomic_save(Path(sys.argv[1]), a)\n"
+    )
+    rng = random.Random(6)
+    for _ in range(20):
+        proc = subprocess.Popen([sys.executable, "-c", saver, str(path)], stdout=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+        time.sleep(rng.uniform(0.0, 0.05))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        assert path.read_text() in versions.values()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name != path.name]
+    assert all(name.startswith(".big.yaml.") and name.endswith(".tmp") for name in leftovers)

@@ -375,6 +375,7 @@ class MainScreen(Screen[None]):
             return  # stale: the buffer changed since
         self.validation = result
         self.query_one("#diagnostics", DiagnosticsList).show(result.diagnostics)
+        self.editor.show_problems(result.diagnostics)
         errors = result.errors
         self.editor.border_subtitle = (
             f"line {errors[0].pos.line}: {errors[0].message.splitlines()[0]}" if errors else ""

@@ -1,9 +1,11 @@
 """The scenario editor (TextArea with highlighting when tree-sitter has the language) and its diagnostics.
 
 The language comes from the suffix (YAML, JSON, TOML); without a grammar the
-editor falls back to plain text rather than failing. Diagnostics are listed
-under the editor; choosing one moves the cursor to its line and column, and the
-lines with an error are marked in the title.
+editor falls back to plain text rather than failing. Diagnostics are shown at
+their line, as editors with "error lens" do: the line number turns red (errors)
+or yellow (warnings) and the first line of the message follows the text. They
+are also listed under the editor; choosing one moves the cursor to its line and
+column.
 """
 
 from __future__ import annotations
@@ -11,8 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
@@ -43,10 +49,50 @@ class ScenarioEditor(TextArea):
 
     BORDER_TITLE = "Editor"
 
+    ERROR_STYLE = Style(color="red", bold=True)
+    WARNING_STYLE = Style(color="yellow", bold=True)
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", soft_wrap=False, tab_behavior="indent", show_line_numbers=True, **kwargs)
         self.path: Path | None = None
         self.saved_text = ""
+        self.problems: dict[int, tuple[str, bool]] = {}  # 0-based row -> (first message line, is an error)
+
+    def show_problems(self, diagnostics: list[Diagnostic]) -> None:
+        """Mark the lines of ``diagnostics`` (an error outranks a warning on the same line)."""
+        problems: dict[int, tuple[str, bool]] = {}
+        for d in diagnostics:
+            row = d.pos.line - 1
+            error = d.severity == Severity.ERROR
+            if row >= 0 and (row not in problems or (error and not problems[row][1])):
+                problems[row] = ((d.message.splitlines() or [""])[0], error)
+        if problems != self.problems:
+            self.problems = problems
+            self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if not self.problems:
+            return strip
+        scroll_x, scroll_y = self.scroll_offset
+        problem = self.problems.get(scroll_y + y)  # no soft wrap: one screen line per document line
+        if problem is None or scroll_y + y >= self.document.line_count:
+            return strip
+        message, error = problem
+        style = self.ERROR_STYLE if error else self.WARNING_STYLE
+        gutter = self.gutter_width
+        width = strip.cell_length
+        marked = Strip(Segment.apply_style(list(strip.crop(0, gutter)), post_style=style), gutter)
+        text_end = (
+            gutter + cell_len(self.document.get_line(scroll_y + y).expandtabs(self.indent_width)) - scroll_x
+        )
+        start = max(gutter, text_end + 3)
+        room = width - start
+        if room < 8:
+            return Strip.join([marked, strip.crop(gutter, width)])
+        note = Segment(f"◀ {message}"[:room], style + Style(bold=False, italic=True, dim=True))
+        tail = strip.crop(start + cell_len(note.text), width)
+        return Strip.join([marked, strip.crop(gutter, start), Strip([note]), tail])
 
     def open_text(self, path: Path | None, text: str) -> None:
         self.path = path
