@@ -48,7 +48,9 @@ def test_author_run_step_back_mismatch_accept(work: Path) -> None:
             await wait_until(pilot, lambda: 0 in main.records, what="step 1")
             assert main.run is not None and main.run.clock.state.paused and 1 not in main.records
             await pilot.press("f8")
-            await wait_until(pilot, lambda: 1 in main.records and "hello" in main.terminal.text(), what="step 2")
+            await wait_until(
+                pilot, lambda: 1 in main.records and "hello" in main.terminal.text(), what="step 2"
+            )
             await pilot.press("f7")
             assert main.timeline.cursor == 0 and main.terminal.source == "recorded"
             assert "hello" not in main.terminal.text() and "hi" in main.terminal.text()
@@ -78,7 +80,9 @@ def test_author_run_step_back_mismatch_accept(work: Path) -> None:
             await pilot.press("a")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
             await pilot.press("shift+tab", "enter")  # from Cancel (the default) to Accept
-            await wait_until(pilot, lambda: "hello there" in golden.read_text(encoding="utf-8"), what="the golden")
+            await wait_until(
+                pilot, lambda: "hello there" in golden.read_text(encoding="utf-8"), what="the golden"
+            )
             assert main.diff.current is not None and main.diff.current.status == "match"
 
     run(body)
