@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.binding import Binding
+from textual.screen import Screen
+
 from tests.app.conftest import SIZE, make_app, run, settle, wait_until
 from workbench.app.app import WorkbenchApp, load_keymap
 from workbench.app.screens.help import HelpScreen
@@ -28,17 +31,32 @@ def test_a_broken_theme_is_a_warning(tmp_path: Path) -> None:
 def test_every_binding_has_an_id() -> None:
     from workbench.app.screens.confirm import ConfirmScreen
     from workbench.app.widgets.diff import ScreenshotDiff
+    from workbench.app.widgets.terminal import TerminalView
     from workbench.app.widgets.timeline import TimelineBar
 
-    for owner in (WorkbenchApp, MainScreen, HelpScreen, ConfirmScreen, ScreenshotDiff, TimelineBar):
+    owners = (WorkbenchApp, MainScreen, HelpScreen, ConfirmScreen, ScreenshotDiff, TimelineBar, TerminalView)
+    ids: list[str] = []
+    for owner in owners:
         for binding in owner.BINDINGS:
-            assert getattr(binding, "id", None), f"{owner.__name__}: {binding}"
+            assert isinstance(binding, Binding) and binding.id, f"{owner.__name__}: {binding}"
+            ids.append(binding.id)
+    assert len(ids) == len(set(ids)), "binding ids are unique, so a keymap entry means one thing"
+
+
+def test_every_action_of_the_main_screen_is_in_the_palette() -> None:
+    from workbench.app.commands import COMMANDS
+
+    in_palette = {action for _, action, _ in COMMANDS}
+    actions = {name.removeprefix("action_") for name in dir(MainScreen) if name.startswith("action_")}
+    actions -= {name.removeprefix("action_") for name in dir(Screen) if name.startswith("action_")}
+    assert actions <= in_palette, f"not in the palette: {sorted(actions - in_palette)}"
+    assert in_palette <= actions
 
 
 def test_theme_switch_help_palette_and_keymap(work: Path) -> None:
     keymap = work / "keymap.toml"
-    keymap.write_text('[keymap]\nplay = "ctrl+g"\n', encoding="utf-8")
-    assert load_keymap(keymap)[0] == {"play": "ctrl+g"}
+    keymap.write_text('[keymap]\nplay = "ctrl+y"\n', encoding="utf-8")
+    assert load_keymap(keymap)[0] == {"play": "ctrl+y"}
     path = work / "scenarios" / "hello-agent.yaml"
 
     async def body() -> None:
@@ -54,7 +72,7 @@ def test_theme_switch_help_palette_and_keymap(work: Path) -> None:
             ids = {row[2] for row in app.screen.key_rows}
             assert {"step-back", "play", "save", "quit"} <= ids
             (play_key,) = [k for k, _, i in app.screen.key_rows if i == "play"]
-            assert "g" in play_key.lower() and "f5" not in play_key.lower()
+            assert "y" in play_key.lower() and "f5" not in play_key.lower()
             await pilot.press("escape")
             await pilot.pause(0.05)
             assert isinstance(app.screen, MainScreen)
@@ -70,7 +88,7 @@ def test_theme_switch_help_palette_and_keymap(work: Path) -> None:
             main = app.main_screen
             for _ in range(4):
                 main.action_faster()
-            await pilot.press("ctrl+g")
+            await pilot.press("ctrl+y")
             await wait_until(pilot, lambda: main.result is not None, what="the run")
             assert main.result.status == "passed"
 

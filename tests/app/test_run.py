@@ -148,3 +148,24 @@ def test_show_opens_a_recorded_run_read_only(work: Path) -> None:
             assert [p.label for p in main.pairs] == ["done"]
 
     run(body)
+
+
+def test_the_editor_cursor_selects_the_step_written_at_its_line(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            marks = main.timeline.marks
+            run_cmd = next(m for m in marks if m.summary.startswith("tool runCmd"))
+            main.editor.focus()
+            main.editor.move_cursor((run_cmd.line - 1, 4))
+            await pilot.pause(0.05)
+            assert main.timeline.cursor == run_cmd.index
+            main.editor.move_cursor((marks[0].line - 1, 0))
+            await pilot.pause(0.05)
+            assert main.timeline.cursor == 0
+
+    run(body)

@@ -78,3 +78,53 @@ def test_compare_now_shows_the_golden_against_the_screen_shown_and_writes_nothin
             assert after == before, "comparing writes nothing"
 
     run(body)
+
+
+TWO_SHOTS = """\
+name: two-shots
+timeline:
+  - llmResponse:
+      - assistant:
+          - [100, "first"]
+  - screenshot: one
+  - llmResponse:
+      - assistant:
+          - [100, "second"]
+  - screenshot: two
+"""
+
+
+def test_accept_all_asks_once_and_writes_every_mismatched_golden(work: Path) -> None:
+    path = work / "two-shots.yaml"
+    path.write_text(TWO_SHOTS)
+    goldens = work / "goldens" / "two-shots" / "80x24"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            for _ in range(4):
+                main.action_faster()
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.result is not None, what="the first run")
+            assert main.result is not None and main.result.status == "passed"
+            for label in ("one", "two"):
+                (goldens / f"{label}.golden").write_text(f"an old {label}\n")
+            await pilot.press("ctrl+r")
+            await wait_until(pilot, lambda: main.result is not None, what="the second run")
+            assert main.result is not None and main.result.status == "failed"
+            assert [(p.label, p.status) for p in main.pairs] == [("one", "mismatch"), ("two", "mismatch")]
+            main.run_command("accept_all_screenshots")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+            await pilot.press("escape")  # cancel: nothing is written
+            await pilot.pause(0.05)
+            assert (goldens / "one.golden").read_text() == "an old one\n"
+            main.run_command("accept_all_screenshots")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+            await pilot.press("shift+tab", "enter")  # from Cancel (the default) to "Accept all"
+            await wait_until(pilot, lambda: all(p.status == "match" for p in main.pairs), what="accepted")
+            assert "first" in (goldens / "one.golden").read_text()
+            assert "second" in (goldens / "two.golden").read_text()
+
+    run(body)

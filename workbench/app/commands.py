@@ -25,6 +25,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("terminal: focus mode", "focus_mode", "send every key to the program under test (ctrl+] leaves)"),
     ("view: timeline", "focus_timeline", "focus the timeline scrubber"),
     ("view: scenarios", "focus_browser", "focus the scenario list"),
+    ("view: editor", "focus_editor", "focus the editor"),
     ("screenshots: accept", "accept_screenshot", "write the highlighted actual capture as its golden"),
     ("screenshots: compare now", "compare_now", "the highlighted golden against the screen shown now"),
     ("screenshots: accept all", "accept_all_screenshots", "accept every mismatched or missing screenshot"),
