@@ -243,73 +243,7 @@ class MainScreen(Screen[None]):
         self.records.clear()
         self.validate_now()
         if not self.read_only:
-            self._watch(path)
-
-    # ------------------------------------------------------------------ changes on disk
-
-    @work(exclusive=True, group="watch", exit_on_error=False)
-    async def _watch(self, path: Path) -> None:
-        """Follow the open file on disk (watchfiles, the folder not recursed) until another file opens."""
-        from watchfiles import awatch
-
-        target = path.resolve()
-        folder = target.parent
-        while not folder.is_dir():  # a new file in a folder that does not exist yet
-            folder = folder.parent
-        async for _changes in awatch(folder, watch_filter=lambda _c, p: Path(p) == target, recursive=False,
-                                     debounce=400, step=30):  # fmt: skip
-            self.disk_changed(path)
-
-    def disk_changed(self, path: Path) -> None:
-        """The open file changed on disk: take it if there are no unsaved edits, else ask."""
-        if path != self.path:
-            return
-        try:
-            disk: str | None = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            disk = None
-        except (OSError, UnicodeDecodeError):
-            return
-        editor = self.editor
-        if disk == editor.saved_text:
-            return  # our own save, or a write of the same text
-        if disk is None:
-            editor.saved_text = ""
-            editor.border_title = f"{path} ● (deleted on disk: ctrl+s writes it again)"
-            self.notify(f"{path} was deleted on disk; your text is still here", severity="warning", timeout=6)
-            return
-        if not editor.dirty:
-            editor.take_disk_text(disk)
-            self.notify(f"reloaded {path}: it changed on disk", timeout=3)
-            return
-        self._pending_disk_text = disk
-        if self._disk_prompt_open:
-            return  # the open prompt will use the newest disk text
-
-        def answered(choice: str | None) -> None:
-            self._disk_prompt_open = False
-            newest = self._pending_disk_text
-            if path != self.path or newest is None:
-                return
-            if choice == "reload":
-                editor.take_disk_text(newest)  # one undoable edit: ctrl+z brings your edits back
-                self.notify("loaded the disk version; ctrl+z brings your edits back", timeout=5)
-            else:
-                editor.saved_text = newest  # keep the edits; saving overwrites the disk version
-                editor.border_title = f"{path} ●"
-
-        self._disk_prompt_open = True
-        self.app.push_screen(
-            ConfirmScreen(
-                f"{path} changed on disk while you have unsaved edits.",
-                [("reload", "Load the disk version"), ("keep", "Keep my edits")],
-                default="keep",
-            ),
-            answered,
-        )
-
-    _pending_disk_text: str | None = None
-    _disk_prompt_open = False
+            self.editor.follow_on_disk()
 
     @on(ScenarioBrowser.Opened)
     def _opened(self, event: ScenarioBrowser.Opened) -> None:

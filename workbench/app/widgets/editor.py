@@ -1,5 +1,7 @@
 """The scenario editor (TextArea with highlighting when tree-sitter has the language) and its diagnostics.
 
+The editor owns its file: it follows it on disk (watchfiles), taking a change
+when there are no unsaved edits and asking which to keep when there are.
 The language comes from the suffix (YAML, JSON, TOML); without a grammar the
 editor falls back to plain text rather than failing. Diagnostics are shown at
 their line, as editors with "error lens" do: the line number turns red (errors)
@@ -17,11 +19,13 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import work
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from workbench.app.screens.confirm import ConfirmScreen
 from workbench.scenario.diagnostics import Diagnostic, Severity
 
 # JSON is highlighted with the YAML grammar (JSON is YAML 1.2 flow syntax): with tree-sitter 0.26 the
@@ -114,6 +118,75 @@ class ScenarioEditor(TextArea):
         self.replace(text, (0, 0), self.document.end, maintain_selection_offset=False)
         row = min(row, self.document.line_count - 1)
         self.move_cursor((row, min(column, len(self.document.get_line(row)))))
+
+    # ------------------------------------------------------------------ the file on disk
+
+    def follow_on_disk(self) -> None:
+        """Watch the open file until another one opens: take changes, or ask when there are unsaved edits."""
+        if self.path is not None:
+            self._watch(self.path)
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def _watch(self, path: Path) -> None:
+        from watchfiles import awatch  # imported here: not needed for the first frame
+
+        target = path.resolve()
+        folder = target.parent
+        while not folder.is_dir():  # a new file in a folder that does not exist yet
+            folder = folder.parent
+        async for _changes in awatch(folder, watch_filter=lambda _c, p: Path(p) == target, recursive=False,
+                                     debounce=400, step=30):  # fmt: skip
+            self.disk_changed(path)
+
+    def disk_changed(self, path: Path) -> None:
+        """``path`` changed on disk: take it if there are no unsaved edits, else ask which to keep."""
+        if path != self.path:
+            return
+        try:
+            disk: str | None = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            disk = None
+        except (OSError, UnicodeDecodeError):
+            return
+        if disk == self.saved_text:
+            return  # our own save, or a write of the same text
+        if disk is None:
+            self.saved_text = ""
+            self.border_title = f"{path} ● (deleted on disk: ctrl+s writes it again)"
+            self.notify(f"{path} was deleted on disk; your text is still here", severity="warning", timeout=6)
+            return
+        if not self.dirty:
+            self.take_disk_text(disk)
+            self.notify(f"reloaded {path}: it changed on disk", timeout=3)
+            return
+        self._newest_on_disk = disk
+        if self._asking:
+            return  # the open prompt will use the newest disk text
+
+        def answered(choice: str | None) -> None:
+            self._asking = False
+            newest = self._newest_on_disk
+            if path != self.path or newest is None:
+                return
+            if choice == "reload":
+                self.take_disk_text(newest)  # one undoable edit: ctrl+z brings the edits back
+                self.notify("loaded the disk version; ctrl+z brings your edits back", timeout=5)
+            else:
+                self.saved_text = newest  # keep the edits; saving overwrites the disk version
+                self.border_title = f"{path} ●"
+
+        self._asking = True
+        self.app.push_screen(
+            ConfirmScreen(
+                f"{path} changed on disk while you have unsaved edits.",
+                [("reload", "Load the disk version"), ("keep", "Keep my edits")],
+                default="keep",
+            ),
+            answered,
+        )
+
+    _newest_on_disk: str | None = None
+    _asking = False
 
     @property
     def dirty(self) -> bool:
