@@ -186,6 +186,15 @@ def shot_pairs(store: GoldenStore) -> list[ShotPair]:
     return pairs
 
 
+def recorded_pairs(screenshots: list[dict[str, Any]]) -> list[ShotPair]:
+    """The screenshots of a run's result record (``{"label", "golden", "actual"}``), read from disk now."""
+    pairs = []
+    for shot in screenshots:
+        golden, actual = Path(str(shot.get("golden", ""))), Path(str(shot.get("actual", "")))
+        pairs.append(ShotPair(str(shot.get("label", "?")), golden, actual, _read(golden), _read(actual)))
+    return pairs
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")

@@ -29,11 +29,10 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 from workbench.app.model import (
     ShotPair,
     Validation,
-    actual_shot,
     atomic_save,
     golden_store,
     last_verdicts,
-    shot_pairs,
+    recorded_pairs,
     validate_text,
 )
 from workbench.app.screens.confirm import ConfirmScreen
@@ -161,7 +160,6 @@ class MainScreen(Screen[None]):
         self.speed_index = SPEEDS.index(1.0)
         self.follow = True
         self.term_size = (80, 24)
-        self.pairs: list[ShotPair] = []
         self._validate_timer: Timer | None = None
         self._diag_index = -1
         self._store: Any = None
@@ -620,11 +618,8 @@ class MainScreen(Screen[None]):
         self.timeline.set_steps(marks)
         if marks:
             self._view(marks[-1].index)
-        self.pairs = [
-            ShotPair(s["label"], Path(s["golden"]), Path(s["actual"]), _read(Path(s["golden"])), _read(Path(s["actual"])))
-            for s in result.get("screenshots", [])
-        ]  # fmt: skip
-        self.diff.show_pairs(self.pairs, *self.term_size)
+        pairs = recorded_pairs(result.get("screenshots", []))
+        self.diff.show_pairs(pairs, *self.term_size)
         status = result.get("status", "unfinished")
         self.timeline.status = (
             f"read-only: {run_dir}  ·  {status}  ·  {len(marks)} of {header.get('steps', '?')} steps"
@@ -633,10 +628,12 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ screenshots
 
     def refresh_shots(self) -> None:
-        if self._store is None:
-            return
-        self.pairs = shot_pairs(self._store)
-        self.diff.show_pairs(self.pairs, *self.term_size)
+        if self._store is not None:
+            self.diff.load(self._store, *self.term_size)
+
+    @property
+    def pairs(self) -> list[ShotPair]:
+        return self.diff.pairs
 
     def action_toggle_pane(self) -> None:
         panes = self.query_one("#panes", TabbedContent)
@@ -663,58 +660,14 @@ class MainScreen(Screen[None]):
         self.query_one("#panes", TabbedContent).active = "tab-shots"
 
     def action_accept_screenshot(self) -> None:
-        pair = self.diff.current
         if self.read_only:
             self.notify("a recorded run is read-only: open the scenario to accept", severity="warning")
             return
-        if pair is None or pair.actual is None or self._store is None:
-            self.notify("no captured screenshot to accept", severity="warning")
-            return
-        if pair.status == "match":
-            self.notify(f"`{pair.label}` already matches its golden")
-            return
-
-        def answered(choice: str | None) -> None:
-            if choice == "accept":
-                self._accept([pair])
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Write the actual capture of `{pair.label}` as its golden?\n{pair.golden_path}",
-                [("accept", "Accept"), ("cancel", "Cancel")],
-                default="cancel",
-            ),
-            answered,
-        )
+        self.diff.accept_current()
 
     def action_accept_all_screenshots(self) -> None:
-        if self.read_only or self._store is None:
-            return
-        todo = [p for p in self.pairs if p.actual is not None and p.status in ("mismatch", "missing")]
-        if not todo:
-            self.notify("nothing to accept")
-            return
-
-        def answered(choice: str | None) -> None:
-            if choice == "accept":
-                self._accept(todo)
-
-        self.app.push_screen(
-            ConfirmScreen(f"Accept {len(todo)} screenshots as goldens?", [("accept", "Accept all"), ("cancel", "Cancel")],
-                          default="cancel"),
-            answered,
-        )  # fmt: skip
-
-    def _accept(self, pairs: list[ShotPair]) -> None:
-        width, height = self.term_size
-        for pair in pairs:
-            try:
-                written = self._store.accept(pair.label, actual_shot(pair, width, height))
-            except (OSError, PermissionError) as exc:
-                self.notify(f"could not write the golden of `{pair.label}`: {exc}", severity="error")
-                return
-            self.notify(f"accepted `{pair.label}`: {written}", timeout=4)
-        self.refresh_shots()
+        if not self.read_only:
+            self.diff.accept_all()
 
     # ------------------------------------------------------------------ focus
 
@@ -745,10 +698,3 @@ class MainScreen(Screen[None]):
     def run_command(self, action: str) -> None:
         """For the command palette: run ``action_<action>`` of this screen (sync or async)."""
         self.call_later(self.run_action, action)
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return None

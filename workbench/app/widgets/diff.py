@@ -1,9 +1,9 @@
 """The screenshot diff pane: golden and actual side by side, changed cells highlighted.
 
 The list shows every screenshot label of the scenario with its status (match,
-mismatch, missing golden, no capture). Accepting one asks for confirmation (the
-screen does that) and then writes the golden through ``GoldenStore.accept``: the
-app never writes a golden any other way.
+mismatch, missing golden, no capture). Accepting one, or all, asks for a
+confirmation and then writes the golden through ``GoldenStore.accept``: the app
+never writes a golden any other way.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from workbench.app.model import ShotPair
-from workbench.terminal import Shot
+from workbench.app.model import ShotPair, actual_shot, shot_pairs
+from workbench.app.screens.confirm import ConfirmScreen
+from workbench.terminal import GoldenStore, Shot
 
 STATUS_STYLES = {"match": "green", "mismatch": "bold red", "missing": "yellow", "no capture": "dim"}
 
@@ -60,6 +61,56 @@ class ScreenshotDiff(Vertical, can_focus=False):
         super().__init__(**kwargs)
         self.pairs: list[ShotPair] = []
         self.size_cells = (80, 24)
+        self.store: GoldenStore | None = None  # None: read-only (a recorded run), nothing to accept into
+
+    def load(self, store: GoldenStore, width: int, height: int) -> None:
+        """Show the goldens and latest captures of ``store`` (again, after a run or an accept)."""
+        self.store = store
+        self.show_pairs(shot_pairs(store), width, height)
+
+    # ------------------------------------------------------------------ accepting
+
+    def accept_current(self) -> None:
+        """Write the highlighted actual capture as its golden, after a confirmation."""
+        pair = self.current
+        if pair is None or pair.actual is None or self.store is None:
+            self.notify("no captured screenshot to accept", severity="warning")
+            return
+        if pair.status == "match":
+            self.notify(f"`{pair.label}` already matches its golden")
+            return
+        self._confirm_accept(f"Write the actual capture of `{pair.label}` as its golden?\n{pair.golden_path}",
+                             "Accept", [pair])  # fmt: skip
+
+    def accept_all(self) -> None:
+        """Accept every mismatched or missing screenshot, after one confirmation."""
+        todo = [p for p in self.pairs if p.actual is not None and p.status in ("mismatch", "missing")]
+        if not todo or self.store is None:
+            self.notify("nothing to accept")
+            return
+        self._confirm_accept(f"Accept {len(todo)} screenshots as goldens?", "Accept all", todo)
+
+    def _confirm_accept(self, question: str, label: str, pairs: list[ShotPair]) -> None:
+        def answered(choice: str | None) -> None:
+            if choice == "accept":
+                self._accept(pairs)
+
+        self.app.push_screen(
+            ConfirmScreen(question, [("accept", label), ("cancel", "Cancel")], default="cancel"), answered
+        )
+
+    def _accept(self, pairs: list[ShotPair]) -> None:
+        """The only place the app writes goldens: through ``GoldenStore.accept``."""
+        assert self.store is not None
+        width, height = self.size_cells
+        for pair in pairs:
+            try:
+                written = self.store.accept(pair.label, actual_shot(pair, width, height))
+            except OSError as exc:
+                self.notify(f"could not write the golden of `{pair.label}`: {exc}", severity="error")
+                break
+            self.notify(f"accepted `{pair.label}`: {written}", timeout=4)
+        self.load(self.store, width, height)
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="shot-list")
