@@ -8,6 +8,7 @@ current directory too, since actual screenshots go to ./target/tmp/workbench).
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import time
 from collections.abc import Awaitable, Callable
@@ -21,9 +22,28 @@ from tests.conftest import SCENARIOS
 SIZE = (200, 50)
 
 
+@pytest.fixture(scope="session")
+def example_goldens(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The goldens of ``hello-agent`` as ``workbench run`` writes them (the app writes none without an accept)."""
+    from workbench.engine.runner import RunOptions, run_scenario
+
+    root = tmp_path_factory.mktemp("example-goldens")
+    cwd = Path.cwd()
+    os.chdir(root)  # the actual captures go to ./target
+    try:
+        options = RunOptions(speed=None, goldens_dir=root / "goldens", out_dir=root / "runs")
+        result = asyncio.run(run_scenario(SCENARIOS / "hello-agent.yaml", options))
+    finally:
+        os.chdir(cwd)
+    assert result.status == "passed", result.failures
+    return root / "goldens"
+
+
 @pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example_goldens: Path) -> Path:
+    """A private copy of the examples and of their goldens; the current directory."""
     shutil.copytree(SCENARIOS, tmp_path / "scenarios")
+    shutil.copytree(example_goldens, tmp_path / "goldens")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WORKBENCH_KEYMAP", str(tmp_path / "no-keymap.toml"))
     return tmp_path

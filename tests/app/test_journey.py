@@ -1,6 +1,6 @@
 """A user's whole journey in one Pilot test: author a scenario from an empty file by typing it, save,
-step through a run, step back, run to the end, change the scenario, see the screenshot mismatch,
-accept it, and find the new golden on disk."""
+step through a run, step back, run to the end, accept the missing golden, run again, change the
+scenario, see the screenshot mismatch, accept it, and find the new golden on disk."""
 
 from __future__ import annotations
 
@@ -54,12 +54,23 @@ def test_author_run_step_back_mismatch_accept(work: Path) -> None:
             await pilot.press("f7")
             assert main.timeline.cursor == 0 and main.terminal.source == "recorded"
             assert "hello" not in main.terminal.text() and "hi" in main.terminal.text()
-            # and on to the end at full speed: the first run writes the golden
+            # and on to the end at full speed: the screenshot has no golden, and the app writes none by itself
             await pilot.press("f3", "f3", "f3", "f3", "f5")
             await wait_until(pilot, lambda: main.result is not None, what="the first run")
+            assert main.result is not None and main.result.status == "failed"
+            assert "no golden" in main.result.failures[0].message and not golden.exists()
+            await pilot.press("ctrl+t")
+            assert main.diff.current is not None and main.diff.current.status == "missing"
+            main.diff.query_one("#shot-list").focus()
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+            await pilot.press("shift+tab", "enter")  # from Cancel (the default) to Accept
+            await wait_until(pilot, golden.exists, what="the accepted golden")
+            assert "hello" in golden.read_text(encoding="utf-8")
+            await pilot.press("ctrl+r")  # with its golden the scenario passes
+            await wait_until(pilot, lambda: main.result is not None, what="the second run")
             assert main.result is not None and main.result.status == "passed", main.result.failures
             assert all(m.state == PASSED for m in main.timeline.marks)
-            assert "hello" in golden.read_text(encoding="utf-8")
 
             # change what the agent says: the screenshot no longer matches, and the golden stays
             row = TYPED.splitlines().index('    - [100, "hello"]')
@@ -67,7 +78,7 @@ def test_author_run_step_back_mismatch_accept(work: Path) -> None:
             main.editor.move_cursor((row, len('    - [100, "hello')))
             await pilot.press(*_keys(" there"))
             await pilot.press("ctrl+r")  # restart saves first, then runs
-            await wait_until(pilot, lambda: main.result is not None, what="the second run")
+            await wait_until(pilot, lambda: main.result is not None, what="the third run")
             assert "hello there" in path.read_text(encoding="utf-8")
             assert main.result is not None and main.result.status == "failed"
             assert "hello there" not in golden.read_text(encoding="utf-8")

@@ -21,15 +21,17 @@ def test_play_hello_agent_to_the_end_then_step_back(work: Path) -> None:
             main = app.main_screen
             await pilot.press("f3", "f3", "f3", "f3")  # up to max speed
             assert main.speed is None
+            golden = work / "goldens" / "hello-agent" / "80x24" / "done.golden"
+            before = golden.stat().st_mtime_ns
             await pilot.press("f5")
             await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
             await pilot.pause(0.05)
             assert main.result.status == "passed", main.result.failures
+            assert golden.stat().st_mtime_ns == before, "the app never writes a golden by itself"
             assert "Hello, World!" in main.terminal.text()
             assert "Done: hello.py prints Hello, World!" in main.terminal.text()
             marks = main.timeline.marks
             assert marks and all(m.state == PASSED for m in marks)
-            assert (work / "goldens" / "hello-agent" / "80x24" / "done.golden").is_file()
             assert main.browser.verdict_of(path) == "passed"
             # step back: the recorded screen of earlier steps, no replay
             last = len(marks) - 1

@@ -11,7 +11,7 @@ from workbench.app.screens.confirm import ConfirmScreen
 def test_accept_a_mismatched_screenshot_writes_the_golden(work: Path) -> None:
     path = work / "scenarios" / "hello-agent.yaml"
     golden = work / "goldens" / "hello-agent" / "80x24" / "done.golden"
-    golden.parent.mkdir(parents=True)
+    golden.parent.mkdir(parents=True, exist_ok=True)
     wrong = "\n".join(["this is not the screen".ljust(80)] + [" " * 80] * 23)
     golden.write_text(wrong, encoding="utf-8")
 
@@ -62,7 +62,7 @@ def test_compare_now_shows_the_golden_against_the_screen_shown_and_writes_nothin
                 main.action_faster()
             await pilot.press("f5")
             await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
-            assert main.result.status == "passed"  # the first run writes the golden
+            assert main.result.status == "passed"  # the example's golden matches
             golden_dir = work / "goldens" / "hello-agent" / "80x24"
             before = {p: p.read_bytes() for p in golden_dir.rglob("*") if p.is_file()}
             main.timeline.move_cursor(0)  # step back to the first step's screen
@@ -94,7 +94,7 @@ timeline:
 """
 
 
-def test_accept_all_asks_once_and_writes_every_mismatched_golden(work: Path) -> None:
+def test_accept_all_asks_once_and_writes_every_mismatched_or_missing_golden(work: Path) -> None:
     path = work / "two-shots.yaml"
     path.write_text(TWO_SHOTS)
     goldens = work / "goldens" / "two-shots" / "80x24"
@@ -106,20 +106,19 @@ def test_accept_all_asks_once_and_writes_every_mismatched_golden(work: Path) -> 
             main = app.main_screen
             for _ in range(4):
                 main.action_faster()
+            (goldens / "one.golden").parent.mkdir(parents=True)
+            (goldens / "one.golden").write_text("an old one\n")
             await pilot.press("f5")
-            await wait_until(pilot, lambda: main.result is not None, what="the first run")
-            assert main.result is not None and main.result.status == "passed"
-            for label in ("one", "two"):
-                (goldens / f"{label}.golden").write_text(f"an old {label}\n")
-            await pilot.press("ctrl+r")
-            await wait_until(pilot, lambda: main.result is not None, what="the second run")
+            await wait_until(pilot, lambda: main.result is not None, what="the run")
             assert main.result is not None and main.result.status == "failed"
-            assert [(p.label, p.status) for p in main.pairs] == [("one", "mismatch"), ("two", "mismatch")]
+            assert [(p.label, p.status) for p in main.pairs] == [("one", "mismatch"), ("two", "missing")]
+            assert not (goldens / "two.golden").exists(), "the app writes no golden without an accept"
             main.run_command("accept_all_screenshots")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
             await pilot.press("escape")  # cancel: nothing is written
             await pilot.pause(0.05)
             assert (goldens / "one.golden").read_text() == "an old one\n"
+            assert not (goldens / "two.golden").exists()
             main.run_command("accept_all_screenshots")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
             await pilot.press("shift+tab", "enter")  # from Cancel (the default) to "Accept all"

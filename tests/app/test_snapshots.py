@@ -60,8 +60,9 @@ timeline:
 
 
 @pytest.fixture(autouse=True)
-def _private_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _private_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example_goldens: Path) -> None:
     shutil.copytree(REPO / "scenarios", tmp_path / "scenarios")
+    shutil.copytree(example_goldens, tmp_path / "goldens")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WORKBENCH_KEYMAP", str(tmp_path / "no-keymap.toml"))
 
@@ -105,7 +106,7 @@ def _then(*steps: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitable
 
 def _mismatched_golden() -> None:
     golden = Path("goldens/hello-agent/80x24/done.golden")
-    golden.parent.mkdir(parents=True)
+    golden.parent.mkdir(parents=True, exist_ok=True)
     golden.write_text("\n".join(["✻ Mock agent · hello-agent".ljust(80), "> Create hello.py"] + [""] * 22))
 
 

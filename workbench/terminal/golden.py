@@ -161,9 +161,8 @@ class GoldenStore:
         write_atomic(_style_path(actual), json.dumps(shot.style_json(), indent=1) + "\n")
         if not golden.exists():
             if self.ci:
-                return GoldenOutcome(
-                    "missing", golden, actual, f"no golden at {golden} (--ci never writes one)"
-                )
+                return GoldenOutcome("missing", golden, actual, f"no golden at {golden} (this run writes none: "
+                                     "accept the capture in the app, or run without --ci)")  # fmt: skip
             self._write(golden, shot)
             return GoldenOutcome("new", golden, actual)
         diff = compare_text(golden.read_text(encoding="utf-8"), text)

@@ -371,7 +371,8 @@ class MainScreen(Screen[None]):
         if self.editor.dirty and not self.action_save():
             return None
         app: Any = self.app
-        options = RunOptions(speed=self.speed, goldens_dir=app.goldens_dir, out_dir=app.out_dir)
+        # ci=True: the engine never writes a golden for the app; a missing one is shown to be accepted.
+        options = RunOptions(speed=self.speed, goldens_dir=app.goldens_dir, out_dir=app.out_dir, ci=True)
         run = ScenarioRun(self.path, options, observers=[ScreenObserver(self)])
         if paused:
             run.clock.pause()
