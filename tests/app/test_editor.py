@@ -244,3 +244,29 @@ def test_a_kill_during_saves_leaves_the_old_or_the_new_file_whole(tmp_path: Path
         assert path.read_text() in versions.values()
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != path.name]
     assert all(name.startswith(".big.yaml.") and name.endswith(".tmp") for name in leftovers)
+
+
+def test_a_long_scenario_is_highlighted_around_the_view_as_it_scrolls(work: Path) -> None:
+    path = work / "long.yaml"
+    lines = ["name: long", "timeline:"]
+    for i in range(400):
+        lines += ["  - llmResponse:", "      - assistant:", f"          - [10, 'message {i}']"]
+    path.write_text("\n".join(lines) + "\n")
+    last = len(lines) - 1
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            editor = app.main_screen.editor
+            assert editor.language == "yaml"
+            assert editor._highlights[2] and not editor._highlights[last]  # only around the view
+            editor.scroll_end(animate=False, immediate=True)
+            await pilot.pause(0.05)
+            assert editor._highlights[last], "scrolling to the end highlights the end"
+            editor.focus()
+            editor.move_cursor((last, 0))
+            await pilot.press("#")
+            assert editor._highlights[last] and any("comment" in h[2] for h in editor._highlights[last])
+
+    run(body)

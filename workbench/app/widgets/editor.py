@@ -74,6 +74,54 @@ class ScenarioEditor(TextArea):
             self.problems = problems
             self.refresh()
 
+    # ------------------------------------------------------------------ highlighting near the view
+
+    HIGHLIGHT_MARGIN = 100  # lines highlighted above and below the view, so scrolling rarely rebuilds
+
+    def _build_highlight_map(self) -> None:
+        """Textual's highlighting, for the lines around the view only.
+
+        Textual rebuilds the highlights of the whole document at every edit: on a 1,000-line
+        scenario that is about a third of a keystroke. Scrolling out of the highlighted window
+        rebuilds it there (see ``_watch_scroll_y``).
+        """
+        self._line_cache.clear()
+        self._highlights.clear()
+        if not self._highlight_query:
+            return
+        top = max(0, int(self.scroll_offset.y) - self.HIGHLIGHT_MARGIN)
+        bottom = int(self.scroll_offset.y) + self.size.height + self.HIGHLIGHT_MARGIN
+        self._highlighted_rows = (top, bottom)
+        highlights = self._highlights
+        captures = self.document.query_syntax_tree(self._highlight_query, (top, 0), (bottom, 0))
+        for name, nodes in captures.items():
+            for node in nodes:
+                (start_row, start_column), (end_row, end_column) = node.start_point, node.end_point
+                if start_row == end_row:
+                    highlights[start_row].append((start_column, end_column, name))
+                    continue
+                highlights[start_row].append((start_column, None, name))
+                for row in range(start_row + 1, end_row):
+                    highlights[row].append((0, None, name))
+                highlights[end_row].append((0, end_column, name))
+
+    _highlighted_rows = (0, 0)
+
+    def _watch_scroll_y(self) -> None:
+        super()._watch_scroll_y()
+        self._highlight_view()
+
+    def on_resize(self) -> None:
+        self._highlight_view()
+
+    def _highlight_view(self) -> None:
+        """Rebuild the highlights if the view has left the highlighted window."""
+        top, bottom = self._highlighted_rows
+        view_top = int(self.scroll_offset.y)
+        if self._highlight_query and (view_top < top or view_top + self.size.height > bottom):
+            self._build_highlight_map()
+            self.refresh()
+
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
         if not self.problems:
