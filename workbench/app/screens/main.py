@@ -40,7 +40,7 @@ from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.diff import ScreenshotDiff
 from workbench.app.widgets.editor import DiagnosticsList, ScenarioEditor
 from workbench.app.widgets.terminal import TerminalView
-from workbench.app.widgets.timeline import FAILED, PASSED, Mark, TimelineBar
+from workbench.app.widgets.timeline import FAILED, TimelineBar, marks_from_schedule, marks_from_trace
 from workbench.clock import ClockState
 from workbench.engine.report import ScenarioResult
 from workbench.engine.runner import RunOptions, ScenarioRun
@@ -102,24 +102,6 @@ class ScreenObserver:
 
     def run_finished(self, run: ScenarioRun, result: ScenarioResult) -> None:
         self.screen.post_message(RunDone(run, result))
-
-
-def _marks_from_schedule(steps: Any) -> list[Mark]:
-    return [Mark(s.index, s.at_ms, s.actor, s.action, s.summary, s.pos.line) for s in steps]
-
-
-_CHANGE_SIGNS = {"added": "+", "modified": "~", "deleted": "-"}
-
-
-def _record_files(record: dict[str, Any]) -> tuple[str, ...]:
-    """The files a step changed, as ``+added ~modified -deleted`` paths."""
-    return tuple(
-        f"{_CHANGE_SIGNS.get(str(f.get('change')), '?')}{f.get('path')}" for f in record.get("files", [])
-    )
-
-
-def _record_failed(record: dict[str, Any]) -> bool:
-    return any(not c.get("ok", True) for c in record.get("checks", []))
 
 
 # --------------------------------------------------------------------------- the screen
@@ -313,11 +295,9 @@ class MainScreen(Screen[None]):
             f"line {errors[0].pos.line}: {errors[0].message.splitlines()[0]}" if errors else ""
         )
         if not self.live and not self.read_only and result.schedule is not None:
-            self.timeline.set_steps(_marks_from_schedule(result.schedule.steps))
-            for index, record in self.records.items():
-                self.timeline.set_state(
-                    index, FAILED if _record_failed(record) else PASSED, _record_files(record)
-                )
+            self.timeline.set_steps(marks_from_schedule(result.schedule.steps))
+            for record in self.records.values():
+                self.timeline.set_record(record)
         if result.scenario is not None:
             self.term_size = (result.scenario.terminal.width, result.scenario.terminal.height)
             if not self.live:
@@ -418,7 +398,7 @@ class MainScreen(Screen[None]):
             return
         run = event.run
         if run.schedule is not None:
-            self.timeline.set_steps(_marks_from_schedule(run.schedule.steps))
+            self.timeline.set_steps(marks_from_schedule(run.schedule.steps))
         if run.screen is not None:
             self.terminal.attach(run.screen)
         self.timeline.status = f"running: {run.run_dir}"
@@ -430,7 +410,7 @@ class MainScreen(Screen[None]):
         record = event.record
         index = int(record["index"])
         self.records[index] = record
-        self.timeline.set_state(index, FAILED if _record_failed(record) else PASSED, _record_files(record))
+        self.timeline.set_record(record)
         if self.follow:
             self.timeline.cursor = index
 
@@ -600,22 +580,10 @@ class MainScreen(Screen[None]):
             self.path = source
             self.editor.open_text(source, source.read_text(encoding="utf-8", errors="replace"))
             self.editor.border_title = f"{source} (read-only)"
-        marks: list[Mark] = []
-        for step in trace.steps:
-            index = int(step.get("index", len(marks)))
-            mark = Mark(index, int(step.get("at_ms", 0)), str(step.get("actor", "control")),
-                        str(step.get("action", "")), str(step.get("summary", "")), int(step.get("line", 0)))  # fmt: skip
-            mark.state = FAILED if _record_failed(step) else PASSED
-            mark.files = _record_files(step)
-            marks.append(mark)
-            self.records[index] = step
         result = trace.result or {}
-        for failure in result.get("failures", []):
-            step_index = int(failure.get("step", -1))
-            if step_index in self.records:
-                for mark in marks:
-                    if mark.index == step_index:
-                        mark.state = FAILED
+        failed = {int(f.get("step", -1)) for f in result.get("failures", [])}
+        marks = marks_from_trace(trace.steps, failed)
+        self.records.update({mark.index: record for mark, record in zip(marks, trace.steps, strict=True)})
         self.timeline.set_steps(marks)
         if marks:
             self._view(marks[-1].index)

@@ -13,6 +13,7 @@ business, told with :class:`TimelineBar.CursorMoved`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -23,6 +24,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from workbench.timeline import Step
 
 PENDING, PASSED, FAILED = "pending", "passed", "failed"
 GLYPHS = {PENDING: "·", PASSED: "●", FAILED: "✗"}
@@ -38,6 +41,40 @@ class Mark:
     line: int
     state: str = PENDING
     files: tuple[str, ...] = ()  # what the step changed in the workspace: "+added", "~modified", "-deleted"
+
+
+def marks_from_schedule(steps: Iterable[Step]) -> list[Mark]:
+    """One pending mark per step of a compiled schedule."""
+    return [Mark(s.index, s.at_ms, s.actor, s.action, s.summary, s.pos.line) for s in steps]
+
+
+def marks_from_trace(records: Iterable[dict[str, Any]], failed_steps: set[int]) -> list[Mark]:
+    """The marks of a recorded run (trace step records), with their states and files."""
+    marks: list[Mark] = []
+    for record in records:
+        index = int(record.get("index", len(marks)))
+        mark = Mark(index, int(record.get("at_ms", 0)), str(record.get("actor", "control")),
+                    str(record.get("action", "")), str(record.get("summary", "")), int(record.get("line", 0)),
+                    record_state(record), record_files(record))  # fmt: skip
+        if index in failed_steps:
+            mark.state = FAILED
+        marks.append(mark)
+    return marks
+
+
+def record_state(record: dict[str, Any]) -> str:
+    """A step record's state: failed if any of its checks failed."""
+    return FAILED if any(not c.get("ok", True) for c in record.get("checks", [])) else PASSED
+
+
+_CHANGE_SIGNS = {"added": "+", "modified": "~", "deleted": "-"}
+
+
+def record_files(record: dict[str, Any]) -> tuple[str, ...]:
+    """The files a step changed, as ``+added ~modified -deleted`` paths."""
+    return tuple(
+        f"{_CHANGE_SIGNS.get(str(f.get('change')), '?')}{f.get('path')}" for f in record.get("files", [])
+    )
 
 
 class TimelineBar(Widget, can_focus=True):
@@ -79,6 +116,10 @@ class TimelineBar(Widget, can_focus=True):
             if files is not None:
                 self.marks[index].files = files
             self.refresh()
+
+    def set_record(self, record: dict[str, Any]) -> None:
+        """A step has run: its state and files from its trace record."""
+        self.set_state(int(record["index"]), record_state(record), record_files(record))
 
     def reset_states(self) -> None:
         for mark in self.marks:
