@@ -178,7 +178,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
             pos = self._feed_from(data, pos)
 
     def _feed_from(self, data: str, pos: int) -> int | None:
-        """The parse loop; returns where to restart after skipping a malformed string, else None."""
+        """The parse loop; returns where to go on (after a slow path or a skipped malformed string), or None."""
         rows, style_rows = self._chars, self._styles
         cursor = self.cursor
         x, y, attr = cursor.x, cursor.y, cursor.attrs
@@ -264,21 +264,9 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
                 restart = self._sequence(m, k, data)
                 if restart is not None:
                     return None if restart < 0 else restart
-            # something other than the fast paths ran: reload everything it may have changed
-            rows, style_rows = self._chars, self._styles
-            cursor = self.cursor
-            x, y, attr = cursor.x, cursor.y, cursor.attrs
-            cols, lines = self.columns, self.lines
-            rc, rs = rows[y], style_rows[y]
-            mode = self.mode
-            fast = mo.IRM not in mode and not self.charset and self.g0_charset is _LAT1
-            decom = mo.DECOM in mode
-            lnm = mo.LNM in mode
-            top, bottom = self.margins or (0, lines - 1)
-            full = top == 0 and bottom == lines - 1 and self._primary is None and bool(self.history.maxlen)
-            keep = self.history.append
-            zwj = self._after_zwj
-            cup = self._cup
+            # Something other than the fast paths ran (the cursor was stored before it) and may have changed
+            # any of the locals: go on after it with them loaded afresh.
+            return m.end()
         cursor.x, cursor.y, cursor.attrs = x, y, attr
         self._after_zwj = zwj
         return None
