@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 
 from tests.app.conftest import SIZE, make_app, run, settle, wait_until
-from workbench.app.model import atomic_save, validate_text
+from workbench.app.model import validate_text
 from workbench.app.screens.confirm import ConfirmScreen
+from workbench.atomic import write_atomic
 from workbench.scenario.diagnostics import Severity
 
 
@@ -125,7 +126,7 @@ def test_save_is_atomic_and_keeps_the_file_whole(work: Path) -> None:
     run(body)
 
 
-def test_atomic_save_failure_leaves_the_old_file(work: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_write_atomic_failure_leaves_the_old_file(work: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = work / "scenarios" / "hello-agent.yaml"
     old = path.read_text(encoding="utf-8")
 
@@ -134,7 +135,7 @@ def test_atomic_save_failure_leaves_the_old_file(work: Path, monkeypatch) -> Non
 
     monkeypatch.setattr(os, "replace", boom)
     with contextlib.suppress(OSError):
-        atomic_save(path, "new text")
+        write_atomic(path, "new text")
     assert path.read_text(encoding="utf-8") == old
     assert [p for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
 
@@ -228,10 +229,10 @@ def test_a_kill_during_saves_leaves_the_old_or_the_new_file_whole(tmp_path: Path
     versions = {"a": "# a\n" + "a" * 3_000_000 + "\n", "b": "# b\n" + "b" * 2_000_000 + "\n"}
     path.write_text(versions["a"])
     saver = (
-        "import sys\nfrom pathlib import Path\nfrom workbench.app.model import atomic_save\n"
+        "import sys\nfrom pathlib import Path\nfrom workbench.atomic import write_atomic\n"
         "a, b = '# a\\n' + 'a' * 3_000_000 + '\\n', '# b\\n' + 'b' * 2_000_000 + '\\n'\n"
         "print('ready', flush=True)\n"
-        "while True:\n    atomic_save(Path(sys.argv[1]), b)\n    atomic_save(Path(sys.argv[1]), a)\n"
+        "while True:\n    write_atomic(Path(sys.argv[1]), b)\n    write_atomic(Path(sys.argv[1]), a)\n"
     )
     rng = random.Random(6)
     for _ in range(20):

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from wcwidth import wcswidth
 
-from workbench.terminal import GoldenStore, Screen, Shot, compare_text, write_atomic
+from workbench.atomic import write_atomic
+from workbench.terminal import GoldenStore, Screen, Shot, compare_text
 
 
 def shot_of(data: str, width: int = 12, height: int = 4) -> Shot:

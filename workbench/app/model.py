@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,38 +17,6 @@ from workbench.scenario.model import Scenario
 from workbench.terminal import GoldenStore, Shot, StyleRun, compare_text
 from workbench.terminal.style import FIELDS, make_style
 from workbench.timeline import Schedule, compile_schedule
-
-
-def atomic_save(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a temp file beside it, fsync, rename, fsync the folder.
-
-    The file keeps its permissions. A kill at any moment leaves either the old or the new file.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
 
 
 @dataclass

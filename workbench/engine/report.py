@@ -9,12 +9,12 @@ scenario with the first failure's message.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from workbench.atomic import write_atomic
 
 Status = Literal["passed", "failed", "error", "skipped"]
 FailureKind = Literal["assert", "screenshot", "expect", "tool", "timing", "process", "validation"]
@@ -142,21 +142,6 @@ class RunReport:
                 ET.SubElement(case, "skipped", message=r.skip_reason or "")
         ET.indent(suite)
         return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write, fsync, rename: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_json_report(report: RunReport, path: Path) -> None:

@@ -8,7 +8,7 @@ and :class:`AsciicastRecorder` keeps the raw stream.
 """
 
 from .asciicast import AsciicastRecorder
-from .golden import GoldenOutcome, GoldenStore, compare_text, write_atomic
+from .golden import GoldenOutcome, GoldenStore, compare_text
 from .keys import KEY_NAMES, encode_keys, expand_keys
 from .screen import Screen
 from .session import PtySession, WaitTimeout
@@ -29,5 +29,4 @@ __all__ = [
     "compare_text",
     "encode_keys",
     "expand_keys",
-    "write_atomic",
 ]

@@ -12,17 +12,17 @@ editor that trims lines does not break a golden; colours live in the sidecar
 and never fail a comparison. ``ci`` never writes a golden (a missing one is
 ``missing``, a failure); otherwise a missing golden is written and reported
 ``new``, and ``update`` rewrites a mismatching one (``updated``). Every write is
-atomic: a temp file in the same folder, then ``os.replace``.
+atomic (:func:`workbench.atomic.write_atomic`).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from workbench.atomic import write_atomic
 
 from .shot import Shot
 from .width import split_cells
@@ -44,21 +44,6 @@ class GoldenOutcome:
     @property
     def failed(self) -> bool:
         return self.status in ("mismatch", "missing")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a whole file or nothing: a temp file in the same folder, fsync, rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def compare_text(expected: str, actual: str) -> str | None:

@@ -266,7 +266,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
                     return None if restart < 0 else restart
             # Something other than the fast paths ran (the cursor was stored before it) and may have changed
             # any of the locals: go on after it with them loaded afresh.
-            return m.end()
+            return int(m.end())
         cursor.x, cursor.y, cursor.attrs = x, y, attr
         self._after_zwj = zwj
         return None

@@ -29,7 +29,6 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 from workbench.app.model import (
     ShotPair,
     Validation,
-    atomic_save,
     golden_store,
     last_verdicts,
     recorded_pairs,
@@ -41,6 +40,7 @@ from workbench.app.widgets.diff import ScreenshotDiff
 from workbench.app.widgets.editor import DiagnosticsList, ScenarioEditor
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import FAILED, TimelineBar, marks_from_schedule, marks_from_trace
+from workbench.atomic import write_atomic
 from workbench.clock import ClockState
 from workbench.engine.report import ScenarioResult
 from workbench.engine.runner import RunOptions, ScenarioRun
@@ -257,7 +257,7 @@ class MainScreen(Screen[None]):
             return False
         text = self.editor.text
         try:
-            atomic_save(self.path, text)
+            write_atomic(self.path, text)
         except OSError as exc:
             self.notify(f"save failed, nothing was lost: {exc}", severity="error")
             return False
