@@ -22,7 +22,9 @@ class UsageError(Exception):
     """A bad flag or argument: reported like a diagnostic, exit 2."""
 
 
-class _Parser(argparse.ArgumentParser):
+class UsageParser(argparse.ArgumentParser):
+    """argparse that exits 2 (invalid input) on a bad flag, as every command of the workbench does."""
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
@@ -30,12 +32,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = UsageParser(
         prog="workbench",
         description="Deterministic end-to-end tests for coding agents: scenarios, a real terminal, golden screens.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=UsageParser)
 
     validate = sub.add_parser("validate", help="check scenario files and print diagnostics")
     validate.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="scenario files or folders")

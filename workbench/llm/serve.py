@@ -24,20 +24,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from workbench.cli import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
+from workbench.clock import parse_speed
 from workbench.scenario.model import Scenario
-
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_INVALID)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = UsageParser(
         prog="workbench serve llm", description="Serve scenarios as a mock LLM API for real coding agents."
     )
     p.add_argument("paths", nargs="+", type=Path, metavar="SCENARIO", help="scenario files or folders")
@@ -54,19 +47,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="folder for the request log and saved mismatching requests")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
     return p
-
-
-def parse_speed(text: str) -> float | None:
-    """`max` (no waiting) or a positive factor; raises ValueError otherwise."""
-    if text.strip().lower() == "max":
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"--speed must be a positive number or `max`, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise ValueError(f"--speed must be a positive number or `max`, got {text!r}")
-    return value
 
 
 def serve_llm_main(argv: Sequence[str]) -> int:
