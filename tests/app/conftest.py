@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SCENARIOS
+from workbench.app.screens.main import SPEEDS
 
 SIZE = (200, 50)
 
@@ -68,6 +69,16 @@ async def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or condition}")
         await pilot.pause(0.05)
+
+
+async def play_to_end(pilot: Any, key: str = "f5") -> Any:
+    """Run the open scenario at max speed with ``key`` (F5 unless remapped) and wait for its result."""
+    main = pilot.app.main_screen
+    main.speed_index = len(SPEEDS) - 1  # max, as F3 pressed until it stops
+    main._apply_speed()
+    await pilot.press(key)
+    await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+    return main.result
 
 
 async def settle(pilot: Any) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.binding import Binding
 from textual.screen import Screen
 
-from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from tests.app.conftest import SIZE, make_app, play_to_end, run, settle
 from workbench.app.app import WorkbenchApp, load_keymap
 from workbench.app.screens.help import HelpScreen
 from workbench.app.screens.main import MainScreen
@@ -86,10 +86,7 @@ def test_theme_switch_help_palette_and_keymap(work: Path) -> None:
             assert isinstance(app.screen, MainScreen)
             # the remapped key starts a run
             main = app.main_screen
-            for _ in range(4):
-                main.action_faster()
-            await pilot.press("ctrl+y")
-            await wait_until(pilot, lambda: main.result is not None, what="the run")
+            await play_to_end(pilot, "ctrl+y")
             assert main.result.status == "passed"
 
     run(body)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from tests.app.conftest import SIZE, make_app, play_to_end, run, settle, wait_until
 from workbench.app.screens.main import MainScreen
 from workbench.app.widgets.timeline import FAILED, PASSED, PENDING
 from workbench.engine.runner import RunOptions, run_scenario
@@ -105,12 +105,7 @@ def test_a_failing_step_is_marked_failed(work: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             main = app.main_screen
-            main.action_faster()
-            main.action_faster()
-            main.action_faster()
-            main.action_faster()
-            await pilot.press("f5")
-            await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+            await play_to_end(pilot)
             assert main.result.status == "failed"
             failed = [m for m in main.timeline.marks if m.state == FAILED]
             assert [m.action for m in failed] == ["assert"]

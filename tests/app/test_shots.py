@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from tests.app.conftest import SIZE, make_app, play_to_end, run, settle, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
 
 
@@ -20,10 +20,7 @@ def test_accept_a_mismatched_screenshot_writes_the_golden(work: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             main = app.main_screen
-            for _ in range(4):
-                main.action_faster()
-            await pilot.press("f5")
-            await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+            await play_to_end(pilot)
             assert main.result.status == "failed"
             assert golden.read_text(encoding="utf-8") == wrong  # a run never writes over a golden
             await pilot.press("ctrl+t")
@@ -58,10 +55,7 @@ def test_compare_now_shows_the_golden_against_the_screen_shown_and_writes_nothin
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             main = app.main_screen
-            for _ in range(4):
-                main.action_faster()
-            await pilot.press("f5")
-            await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+            await play_to_end(pilot)
             assert main.result.status == "passed"  # the example's golden matches
             golden_dir = work / "goldens" / "hello-agent" / "80x24"
             before = {p: p.read_bytes() for p in golden_dir.rglob("*") if p.is_file()}
@@ -104,12 +98,9 @@ def test_accept_all_asks_once_and_writes_every_mismatched_or_missing_golden(work
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             main = app.main_screen
-            for _ in range(4):
-                main.action_faster()
             (goldens / "one.golden").parent.mkdir(parents=True)
             (goldens / "one.golden").write_text("an old one\n")
-            await pilot.press("f5")
-            await wait_until(pilot, lambda: main.result is not None, what="the run")
+            await play_to_end(pilot)
             assert main.result is not None and main.result.status == "failed"
             assert [(p.label, p.status) for p in main.pairs] == [("one", "mismatch"), ("two", "missing")]
             assert not (goldens / "two.golden").exists(), "the app writes no golden without an accept"

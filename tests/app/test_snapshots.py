@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from tests.app.conftest import wait_until
+from tests.app.conftest import play_to_end, wait_until
 from tests.conftest import REPO
 from workbench.app.app import WorkbenchApp
 from workbench.app.screens.confirm import ConfirmScreen
-from workbench.app.screens.main import SPEEDS, MainScreen
+from workbench.app.screens.main import MainScreen
 
 SIZE = (160, 45)
 SNAPSHOTS = Path(__file__).parent / "__snapshots__" / "test_snapshots"
@@ -86,11 +86,7 @@ async def _ready(pilot: Any) -> None:
 
 async def _run_to_end(pilot: Any) -> None:
     await _ready(pilot)
-    main = _main(pilot)
-    main.speed_index = SPEEDS.index(None)  # max speed, as F3 four times would
-    main._apply_speed()
-    await pilot.press("f5")
-    await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
+    await play_to_end(pilot)
     await pilot.pause(0.1)
     pilot.app.clear_notifications()
     await pilot.pause()
