@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -47,8 +47,11 @@ from workbench.engine.runner import RunOptions, ScenarioRun
 from workbench.engine.trace import StepRecord, Trace
 from workbench.scenario.diagnostics import Severity
 from workbench.scenario.loader import discover
-from workbench.terminal import Shot
+from workbench.terminal import GoldenStore, Shot
 from workbench.terminal.masks import mask_shot
+
+if TYPE_CHECKING:  # the app imports this screen
+    from workbench.app.app import WorkbenchApp
 
 SPEEDS: list[float | None] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, None]
 VALIDATE_DELAY_S = 0.3
@@ -144,7 +147,7 @@ class MainScreen(Screen[None]):
         self.term_size = (80, 24)
         self._validate_timer: Timer | None = None
         self._diag_index = -1
-        self._store: Any = None
+        self._store: GoldenStore | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -162,6 +165,11 @@ class MainScreen(Screen[None]):
                     yield ScreenshotDiff(id="diff")
         yield TimelineBar(id="timeline")
         yield Footer()
+
+    @property
+    def workbench(self) -> WorkbenchApp:
+        """The app, typed: its folders for goldens and runs."""
+        return cast("WorkbenchApp", self.app)
 
     @property
     def editor(self) -> ScenarioEditor:
@@ -198,7 +206,9 @@ class MainScreen(Screen[None]):
         files: list[Path] = []
         if root.exists():
             files = list(discover([root]))
-        self.browser.load(files, last_verdicts(self.app.out_dir), root if root.is_dir() else root.parent)  # type: ignore[attr-defined]
+        self.browser.load(
+            files, last_verdicts(self.workbench.out_dir), root if root.is_dir() else root.parent
+        )
         first = root if root.is_file() else (files[0] if files else None)
         if first is not None:
             self.open_file(first)
@@ -302,8 +312,9 @@ class MainScreen(Screen[None]):
             self.term_size = (result.scenario.terminal.width, result.scenario.terminal.height)
             if not self.live:
                 self.terminal.resize_screen(*self.term_size)
-            if not self.read_only:
-                self._store = golden_store(self.app.goldens_dir, result.scenario)  # type: ignore[attr-defined]
+            store = golden_store(self.workbench.goldens_dir, result.scenario)
+            if not self.read_only and (self._store is None or store.folder != self._store.folder):
+                self._store = store  # read the goldens again only when the scenario or its terminal changed
                 self.refresh_shots()
 
     @on(DiagnosticsList.Jump)
@@ -350,7 +361,7 @@ class MainScreen(Screen[None]):
             return self.run
         if self.editor.dirty and not self.action_save():
             return None
-        app: Any = self.app
+        app = self.workbench
         # ci=True: the engine never writes a golden for the app; a missing one is shown to be accepted.
         options = RunOptions(speed=self.speed, goldens_dir=app.goldens_dir, out_dir=app.out_dir, ci=True)
         run = ScenarioRun(self.path, options, observers=[ScreenObserver(self)])
