@@ -83,7 +83,7 @@ def test_accumulating_helper_and_a_failed_result(tmp_path: Path, serve: Callable
     client.chat.completions.create(model="m", messages=history)  # type: ignore[arg-type]
     assert srv.messages() == [
         "8: tool: runCmd (bash): expected status ok, the agent reported an error: "
-        "'wc: notes.txt: No such file\\\\nProcess exited with code 1'"
+        "'wc: notes.txt: No such file⏎Process exited with code 1'"
     ]
 
 

@@ -153,8 +153,8 @@ def test_asserts_use_the_workspace_and_the_engines_hook(
     history += [{"role": "assistant", "content": "first"}, {"role": "user", "content": "more"}]
     assert client.messages.create(model="m", max_tokens=9, messages=history).content[0].text == "second"  # type: ignore[union-attr]
     assert srv.messages() == [
-        "4: assert: fs.exists: missing.txt does not exist",
-        '4: assert: json.file data.json/a/1/b: is "yes", expected "no"',
+        "4: assert: fs.exists: `missing.txt` does not exist",
+        '4: assert: json.file: `data.json` /a/1/b is "yes", expected "no"',
         "4: assert: the screen does not contain 'Welcome'",
     ]
     assert seen == ["assert", "screenshot"]

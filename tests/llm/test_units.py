@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
-from workbench.llm.checks import compare_tool_result, json_pointer_check
+from workbench.llm.checks import compare_tool_result
 from workbench.llm.conversation import ChatRequest, Message, ToolResult, prompt_of
 from workbench.llm.reply import Chunk, Reply, TextBlock, ToolCallBlock, deltas, limit_tokens
 from workbench.llm.structured import instance
@@ -85,9 +86,21 @@ def test_deltas_and_token_limits() -> None:
     assert limit_tokens(reply, 1000) is reply
 
 
-def test_json_pointer(tmp_path: Any) -> None:
-    path = tmp_path / "f.json"
-    path.write_text('{"a/b": [0, {"c": true}]}')
-    assert json_pointer_check(path, "/a~1b/1/c", True) is None
-    assert json_pointer_check(path, "/a~1b/5", 1) == "the pointer does not resolve"
-    assert json_pointer_check(tmp_path / "none.json", "", 1) == "the file does not exist"
+def test_server_asserts_are_the_workspaces_checks_confined_and_typed(tmp_path: Path) -> None:
+    import asyncio
+
+    from workbench.llm.checks import check_assert
+    from workbench.scenario import model as m
+    from workbench.scenario.diagnostics import Pos
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (tmp_path / "outside.txt").write_text("not the workspace's")
+    (workspace / "conf.json").write_text('{"on": true}')
+    pos = Pos("s.yaml", 1, 1)
+    event = m.Assert(pos, fs_exists=("../outside.txt",),
+                     json_file=(m.JsonFileCheck("conf.json", "/on", 1, pos),))  # fmt: skip
+    problems, notes = asyncio.run(check_assert(event, workspace))
+    assert notes == [] and len(problems) == 2
+    assert problems[0].startswith("fs.exists: ") and "outside" in problems[0]  # `..` does not leave it
+    assert problems[1].startswith("json.file: ") and "expected 1" in problems[1]  # true is not 1

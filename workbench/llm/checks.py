@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.agent.tools.compare import ERROR_STATUSES, OK_STATUSES, short
 from workbench.scenario import model as m
+from workbench.workspace import Workspace, json_equal
 
 from .conversation import ToolResult
 
 FailureKind = str  # tool | assert | expect | process (the engine's report kinds)
 
 _EXIT = re.compile(r"(?:Process exited with code|[Ee]xit code:?|exited with (?:code|status)) (-?\d+)")
-OK_STATUSES = ("ok", "completed", "success")
-ERROR_STATUSES = ("error", "failed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +49,6 @@ class LlmFailure:
         return f"{where}{self.kind}: {self.message}"
 
 
-def _short(text: str, limit: int = 160) -> str:
-    text = text.strip().replace("\n", "\\n")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def result_status(result: ToolResult) -> str:
     """`error` or `ok`, from the wire's error flag or an exit code in the output."""
     if result.is_error is not None:
@@ -67,17 +62,15 @@ def compare_tool_result(tool: m.ToolUse, result: ToolResult) -> str | None:
     expected_status = _expected_status(tool)
     actual = result_status(result)
     if expected_status in OK_STATUSES and actual == "error":
-        return f"expected status {expected_status}, the agent reported an error: {_short(result.text)!r}"
+        return f"expected status {expected_status}, the agent reported an error: {short(result.text)}"
     if expected_status in ERROR_STATUSES and actual == "ok":
-        return f"expected status {expected_status}, the agent reported success: {_short(result.text)!r}"
+        return f"expected status {expected_status}, the agent reported success: {short(result.text)}"
     if tool.result is None:
         return None
     expected = tool.result if isinstance(tool.result, str) else json.dumps(tool.result, ensure_ascii=False)
     if expected.strip() in result.text or _json_equal(tool.result, result.text):
         return None
-    return (
-        f"expected a result containing {_short(expected)!r}, the agent's result was {_short(result.text)!r}"
-    )
+    return f"expected a result containing {short(expected)}, the agent's result was {short(result.text)}"
 
 
 def _expected_status(tool: m.ToolUse) -> str:
@@ -92,64 +85,25 @@ def _json_equal(expected: Any, text: str) -> bool:
     if isinstance(expected, str):
         return False
     try:
-        return bool(json.loads(text) == expected)
+        return json_equal(json.loads(text), expected)
     except ValueError:
         return False
 
 
 async def check_assert(event: m.Assert, workspace: Path | None) -> tuple[list[str], list[str]]:
-    """(problems, notes) for the checks the server can make itself."""
+    """(problems, notes) for the checks the server can make itself: the workspace's own checks, as in
+    mock-agent mode (paths confined to the workspace, JSON compared by type)."""
     problems: list[str] = []
     notes: list[str] = []
     if workspace is None:
         if event.fs_exists or event.fs_not_exists or event.json_file or event.git_commit_message_contains:
             notes.append("fs/json/git checks skipped: the server was given no workspace")
         return problems, notes
-    for path in event.fs_exists:
-        if not (workspace / path).exists():
-            problems.append(f"fs.exists: {path} does not exist")
-    for path in event.fs_not_exists:
-        if (workspace / path).exists():
-            problems.append(f"fs.notExists: {path} exists")
-    for check in event.json_file:
-        problem = json_pointer_check(workspace / check.path, check.pointer, check.equals)
-        if problem:
-            problems.append(f"json.file {check.path}{check.pointer}: {problem}")
-    if event.git_commit_message_contains:
-        message = await _last_commit_message(workspace)
-        for text in event.git_commit_message_contains:
-            if message is None:
-                problems.append("git.commit: the workspace has no commit")
-            elif text not in message:
-                problems.append(f"git.commit: the last commit message does not contain {text!r}")
+    ws = Workspace.attach(workspace)
+    checks = [("fs.exists", ws.check_fs_exists(path)) for path in event.fs_exists]
+    checks += [("fs.notExists", ws.check_fs_not_exists(path)) for path in event.fs_not_exists]
+    checks += [("json.file", ws.check_json_file(c.path, c.pointer, c.equals)) for c in event.json_file]
+    for text in event.git_commit_message_contains:
+        checks.append(("git.commit", await asyncio.to_thread(ws.check_git_commit_message_contains, text)))
+    problems += [f"{kind}: {check.message}" for kind, check in checks if not check.ok]
     return problems, notes
-
-
-def json_pointer_check(path: Path, pointer: str, equals: Any) -> str | None:
-    try:
-        value: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return "the file does not exist"
-    except (OSError, ValueError) as exc:
-        return f"not readable JSON ({exc})"
-    for raw in pointer.split("/")[1:] if pointer else []:
-        key = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, list) and key.isdigit() and int(key) < len(value):
-            value = value[int(key)]
-        elif isinstance(value, dict) and key in value:
-            value = value[key]
-        else:
-            return "the pointer does not resolve"
-    return None if value == equals else f"is {json.dumps(value)}, expected {json.dumps(equals)}"
-
-
-async def _last_commit_message(workspace: Path) -> str | None:
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            "git", "-C", str(workspace), "log", "-1", "--format=%B",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
-    except OSError:
-        return None
-    out, _ = await proc.communicate()
-    return out.decode("utf-8", "replace") if proc.returncode == 0 else None
