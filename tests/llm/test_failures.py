@@ -24,7 +24,7 @@ SCENARIO = rules_scenario(
         rule("contains", "trigger-timeout", failing("connection_timeout", after_ms=50)),
         rule("contains", "trigger-auth", failing("auth_error", message="API key expired")),
         rule("contains", "trigger-rate", failing("rate_limit", retry_after=30)),
-        rule("contains", "trigger-credits", failing("out-of-credits")),
+        rule("contains", "trigger-credits", failing("out_of_credits")),
         rule("contains", "trigger-partial", failing("partial_response", partial_text="I was about to say")),
         rule(
             "contains", "trigger-malformed", failing("malformed_json", raw='{"type":"message","content":[{')

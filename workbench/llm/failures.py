@@ -29,30 +29,24 @@ from workbench.scenario import model as m
 
 from .conversation import ChatRequest
 from .reply import ApiError, text_reply
-from .sse import dumps
+from .sse import dumps, open_stream
 from .wire.common import Output, Wire
-
-KINDS = (
-    "network_unreachable", "connection_timeout", "auth_error", "rate_limit", "out_of_credits",
-    "partial_response", "malformed_json",
-)  # fmt: skip
-
-
-def kind_of(failure: m.Failure) -> str:
-    return failure.type.replace("-", "_")
 
 
 def api_error(failure: m.Failure, style: str) -> ApiError | None:
-    """The HTTP error a failure stands for, in the style's terms; None for wire-level ones."""
-    kind, p = kind_of(failure), failure.params
+    """The HTTP error a failure stands for, in the style's terms; None for wire-level ones.
+
+    The Claudeless loader has checked the type and that every parameter it takes is there.
+    """
+    kind, p = failure.type, failure.params
     anthropic = style == "anthropic"
     if kind == "auth_error":
-        message = str(p.get("message") or "Invalid API key")
+        message = str(p["message"])
         if anthropic:
             return ApiError(401, "authentication_error", message)
         return ApiError(401, "invalid_request_error", message, code="invalid_api_key")
     if kind == "rate_limit":
-        retry = int(p.get("retry_after") or 60)
+        retry = int(p["retry_after"])
         if anthropic:
             return ApiError(429, "rate_limit_error", "Rate limit exceeded", retry_after=retry)
         return ApiError(
@@ -63,8 +57,6 @@ def api_error(failure: m.Failure, style: str) -> ApiError | None:
             return ApiError(402, "billing_error", "Your account has no credits remaining")
         message = "You exceeded your current quota, please check your plan and billing details."
         return ApiError(429, "insufficient_quota", message, code="insufficient_quota")
-    if kind not in KINDS:
-        return ApiError(500, "api_error", f"unknown failure type `{failure.type}`; known: {', '.join(KINDS)}")
     return None
 
 
@@ -85,15 +77,15 @@ async def inject_wire(
 ) -> web.StreamResponse:
     """Play a wire-level failure (reset, timeout, partial, malformed); the caller
     has already turned HTTP-level ones into errors through :func:`api_error`."""
-    kind, p = kind_of(failure), failure.params
+    kind, p = failure.type, failure.params
     if kind == "network_unreachable":
         reset(request)
     elif kind == "connection_timeout":
-        await out.pacer.wait(int(p.get("after_ms") or 5000))
+        await out.pacer.wait(int(p["after_ms"]))
         if request.transport is not None:
             request.transport.close()
     elif kind == "partial_response":
-        text = str(p.get("partial_text") or "")
+        text = str(p["partial_text"])
         if chat.stream:
             await wire.send_partial(request, chat, text, out)
         else:
@@ -101,12 +93,9 @@ async def inject_wire(
         if request.transport is not None:
             request.transport.close()  # FIN mid-body: the client sees an incomplete response
     elif kind == "malformed_json":
-        raw = str(p.get("raw") or "{")
+        raw = str(p["raw"])
         if chat.stream:
-            response = web.StreamResponse(
-                headers={"Content-Type": "text/event-stream; charset=utf-8", **out.headers}
-            )
-            await response.prepare(request)
+            response = await open_stream(request, out.headers)
             await response.write(wire.malformed_frame(raw).encode("utf-8"))
             await response.write_eof()
             return response
