@@ -31,9 +31,6 @@ class IdMaker:
     def tool_use(self) -> str:
         return "toolu_01" + self._chars(_BASE62, 22)
 
-    def anthropic_request(self) -> str:
-        return "req_011C" + self._chars(_BASE62, 20)
-
     # OpenAI: chatcmpl- + 29 base62, call_ + 24 base62, resp_/msg_/fc_/rs_ + 48 hex.
     def chat_completion(self) -> str:
         return "chatcmpl-" + self._chars(_BASE62, 29)
@@ -43,9 +40,6 @@ class IdMaker:
 
     def item(self, prefix: str) -> str:
         return f"{prefix}_" + self._chars(_HEX, 48)
-
-    def openai_request(self) -> str:
-        return "req_" + self._chars(_HEX, 32)
 
     def opaque(self, n: int = 64) -> str:
         """A base64-looking blob, for thinking signatures and encrypted reasoning."""

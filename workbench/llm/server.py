@@ -174,16 +174,8 @@ class LlmServer:
         return f"http://{host}:{self._site_port}"
 
     @property
-    def openai_base_url(self) -> str:
-        return self.base_url + "/v1"
-
-    @property
     def sessions(self) -> list[Session]:
         return list(self._store.sessions.values())
-
-    def reset(self) -> None:
-        """Forget every session: the next request starts each replay again."""
-        self._store.sessions.clear()
 
     def position(self) -> int:
         """The furthest schedule step any session has played (-1 before any)."""

@@ -30,10 +30,6 @@ class Pacer:
     def __init__(self, speed: float | None) -> None:
         self.speed = speed
 
-    @property
-    def waits(self) -> bool:
-        return self.speed is not None
-
     def seconds(self, ms: int) -> float:
         if self.speed is None or ms <= 0:
             return 0.0

@@ -83,15 +83,6 @@ def required(body: Mapping[str, Any], key: str) -> Any:
     return body[key]
 
 
-def opt_str(body: Mapping[str, Any], key: str, default: str = "") -> str:
-    value = body.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise WireError(f"{key}: Input should be a valid string", key)
-    return value
-
-
 def opt_bool(body: Mapping[str, Any], key: str) -> bool:
     value = body.get(key, False)
     if value is None:
