@@ -31,8 +31,8 @@ fragment = st.one_of(
     st.builds(
         lambda a, b, f: f"\x1b[{a};{b}{f}",
         st.integers(0, 40),
-        st.integers(0, 40),
-        st.sampled_from("HfABCDrJKm"),
+        st.integers(0, 200),
+        st.sampled_from("HfABCDrJKmhl"),
     ),
     st.text(max_size=5),
 )

@@ -570,7 +570,9 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
     def _own_modes(self, modes: tuple[int, ...], private: bool, on: bool) -> tuple[int, ...]:
         """Handle the modes we implement ourselves; return the ones left for pyte."""
         if not private:
-            return modes
+            # Only IRM and LNM are ANSI modes pyte handles; any other number could collide with a private
+            # mode shifted left by 5 (96 is DECCOLM's 3 << 5) and run pyte's code on our storage.
+            return tuple(mode for mode in modes if mode in (mo.IRM, mo.LNM))
         rest = []
         for mode in modes:
             if mode in _ALT_MODES:
