@@ -113,10 +113,7 @@ class RealAgent:
         return Program(launch.argv, env, mock_agent=False)
 
     def _prompt(self, scenario: m.Scenario) -> str:
-        prompt = scenario.effective_initial_prompt
-        if prompt is None and scenario.rules is not None:
-            prompt = scenario.initial_prompt
-        return prompt or "hello"
+        return scenario.effective_initial_prompt or "hello"
 
     # ------------------------------------------------------------------ steps
 

@@ -40,6 +40,7 @@ from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Scree
 from workbench.terminal.masks import mask_shot
 from workbench.timeline import Schedule, Step, compile_schedule
 from workbench.workspace import Check, Workspace, WorkspaceError
+from workbench.workspace.git import git
 
 AGENT_ACTIONS = frozenset(
     {"think", "assistant", "llm-error", "llm-response", "tool-start", "tool-progress", "tool-output", "tool-result",
@@ -331,16 +332,15 @@ class ScenarioRun:
         outcomes = await self.assert_outcomes(step)
         return self._report_checks(step, result, outcomes, "assert")
 
-    async def _do_assert_git(self, step: Step, result: ScenarioResult) -> list[dict[str, Any]]:
-        outcomes = await self.assert_outcomes(step)
-        return self._report_checks(step, result, outcomes, "assert")
+    _do_assert_git = _do_assert
 
     async def assert_outcomes(self, step: Step, *, screen_only: bool = False) -> list[Check]:
         """The checks of an `assert` or `assertGit` step, once the screen has settled.
         ``screen_only``: of an `assert`, only `text.contains` (the mock LLM server checks the rest)."""
         assert self._workspace is not None and self._session is not None
         event = step.event
-        await self._settle()
+        if not (screen_only and isinstance(event, m.Assert) and not event.text_contains):
+            await self._settle()  # a program's output, files and commits are final once its screen is quiet
         if isinstance(event, m.AssertGit):
             return git_checks(self._workspace.path, event.checks)
         assert isinstance(event, m.Assert)
@@ -432,20 +432,18 @@ class ScenarioRun:
 
     def _record(self, step: Step, checks: list[dict[str, Any]], before: Any, after: Any) -> StepRecord:
         assert self._workspace is not None
-        screen = self._session.screen if self._session else None
+        shot = self._session.screen.snapshot() if self._session else None  # one read of the screen per step
         files = self._workspace.changed_files(before, after)
         record = StepRecord(
             index=step.index, at_ms=step.at_ms, wall_ms=int((time.monotonic() - self._started) * 1000),
             actor=step.actor, action=step.action, summary=step.summary, line=step.pos.line,
-            screen=screen.text_rows() if screen else [], cursor=screen.cursor_at() if screen else (0, 0),
+            screen=list(shot.rows) if shot else [], cursor=shot.cursor if shot else (0, 0),
             files=files, checks=checks,
         )  # fmt: skip
         if step.action == "screenshot":
             record.style = getattr(self, "_last_style", None)
-        elif screen is not None:  # colours too, so stepping back in the app shows the screen as it was
-            shot = screen.snapshot()
-            if shot.has_styles():
-                record.style = shot.style_json()
+        elif shot is not None and shot.has_styles():  # so stepping back in the app shows the colours too
+            record.style = shot.style_json()
         return record
 
     def _screen_text(self) -> str:
@@ -531,7 +529,8 @@ def _command_checks(event: m.UserCommand, done: subprocess.CompletedProcess[str]
 
 
 def _git(path: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=path, capture_output=True, text=True, check=False)
+    """git's output in the workspace, never a parent repository's (workspace.git's environment); "" on failure."""
+    done = git(path, *args, check=False)
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
