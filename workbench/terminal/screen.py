@@ -62,8 +62,6 @@ class Screen:
         cursor = self.vt.cursor
         return cursor.y, min(cursor.x, self.vt.columns - 1)
 
-    cursor_at = cursor_position
-
     @property
     def cursor_visible(self) -> bool:
         return not self.vt.cursor.hidden
