@@ -58,6 +58,7 @@ from .sse import Pacer, dumps
 from .structured import side_request
 from .wire import AnthropicWire, ChatWire, Output, ResponsesWire, Wire, WireError
 from .wire.anthropic import count_tokens
+from .wire.common import json_response
 
 log = logging.getLogger(__name__)
 
@@ -393,6 +394,9 @@ class LlmServer:
         self, request: web.Request, wire: Wire, chat: ChatRequest, reply: Reply, out: Output
     ) -> web.StreamResponse:
         try:
+            if not chat.stream:
+                await out.pacer.wait(reply.total_delay_ms())
+                return json_response(wire.body(chat, reply, out), headers=out.headers)
             return await wire.send(request, chat, reply, out)
         except ConnectionError:
             log.info("mock LLM: the client left during the reply to %s", request.path)

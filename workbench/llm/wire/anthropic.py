@@ -29,7 +29,6 @@ from .common import (
     content_texts,
     expect_object,
     item_object,
-    json_response,
     opt_bool,
     opt_int,
     opt_list,
@@ -196,9 +195,6 @@ class AnthropicWire:
     async def send(
         self, request: web.Request, chat: ChatRequest, reply: Reply, out: Output
     ) -> web.StreamResponse:
-        if not chat.stream:
-            await out.pacer.wait(reply.total_delay_ms())
-            return json_response(self.body(chat, reply, out), headers=out.headers)
         msg_id = out.ids.anthropic_message()
         response = await open_stream(request, out.headers)
         sse = SseWriter(response, out.pacer)

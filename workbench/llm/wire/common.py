@@ -54,7 +54,9 @@ class Wire(Protocol):
 
     async def send(
         self, request: web.Request, chat: ChatRequest, reply: Reply, out: Output
-    ) -> web.StreamResponse: ...
+    ) -> web.StreamResponse:
+        """Stream the reply (the server answers non-streaming requests with :meth:`body`)."""
+        ...
 
     async def send_partial(self, request: web.Request, chat: ChatRequest, text: str, out: Output) -> None:
         """Start a reply, send ``text`` of it, and leave the caller to cut the connection."""

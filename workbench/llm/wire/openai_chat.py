@@ -27,7 +27,6 @@ from .common import (
     content_texts,
     expect_object,
     item_object,
-    json_response,
     opt_bool,
     opt_int,
     opt_list,
@@ -155,9 +154,6 @@ class ChatWire:
     async def send(
         self, request: web.Request, chat: ChatRequest, reply: Reply, out: Output
     ) -> web.StreamResponse:
-        if not chat.stream:
-            await out.pacer.wait(reply.total_delay_ms())
-            return json_response(self.body(chat, reply, out), headers=out.headers)
         response = await open_stream(request, out.headers)
         sse = SseWriter(response, out.pacer, named=False)
         chunk = self._chunker(chat, out)

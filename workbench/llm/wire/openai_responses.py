@@ -34,7 +34,6 @@ from .common import (
     content_texts,
     expect_object,
     item_object,
-    json_response,
     opt_bool,
     opt_int,
     opt_list,
@@ -216,9 +215,6 @@ class ResponsesWire:
     async def send(
         self, request: web.Request, chat: ChatRequest, reply: Reply, out: Output
     ) -> web.StreamResponse:
-        if not chat.stream:
-            await out.pacer.wait(reply.total_delay_ms())
-            return json_response(self.body(chat, reply, out), headers=out.headers)
         resp_id = out.ids.item("resp")
         response = await open_stream(request, out.headers)
         ev = _Events(SseWriter(response, out.pacer))
