@@ -66,6 +66,7 @@ from typing import Any, Literal
 from . import model as m
 from .diagnostics import Pos, Reporter, ScenarioError, one_of
 from .fields import as_bool, expect_list, expect_map, type_name
+from .matching import Untranslatable, python_regex
 from .paths import resolve_inside
 from .source import PList, PMap
 
@@ -848,6 +849,11 @@ class _Loader:
             problem = regex_error(text)
             if problem is not None:
                 raise ScenarioError.at(pos, f"Invalid regex pattern: {problem} in {text!r}")
+            try:
+                python_regex(text)
+            except Untranslatable as exc:
+                self.reporter.warn(pos, f"{exc}: Claudeless accepts {text!r}, but in the workbench this rule never "
+                                        "matches; write it without that construct")  # fmt: skip
         elif kind == "glob":
             problem = glob_error(text)
             if problem is not None:
