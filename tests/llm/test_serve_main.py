@@ -40,9 +40,12 @@ def test_invalid_scenarios_exit_2_with_positions(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "nope.yaml:1:1: error: file not found" in missing.stderr
 
 
-def test_bad_flags_exit_2() -> None:
-    assert serve_llm_main(["x.yaml", "--speed", "fast"]) == 2
-    assert serve_llm_main(["x.yaml", "--port", "70000"]) == 2
+def test_bad_flags_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scenario = str(write(tmp_path, "good.yaml", GOOD))  # a real file, so only the flag can be at fault
+    assert serve_llm_main([scenario, "--speed", "fast"]) == 2
+    assert "invalid speed 'fast'" in capsys.readouterr().err
+    assert serve_llm_main([scenario, "--port", "70000"]) == 2
+    assert "--port must be 0..65535" in capsys.readouterr().err
     assert serve_llm_main([]) == 2
     assert parse_speed("max") is None and parse_speed("4") == 4.0
     with pytest.raises(ValueError, match="positive"):
