@@ -187,7 +187,8 @@ def test_count_tokens_and_system_entries_inside_messages(
     srv = serve(load(tmp_path, "name: t\ntimeline:\n  - llmResponse: [{assistant: [[0, ok]]}]\n"))
     client = srv.anthropic()
     count = client.messages.count_tokens(model="m", messages=[user("hello world, count me")])
-    assert count.input_tokens > 0
+    longer = client.messages.count_tokens(model="m", messages=[user("hello world, count me " * 10)])
+    assert 0 < count.input_tokens < longer.input_tokens  # grows with the text: not a constant
     # Claude Code sends a `role: system` entry after the first user turn and unknown top-level keys.
     body = {"model": "m", "max_tokens": 10, "stream": False, "messages": [user("hi"), {"role": "system", "content": "agents"}],
             "context_management": {"edits": []}, "output_config": {"effort": "high"}}  # fmt: skip
