@@ -9,9 +9,9 @@ scenario made).
 
 When a foreground command finishes, whatever it left running in its process
 group is killed: a scenario that wants something to keep running uses
-``run_in_background``. ``timeout`` is in seconds, or in milliseconds when it is
-1000 or more (Claude Code's Bash tool counts in milliseconds; a timeout of more
-than 16 minutes in seconds is not a thing a scenario means).
+``run_in_background``. ``timeout`` is in milliseconds, as both formats write it
+(Agent Harbor's ``runCmd.timeout`` and Claude Code's Bash tool); the default is
+two minutes.
 
 Background shells are named ``shell_1``, ``shell_2``... in start order;
 ``bash_N`` means the same shell. An id the registry does not know (say, one
@@ -35,7 +35,7 @@ from typing import IO
 
 from .base import Json, ToolContext, ToolError, ToolOutcome, arg, flag_arg, text_arg
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_MS = 120_000
 OUTPUT_LIMIT = 30_000  # characters of output the agent is shown, as Claude Code's Bash tool
 _READ_CHUNK = 1 << 16
 
@@ -146,14 +146,14 @@ class ShellRegistry:
 
 
 def timeout_seconds(value: Json) -> float:
-    """A ``timeout`` argument in seconds: values of 1000 and more are milliseconds."""
+    """A ``timeout`` argument (milliseconds) in seconds."""
     try:
         timeout = float(value)
     except (TypeError, ValueError):
         raise ToolError(f"`timeout` must be a number, not {value!r}") from None
     if not timeout > 0:
         raise ToolError(f"`timeout` must be positive, not {value!r}")
-    return timeout / 1000 if timeout >= 1000 else timeout
+    return timeout / 1000
 
 
 def run_cmd(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
@@ -166,7 +166,7 @@ def run_cmd(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
         return ToolOutcome(
             "ok", f"Command running in background with ID: {shell_id}", details={"shell": shell_id}
         )
-    timeout = timeout_seconds(arg(args, "timeout", default=DEFAULT_TIMEOUT_S))
+    timeout = timeout_seconds(arg(args, "timeout", default=DEFAULT_TIMEOUT_MS))
     with (
         tempfile.TemporaryFile(prefix="wb-out-") as out,
         tempfile.TemporaryFile(prefix="wb-err-") as err,
