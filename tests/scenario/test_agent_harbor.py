@@ -136,6 +136,13 @@ def test_setup_sections(tmp_path: Path) -> None:
     assert s.expect.artifacts[0].pattern == "*.txt"
 
 
+def test_unnamed_terminal_profile_file_is_width_x_height(tmp_path: Path) -> None:
+    """Terminal-Config: a profile without `name` has the id `<width>x<height>`, not its file's name."""
+    write(tmp_path, "_p/term.json", '{"width": 120, "height": 40}')
+    s = load(tmp_path, "terminalRef: _p/term.json\ntimeline: []\n")
+    assert (s.terminal.name, s.terminal.id) == (None, "120x40")
+
+
 def test_terminal_ref_by_name_and_default_profile(tmp_path: Path) -> None:
     assert load(tmp_path, "terminalRef: default-100x30\ntimeline: []\n").terminal.id == "default-100x30"
     assert load(tmp_path, "timeline: []\n").terminal.id == "80x24"

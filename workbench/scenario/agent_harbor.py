@@ -385,7 +385,7 @@ def _terminal(doc: PMap, ctx: _Context) -> m.TerminalProfile:
         if ref.endswith(".json") or "/" in ref:
             path = resolve_inside(ctx.base_dir, ref, pos, "`terminalRef`")
             profile = load_document(path, str(path))
-            return _profile(profile, pos, "the terminal profile", ctx, default_name=path.stem)
+            return _profile(profile, pos, "the terminal profile", ctx)  # unnamed: `<width>x<height>`
         sized = _PROFILE_NAME.match(ref)
         if not sized:
             raise ScenarioError.at(
@@ -395,18 +395,18 @@ def _terminal(doc: PMap, ctx: _Context) -> m.TerminalProfile:
             )
         return m.TerminalProfile(name=ref, width=int(sized.group(1)), height=int(sized.group(2)))
     if "terminal" in doc:
-        return _profile(doc["terminal"], doc.at_value("terminal"), "`terminal`", ctx, default_name=None)
+        return _profile(doc["terminal"], doc.at_value("terminal"), "`terminal`", ctx)
     return m.TerminalProfile()
 
 
-def _profile(value: Any, pos: Pos, what: str, ctx: _Context, default_name: str | None) -> m.TerminalProfile:
+def _profile(value: Any, pos: Pos, what: str, ctx: _Context) -> m.TerminalProfile:
     p = expect_map(value, getattr(value, "pos", pos), what)
     warn_unknown(p, ("name", "width", "height", "theme", "rendering"), what, ctx.reporter)
     width = as_int(p["width"], p.at_value("width"), "`width`", minimum=2) if "width" in p else 80
     height = as_int(p["height"], p.at_value("height"), "`height`", minimum=2) if "height" in p else 24
     if width > 1000 or height > 1000:
         raise ScenarioError.at(p.pos, f"terminal size {width}x{height} is too large (at most 1000x1000)")
-    name = as_str(p["name"], p.at_value("name"), "`name`") if "name" in p else default_name
+    name = as_str(p["name"], p.at_value("name"), "`name`") if "name" in p else None
     if name is not None and not LABEL.match(name):
         raise ScenarioError.at(
             p.at_value("name") if "name" in p else pos,
