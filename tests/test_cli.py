@@ -112,9 +112,9 @@ def test_help_is_fast_and_imports_no_textual() -> None:
 
 def test_an_internal_error_prints_where_the_trace_is(tmp_path: Path) -> None:
     code = (
-        "import workbench.cli as c\n"
+        "import workbench.cli as c, workbench.cli.schema as s\n"
         "def boom(args):\n    raise RuntimeError('boom')\n"
-        "c._COMMANDS['schema'] = boom\nraise SystemExit(c.main(['schema']))\n"
+        "s.run = boom\nraise SystemExit(c.main(['schema']))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False)
     assert done.returncode == 3

@@ -261,22 +261,19 @@ class MockAgent:
         self.shells.close()
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="workbench mock-agent", description="Play a scenario's agent steps in this terminal."
-    )
-    p.add_argument("scenario", type=Path)
-    p.add_argument(
-        "--workspace", type=Path, default=Path.cwd(), help="where tools run (default: the current folder)"
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of `workbench mock-agent` (the CLI builds its parser from these)."""
+    p.add_argument("scenario", type=Path, metavar="SCENARIO", help="the scenario (or Claudeless rules) to play")
+    p.add_argument("--workspace", type=Path, default=None, metavar="DIR",
+                   help="where tools run (default: a fresh temporary folder, printed at exit)")  # fmt: skip
     p.add_argument("--speed", default="1", help="1 = real time, 4 = four times faster, max = no waiting")
     p.add_argument("--checkpoint-cmd", default=None, help="a shell command run after each tool and edit")
-    p.add_argument("--control", default=os.environ.get(ENV_VAR), help="the engine's control socket")
-    p.add_argument("--define", "-D", action="append", default=[], metavar="K=V")
+    p.add_argument("--control", default=os.environ.get(ENV_VAR), help="the engine's control socket (set by the engine)")
+    p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--interactive", dest="interactive", action="store_true", default=None)
-    mode.add_argument("--print", dest="interactive", action="store_false")
-    return p.parse_args(argv)
+    mode.add_argument("--interactive", dest="interactive", action="store_true", default=None,
+                      help="wait for typed prompts (default when the scenario has user input)")  # fmt: skip
+    mode.add_argument("--print", dest="interactive", action="store_false", help="play the steps and exit")
 
 
 def has_user_input(scenario: m.Scenario) -> bool:
@@ -284,7 +281,14 @@ def has_user_input(scenario: m.Scenario) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    """Parse ``argv`` (`workbench mock-agent`'s arguments) and play."""
+    parser = argparse.ArgumentParser(prog="workbench mock-agent")
+    add_arguments(parser)
+    return run(parser.parse_args(list(sys.argv[1:] if argv is None else argv)))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the scenario's agent steps in this terminal (or paced by the engine over ``--control``)."""
     try:
         scenario = load_scenario(args.scenario, defines=args.define)
         schedule = compile_schedule(scenario)
@@ -303,7 +307,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     interactive = has_user_input(scenario) or rules_mode if args.interactive is None else args.interactive
     term = Terminal(interactive)
     saved = _raw_terminal()
-    agent = MockAgent(scenario, schedule, args.workspace.resolve(), term, args.checkpoint_cmd)
+    workspace = args.workspace
+    if workspace is None:  # never the current folder: a user's checkout is not a scratch space
+        import tempfile
+
+        workspace = Path(tempfile.mkdtemp(prefix="workbench-mock-agent-"))
+        print(f"workbench mock-agent: workspace {workspace}", file=sys.stderr)
+    agent = MockAgent(scenario, schedule, workspace.resolve(), term, args.checkpoint_cmd)
     if rules_mode:
         term.on_submit = agent.answer
     try:

@@ -24,15 +24,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from workbench.cli import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
 from workbench.clock import parse_speed
 from workbench.scenario.model import Scenario
+from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = UsageParser(
         prog="workbench serve llm", description="Serve scenarios as a mock LLM API for real coding agents."
     )
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of `workbench serve llm` (the CLI builds its parser from these)."""
     p.add_argument("paths", nargs="+", type=Path, metavar="SCENARIO", help="scenario files or folders")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
@@ -46,7 +52,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workspace", type=Path, help="folder `assert` fs checks look in")
     p.add_argument("--out", type=Path, help="folder for the request log and saved mismatching requests")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
-    return p
 
 
 def serve_llm_main(argv: Sequence[str]) -> int:
@@ -55,6 +60,11 @@ def serve_llm_main(argv: Sequence[str]) -> int:
         args = build_parser().parse_args(list(argv))
     except SystemExit as exc:
         return int(exc.code or 0)
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the scenarios of parsed ``args`` until Ctrl-C or SIGTERM."""
     try:
         speed = parse_speed(args.speed)
     except ValueError as exc:

@@ -1,0 +1,62 @@
+"""Pieces several commands share: common options, finding scenario files, opening the app."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.usage import EXIT_INVALID, UsageError
+
+DEFAULT_SCENARIOS = Path("scenarios")
+SCENARIO_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+
+
+def add_define(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--define", "-D", action="append", default=[], metavar="K=V",
+        help="a symbol for `rules` conditions (also from AH_SCENARIO_DEFINES=K=V,...)",
+    )  # fmt: skip
+
+
+def add_theme(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--theme", metavar="NAME",
+                   help="workbench-dark (default), workbench-light, workbench-high-contrast, or a Textual theme")  # fmt: skip
+
+
+def add_scenario_paths(p: argparse.ArgumentParser) -> None:
+    """Scenario files or folders, ./scenarios when none is given."""
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                   help=f"scenario files or folders (default ./{DEFAULT_SCENARIOS})")  # fmt: skip
+
+
+def scenario_files(paths: list[Path]) -> list[Path]:
+    """The scenario files under ``paths`` (./scenarios when empty); a missing path is invalid input."""
+    from workbench.scenario.loader import discover
+
+    if not paths:
+        if not DEFAULT_SCENARIOS.exists():
+            raise UsageError(
+                f"no PATH given and the default folder ./{DEFAULT_SCENARIOS} does not exist here "
+                f"({Path.cwd()}); pass scenario files or folders, e.g. `workbench run my-scenarios/`"
+            )
+        paths = [DEFAULT_SCENARIOS]
+    missing = [p for p in paths if not p.exists()]
+    for p in missing:
+        print(f"{p}:1:1: error: file not found", file=sys.stderr)
+    if missing:
+        raise SystemExit(EXIT_INVALID)
+    files = list(discover(paths))
+    if not files:
+        raise UsageError(
+            "no scenario files (*.yaml, *.yml, *.json, *.toml) under " + ", ".join(map(str, paths))
+        )
+    return files
+
+
+def open_app(**kwargs: Any) -> int:
+    """Start the Textual app; imported here, not at the top, so that headless commands never load Textual."""
+    from workbench import app
+
+    return int(app.main(**kwargs))

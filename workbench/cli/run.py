@@ -1,0 +1,110 @@
+"""`workbench run [PATH...]`: run scenarios headless; exit 0 if all pass, 1 if any fails, 2 on bad input."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from workbench.cli.common import add_define, add_scenario_paths, scenario_files
+from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_scenario_paths(p)
+    p.add_argument(
+        "--ci", action="store_true", help="never write goldens; plain output; a missing golden fails"
+    )
+    p.add_argument("--mode", default="mock-agent", choices=["mock-agent", "real-agent"],
+                   help="how the scenario is played")  # fmt: skip
+    p.add_argument("--agent", metavar="NAME",
+                   help="real-agent mode: the agent preset (claude-code, codex, pi); "
+                        "else the scenario's `command` with {base_url} placeholders")  # fmt: skip
+    p.add_argument("--agent-ui", choices=["tui", "print"], default="tui",
+                   help="real-agent mode: the agent's TUI (default) or its print mode")  # fmt: skip
+    p.add_argument(
+        "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
+    )
+    p.add_argument("-k", dest="k", metavar="EXPR", help="select by name or path: words with and/or/not")
+    p.add_argument("--tags", metavar="T,...", help="select scenarios with any of these tags")
+    p.add_argument(
+        "-j", "--jobs", type=int, default=1, metavar="N", help="run N scenarios in parallel processes"
+    )
+    p.add_argument("--shard", metavar="I/N", help="run the I-th of N deterministic shards (for CI matrices)")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    p.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report")
+    p.add_argument("--update-goldens", action="store_true", help="rewrite goldens that do not match")
+    p.add_argument(
+        "--goldens", type=Path, default=Path("screenshots"), metavar="DIR", help="default ./screenshots"
+    )
+    p.add_argument(
+        "--out", type=Path, default=Path("target/tmp/workbench"), metavar="DIR", help="run folders"
+    )
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per scenario (default 120)")
+    p.add_argument(
+        "--mask", action="append", default=[], metavar="REGEX",
+        help="blank out volatile screen text (timings, versions) in every screenshot; repeatable",
+    )  # fmt: skip
+    p.add_argument("--keep", action="store_true", help="keep every workspace (failed ones are always kept)")
+    p.add_argument(
+        "--checkpoint-cmd", metavar="CMD", help="a shell command the mock agent runs after each tool"
+    )
+    add_define(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.clock import parse_speed
+    from workbench.engine.batch import Console, collect, parse_selection, run_batch
+    from workbench.engine.report import write_json_report, write_junit
+    from workbench.engine.runner import RunOptions
+    from workbench.engine.select import SelectionError
+
+    try:
+        speed = parse_speed(args.speed)
+        selection = parse_selection(args.k, args.tags, args.shard)
+    except (ValueError, SelectionError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.jobs < 1:
+        raise UsageError("-j must be at least 1")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    import re
+
+    for mask in args.mask:
+        try:
+            re.compile(mask)
+        except re.error as exc:
+            raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
+    if args.agent is not None:
+        from workbench.llm.presets import PRESETS
+
+        if args.mode != "real-agent":
+            raise UsageError("--agent needs --mode real-agent")
+        if args.agent not in PRESETS:
+            raise UsageError(f"unknown agent preset `{args.agent}`; known: {', '.join(PRESETS)}")
+    if args.ci and args.update_goldens:
+        raise UsageError("--ci never writes goldens; drop --update-goldens")
+    paths = args.paths or [Path("scenarios")]
+    scenario_files(args.paths)
+    candidates = collect(paths, selection, args.define)
+    if not candidates:
+        print("workbench: no scenario matches the selection", file=sys.stderr)
+        return EXIT_INVALID
+    for candidate in candidates:
+        for d in candidate.diagnostics:
+            print(d, file=sys.stderr)
+    options = RunOptions(
+        speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
+        defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd,
+        masks=tuple(args.mask), mode=args.mode, agent=args.agent, agent_ui=args.agent_ui,
+    )  # fmt: skip
+    console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
+    report = run_batch(candidates, options, args.jobs, console)
+    console.summary(report)
+    if args.report:
+        write_json_report(report, args.report)
+    if args.junit:
+        write_junit(report, args.junit)
+    if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
+        return EXIT_INVALID
+    return EXIT_OK if report.ok else EXIT_FAILED

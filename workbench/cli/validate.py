@@ -1,0 +1,44 @@
+"""`workbench validate [PATH...]`: diagnostics only; exit 0 when every file is valid, 2 otherwise."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from workbench.cli.common import add_define, add_scenario_paths, scenario_files
+from workbench.usage import EXIT_INVALID, EXIT_OK
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_scenario_paths(p)
+    add_define(p)
+    p.add_argument("-q", "--quiet", action="store_true", help="print errors only, no warnings or summary")
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.scenario.diagnostics import ScenarioError
+    from workbench.scenario.loader import try_load
+    from workbench.timeline import compile_schedule
+
+    files = scenario_files(args.paths)
+    valid = invalid = warnings = 0
+    for path in files:
+        result = try_load(path, defines=args.define)
+        diagnostics = list(result.diagnostics)
+        if result.scenario is not None:
+            try:
+                compile_schedule(result.scenario)
+            except ScenarioError as exc:
+                diagnostics += exc.diagnostics
+        errors = [d for d in diagnostics if d.severity.value == "error"]
+        for d in diagnostics:
+            if d.severity.value == "error" or not args.quiet:
+                print(d, file=sys.stderr)
+        warnings += len(diagnostics) - len(errors)
+        if errors:
+            invalid += 1
+        else:
+            valid += 1
+    if not args.quiet:
+        print(f"{valid} valid, {invalid} invalid, {warnings} warnings ({len(files)} files)")
+    return EXIT_INVALID if invalid else EXIT_OK
