@@ -1,0 +1,187 @@
+"""`workbench report merge`: one report from the reports of a sharded run.
+
+A CI matrix runs `workbench run --shard I/N --report shard-I.json` on N machines;
+the merge job downloads every shard's report and makes one JSON report and one
+JUnit file from them, as if one machine had run everything (Playwright's
+`merge-reports` does the same for its blobs).
+
+Rules, chosen so that a mistake in the matrix cannot hide a scenario:
+
+* a report is read whole and checked against the report shape; a file that is
+  not a report is invalid input naming the file and the first wrong field;
+* a folder stands for every `*.json` file under it (CI artifacts are often
+  downloaded as one folder per shard);
+* the same scenario (file and name) in two reports means the shards overlap:
+  invalid input naming both reports, never a silent double count;
+* scenarios are ordered by file and name, as `workbench run` orders them;
+* the merged duration is the longest shard's: the shards ran side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.report import RunReport, ScenarioResult
+
+STATUSES = ("passed", "failed", "error", "skipped")
+KINDS = ("assert", "screenshot", "expect", "tool", "timing", "process", "validation")
+SHOT_STATUSES = ("match", "mismatch", "missing", "new", "updated")
+
+
+class MergeError(ValueError):
+    """A report that cannot be merged: not found, not a report, or overlapping another."""
+
+
+@dataclass(frozen=True)
+class ShardReport:
+    path: Path
+    duration_ms: int
+    results: tuple[ScenarioResult, ...]
+
+
+def report_files(paths: Iterable[Path]) -> list[Path]:
+    """The report files named by ``paths``: files as given, folders as their `*.json` files."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*.json") if p.is_file())
+            if not found:
+                raise MergeError(f"{path}: the folder holds no *.json report")
+            files += found
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise MergeError(f"{path}: no such file or folder")
+    return files
+
+
+def read_report(path: Path) -> ShardReport:
+    """One shard's report, checked against the report shape."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise MergeError(f"{path}: not a UTF-8 text file, so not a workbench report") from None
+    except json.JSONDecodeError as exc:
+        raise MergeError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    except OSError as exc:
+        raise MergeError(f"{path}: cannot read: {exc.strerror}") from None
+    _expect(path, "the report", data, dict, quote=False)
+    if data.get("version") != 1:
+        raise MergeError(f"{path}: `version` is {data.get('version')!r}; a workbench report has version 1")
+    _expect(path, "summary", data.get("summary"), dict)
+    duration = data["summary"].get("duration_ms")
+    _expect(path, "summary.duration_ms", duration, int)
+    _expect(path, "scenarios", data.get("scenarios"), list)
+    results = tuple(_scenario(path, i, entry) for i, entry in enumerate(data["scenarios"]))
+    return ShardReport(path, int(duration), results)
+
+
+def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
+    where = f"scenarios[{index}]"
+    _expect(path, where, entry, dict)
+    for key, kind in (("name", str), ("file", str), ("mode", str), ("status", str), ("duration_ms", int),
+                      ("virtual_ms", int), ("failures", list), ("screenshots", list)):  # fmt: skip
+        _expect(path, f"{where}.{key}", entry.get(key), kind)
+    _one_of(path, f"{where}.status", entry["status"], STATUSES)
+    for n, failure in enumerate(entry["failures"]):
+        at = f"{where}.failures[{n}]"
+        _expect(path, at, failure, dict)
+        for key, kind in (("step", int), ("line", int), ("kind", str), ("message", str)):
+            _expect(path, f"{at}.{key}", failure.get(key), kind)
+        _one_of(path, f"{at}.kind", failure["kind"], KINDS)
+    for n, shot in enumerate(entry["screenshots"]):
+        at = f"{where}.screenshots[{n}]"
+        _expect(path, at, shot, dict)
+        for key in ("label", "golden", "actual", "status"):
+            _expect(path, f"{at}.{key}", shot.get(key), str)
+        _one_of(path, f"{at}.status", shot["status"], SHOT_STATUSES)
+    known = {k: entry[k] for k in ("name", "file", "mode", "status", "duration_ms", "virtual_ms")}
+    known["failures"] = [{k: f[k] for k in ("step", "line", "kind", "message")} for f in entry["failures"]]
+    known["screenshots"] = [
+        {k: s[k] for k in ("label", "golden", "actual", "status")} for s in entry["screenshots"]
+    ]
+    return ScenarioResult.from_json(known)
+
+
+def _expect(path: Path, what: str, value: Any, kind: type, *, quote: bool = True) -> None:
+    what = f"`{what}`" if quote else what
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        names = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
+        got = "missing" if value is None else f"{type(value).__name__} {json.dumps(value)[:40]}"
+        raise MergeError(f"{path}: {what} must be {names[kind]}, got {got}")
+
+
+def _one_of(path: Path, what: str, value: str, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise MergeError(f"{path}: `{what}` is {value!r}; allowed: {', '.join(allowed)}")
+
+
+def merge(shards: Sequence[ShardReport]) -> RunReport:
+    """One report holding every shard's scenarios (see the module docstring for the rules)."""
+    seen: dict[tuple[str, str], Path] = {}
+    results: list[ScenarioResult] = []
+    for shard in shards:
+        for result in shard.results:
+            key = (result.file, result.name)
+            if key in seen:
+                raise MergeError(
+                    f"scenario `{result.name}` ({result.file}) is in both {seen[key]} and {shard.path}: "
+                    "the shards overlap (give each run the same N in --shard I/N)"
+                )
+            seen[key] = shard.path
+            results.append(result)
+    results.sort(key=lambda r: (r.file, r.name))
+    return RunReport(results, max((s.duration_ms for s in shards), default=0))
+
+
+def merge_files(paths: Iterable[Path]) -> RunReport:
+    return merge([read_report(p) for p in report_files(paths)])
+
+
+def summary_line(report: RunReport, shards: int) -> str:
+    s = report.to_json()["summary"]
+    return (
+        f"merged {shards} report{'s' if shards != 1 else ''}: {len(report.results)} scenarios, "
+        f"{s['passed']} passed, {s['failed']} failed, {s['errors']} errors, {s['skipped']} skipped"
+    )
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`workbench report merge REPORT... [--junit F] [--report F]` (``parser`` is `report`'s)."""
+    sub = parser.add_subparsers(dest="report_command", metavar="SUBCOMMAND", required=True,
+                                parser_class=type(parser))  # fmt: skip
+    merge_parser = sub.add_parser("merge", help="merge the JSON reports of sharded runs into one")
+    merge_parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT",
+                              help="JSON reports of `workbench run --report` (a folder: its *.json files)")  # fmt: skip
+    merge_parser.add_argument("--junit", type=Path, metavar="FILE", help="write the merged JUnit XML")
+    merge_parser.add_argument("--report", type=Path, metavar="FILE", help="write the merged JSON report")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 when every merged scenario passed (or was skipped), 1 when one failed, 2 on a bad report."""
+    from workbench.engine.report import write_json_report, write_junit
+
+    try:
+        files = report_files(args.reports)
+        report = merge([read_report(p) for p in files])
+    except MergeError as exc:
+        print(f"workbench report merge: error: {exc}", file=sys.stderr)
+        return 2
+    for result in report.results:
+        for failure in result.failures if result.status in ("failed", "error") else ():
+            print(f"{result.file}:{failure.line}: {failure.kind}: {failure.message}")
+    print(summary_line(report, len(files)))
+    if args.report:
+        write_json_report(report, args.report)
+    if args.junit:
+        write_junit(report, args.junit)
+    return 0 if report.ok else 1
