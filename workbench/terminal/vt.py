@@ -454,8 +454,8 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
             ch, width = " ", 1  # a one-column screen cannot show a wide character
         if cursor.x >= cols or (width == 2 and cursor.x == cols - 1):
             if mo.DECAWM in self.mode:
-                if cursor.x == cols - 1:
-                    self._chars[cursor.y][cursor.x] = " "  # a wide character that does not fit wraps
+                # A wide character that does not fit wraps and leaves the last column as it was (tmux):
+                # blanking it would cut a wide character that ends there in half.
                 cursor.x = 0
                 self._line_down()
             else:

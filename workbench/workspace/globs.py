@@ -23,12 +23,24 @@ def name_match(name: str, pattern: str) -> bool:
     return glob_regex(pattern).fullmatch(name) is not None
 
 
+MAX_BRACE_DEPTH = 32
+"""`{a,{b,{c,...}}}` deeper than this is refused: each level is a group the regex compiler recurses into."""
+
+
+class GlobError(ValueError):
+    """A pattern that cannot be used (braces nested too deep); the message says why."""
+
+
 @lru_cache(maxsize=256)
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(_translate(pattern, 0, stop="")[0], re.DOTALL)
+    """The compiled pattern; every pattern either compiles or raises :class:`GlobError`."""
+    try:
+        return re.compile(_translate(pattern, 0, stop="", depth=0)[0], re.DOTALL)
+    except (re.error, RecursionError, OverflowError) as exc:  # not expected: the translator escapes
+        raise GlobError(f"glob `{pattern}` cannot be used: {exc}") from None
 
 
-def _translate(pattern: str, i: int, stop: str) -> tuple[str, int]:
+def _translate(pattern: str, i: int, stop: str, depth: int) -> tuple[str, int]:
     """Translate from ``i`` until an unnested character of ``stop``; return the regex and the end index."""
     out: list[str] = []
     n = len(pattern)
@@ -51,18 +63,12 @@ def _translate(pattern: str, i: int, stop: str) -> tuple[str, int]:
             out.append("[^/]")
             i += 1
         elif c == "[":
-            end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^") else i + 1)
-            if end < 0:
-                out.append(re.escape(c))
-                i += 1
-                continue
-            body = pattern[i + 1 : end]
-            negate = body[:1] in ("!", "^")
-            chars = "".join(ch if ch == "-" else re.escape(ch) for ch in body[negate:])
-            out.append("[" + ("^" if negate else "") + chars + "]")
-            i = end + 1
+            regex, i = _bracket(pattern, i)
+            out.append(regex)
         elif c == "{":
-            alternatives, j = _braces(pattern, i + 1)
+            if depth >= MAX_BRACE_DEPTH:
+                raise GlobError(f"glob `{pattern}`: braces nested more than {MAX_BRACE_DEPTH} deep")
+            alternatives, j = _braces(pattern, i + 1, depth + 1)
             if alternatives is None:
                 out.append(re.escape(c))
                 i += 1
@@ -78,14 +84,48 @@ def _translate(pattern: str, i: int, stop: str) -> tuple[str, int]:
     return "".join(out), i
 
 
-def _braces(pattern: str, i: int) -> tuple[list[str] | None, int]:
+def _braces(pattern: str, i: int, depth: int) -> tuple[list[str] | None, int]:
     """The alternatives of a `{...}` group starting after its `{`, and the index after its `}`."""
     alternatives: list[str] = []
     while True:
-        regex, i = _translate(pattern, i, stop=",}")
+        regex, i = _translate(pattern, i, stop=",}", depth=depth)
         alternatives.append(regex)
         if i >= len(pattern):
             return None, i  # no closing brace: a literal `{`
         if pattern[i] == "}":
             return alternatives, i + 1
         i += 1  # a comma
+
+
+def _bracket(pattern: str, i: int) -> tuple[str, int]:
+    """The class `[...]` starting at ``i``: its regex and the index after it.
+
+    As in fnmatch and POSIX: `!` or `^` first negates, a `]` first (after the
+    negation) is a member, `a-z` is a range (a reversed one matches nothing), and
+    a `[` with no closing `]` is a literal `[`. Members are escaped one by one, so
+    the class compiles whatever it holds. A class never matches `/`.
+    """
+    j = i + 1
+    negate = pattern[j : j + 1] in ("!", "^")
+    j += negate
+    if pattern[j : j + 1] == "]":
+        j += 1  # `[]a]`, `[!]a]`: the first `]` is a member
+    end = pattern.find("]", j)
+    if end < 0:
+        return re.escape("["), i + 1
+    body = pattern[i + 1 + negate : end]
+    parts: list[str] = []
+    k = 0
+    while k < len(body):
+        if k + 2 < len(body) and body[k + 1] == "-":
+            lo, hi = body[k], body[k + 2]
+            if lo <= hi:
+                parts.append(re.escape(lo) + "-" + re.escape(hi))
+            k += 3
+        else:
+            parts.append(re.escape(body[k]))
+            k += 1
+    if not parts:  # only reversed ranges: nothing matches (a negated one: any one character but `/`)
+        return ("[^/]" if negate else "(?!)"), end + 1
+    members = "".join(parts)
+    return ("[^/" + members + "]" if negate else "(?!/)[" + members + "]"), end + 1

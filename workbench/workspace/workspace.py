@@ -32,7 +32,7 @@ from workbench.scenario import model as m
 
 from .confine import WorkspaceError, confine, confine_scenario_path, outside_links
 from .git import GitError, commit_all, git, is_repo
-from .globs import glob_match
+from .globs import GlobError, glob_match
 from .jsonpointer import json_pointer
 
 Snapshot = Mapping[str, tuple[int, ...]]
@@ -231,7 +231,10 @@ class Workspace:
         """Every glob (relative to the workspace, `**` for any folders) matches at least one file."""
         patterns = list(patterns)
         files = list(self.snapshot())
-        missing = [pat for pat in patterns if not any(glob_match(f, _clean(pat)) for f in files)]
+        try:
+            missing = [pat for pat in patterns if not any(glob_match(f, _clean(pat)) for f in files)]
+        except GlobError as exc:
+            return Check(False, str(exc))
         if missing:
             return Check(False, "no file matches " + ", ".join(f"`{p}`" for p in missing))
         return Check(True, f"every artifact pattern matches ({', '.join(f'`{p}`' for p in patterns)})")
