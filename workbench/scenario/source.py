@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,80 +117,242 @@ def read_text(path: Path, display: str | None = None, referenced_from: Pos | Non
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_RESOLVER = yaml.resolver.Resolver()
+
+MAX_DEPTH = 100
+"""Deepest nesting of mappings and lists a scenario may have.
+
+Real scenarios stay below 15. The limit is checked while reading, before any
+parser or tree walk could recurse: libyaml's composer recurses in C (a 50,000
+deep file overflows the C stack), and tomllib and every later walk recurse in
+Python.
+"""
+
+ALIAS_BUDGET = 20_000
+"""Values that YAML aliases may add by expansion beyond the file's own values.
+
+Each alias is expanded into a copy (loaders may change what they get), so
+without a budget a "billion laughs" file of a few lines would grow memory
+without end. The budget is this many values or as many as the file itself
+holds, whichever is larger: ordinary reuse of a block always fits.
+"""
+
+
+def too_deep(pos: Pos) -> ScenarioError:
+    return ScenarioError.at(
+        pos, f"nested more than {MAX_DEPTH} levels deep; a scenario never needs that much nesting"
+    )
+
+
+class _Frame:
+    """A mapping or list being built, with what its next event will complete."""
+
+    __slots__ = ("anchor", "container", "key", "key_pos", "merge", "merged", "start_count")
+
+    def __init__(self, container: PMap | PList, anchor: str | None, start_count: int) -> None:
+        self.container = container
+        self.anchor = anchor
+        self.start_count = start_count
+        self.key: str | None = None
+        self.key_pos: Pos | None = None  # set while the value of ``key`` is awaited
+        self.merge = False  # the awaited value is for `<<`
+        self.merged: set[str] = set()  # keys from `<<: *anchor`, which explicit keys may override
+
+
+class _Anchor:
+    __slots__ = ("height", "size", "value")
+
+    def __init__(self, value: Any, size: int, height: int) -> None:
+        self.value = value
+        self.size = size
+        self.height = height
+
+
+def _copy(value: Any) -> Any:
+    """A fresh copy of a built value (an alias's expansion), positions kept."""
+    if isinstance(value, PMap):
+        m = PMap(value.pos)
+        for k, v in value.items():
+            m[k] = _copy(v)
+        m.key_pos.update(value.key_pos)
+        m.value_pos.update(value.value_pos)
+        return m
+    if isinstance(value, PList):
+        seq = PList(value.pos)
+        seq.extend(_copy(v) for v in value)
+        seq.item_pos.extend(value.item_pos)
+        return seq
+    return value
+
+
+def _height(value: Any) -> int:
+    """How many container levels ``value`` has (0 for a scalar)."""
+    if isinstance(value, PMap):
+        return 1 + max((_height(v) for v in value.values()), default=0)
+    if isinstance(value, PList):
+        return 1 + max((_height(v) for v in value), default=0)
+    return 0
 
 
 class _Builder:
-    """Turns a composed YAML node tree into PMap / PList / scalars."""
+    """Turns libyaml's event stream into PMap / PList / scalars, without recursion.
+
+    Working from events rather than a composed node tree keeps libyaml's
+    recursive composer out of the way, so depth and alias expansion are
+    checked here before either can exhaust a stack or memory.
+    """
 
     def __init__(self, file: str) -> None:
         self.file = file
         self.constructor = yaml.constructor.SafeConstructor()
-        self.active: set[int] = set()
+        self.stack: list[_Frame] = []
+        self.anchors: dict[str, _Anchor] = {}
+        self.open_anchors: set[str] = set()
+        self.count = 0  # values read from the text
+        self.expanded = 0  # values added by alias expansion
 
-    def pos(self, node: yaml.Node) -> Pos:
-        mark = node.start_mark
+    def pos(self, event: yaml.Event) -> Pos:
+        mark = event.start_mark
+        if mark is None:  # pragma: no cover - libyaml marks every event
+            return Pos(self.file)
         return Pos(self.file, mark.line + 1, mark.column + 1)
 
-    def build(self, node: yaml.Node) -> Any:
-        if isinstance(node, yaml.ScalarNode):
-            if node.tag == _STR or node.tag == _TIMESTAMP:
-                return node.value
-            try:
-                return self.constructor.construct_object(node, deep=True)
-            except (yaml.YAMLError, ValueError, TypeError) as exc:
-                raise ScenarioError.at(
-                    self.pos(node), f"invalid {node.tag.rsplit(':', 1)[-1]} value: {exc}"
-                ) from None
-        key = id(node)
-        if key in self.active:
-            raise ScenarioError.at(self.pos(node), "recursive alias: a node contains itself")
-        self.active.add(key)
-        try:
-            if isinstance(node, yaml.SequenceNode):
-                seq = PList(self.pos(node))
-                for item in node.value:
-                    seq.append(self.build(item))
-                    seq.item_pos.append(self.pos(item))
-                return seq
-            return self.build_map(node)
-        finally:
-            self.active.discard(key)
-
-    def build_map(self, node: yaml.Node) -> PMap:
-        result = PMap(self.pos(node))
-        merged: set[str] = set()  # keys from `<<: *anchor`, which explicit keys may override
-        for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
-                merged |= self.merge_into(result, value_node)
-                continue
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise ScenarioError.at(self.pos(key_node), "mapping keys must be plain scalars")
-            key = key_node.value if key_node.tag == _STR else str(self.build(key_node))
-            if key in result and key not in merged:
-                first = result.key_pos[key]
-                raise ScenarioError.at(
-                    self.pos(key_node), f"duplicate key `{key}` (first defined at line {first.line})"
+    def build(self, text: str) -> Any:
+        result: Any = None
+        documents = 0
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.ScalarEvent):
+                self.count += 1
+                value, tag = self.scalar(event)
+                if event.anchor is not None:
+                    self.anchors[event.anchor] = _Anchor(value, 1, 0)
+                if self.stack:
+                    self.add(value, self.pos(event), merge_key=tag == _MERGE)
+                else:
+                    result = value
+            elif isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+                self.count += 1
+                if len(self.stack) >= MAX_DEPTH:
+                    raise too_deep(self.pos(event))
+                if (
+                    self.stack
+                    and self.stack[-1].key_pos is None
+                    and isinstance(self.stack[-1].container, PMap)
+                ):
+                    raise ScenarioError.at(self.pos(event), "mapping keys must be plain scalars")
+                container: PMap | PList = (
+                    PMap(self.pos(event))
+                    if isinstance(event, yaml.MappingStartEvent)
+                    else PList(self.pos(event))
                 )
-            merged.discard(key)
-            result[key] = self.build(value_node)
-            result.key_pos[key] = self.pos(key_node)
-            result.value_pos[key] = self.pos(value_node)
+                if event.anchor is not None:
+                    self.open_anchors.add(event.anchor)
+                self.stack.append(_Frame(container, event.anchor, self.count))
+            elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+                frame = self.stack.pop()
+                done = frame.container
+                if frame.anchor is not None:
+                    self.open_anchors.discard(frame.anchor)
+                    size = self.count + self.expanded - frame.start_count + 1
+                    self.anchors[frame.anchor] = _Anchor(done, size, _height(done))
+                if not self.stack:
+                    result = done
+                else:
+                    self.add(done, done.pos)
+            elif isinstance(event, yaml.AliasEvent):
+                value = self.alias(event)
+                if self.stack:
+                    self.add(value, self.pos(event))
+                else:
+                    result = value
+            elif isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise ScenarioError.at(
+                        self.pos(event), "invalid YAML: expected a single document, found another one"
+                    )
         return result
 
-    def merge_into(self, result: PMap, value_node: yaml.Node) -> set[str]:
-        added: set[str] = set()
-        sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
-        for src in sources:
-            merged = self.build(src)
+    def scalar(self, event: yaml.ScalarEvent) -> tuple[Any, str]:
+        """The value of a scalar and its resolved tag."""
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
+        if tag in (_STR, _TIMESTAMP, _MERGE):
+            return event.value, tag
+        node = yaml.ScalarNode(tag, event.value, style=event.style)  # marks: our diagnostic has the place
+        try:
+            return self.constructor.construct_object(node, deep=True), tag
+        except (yaml.YAMLError, ValueError, TypeError, KeyError, OverflowError) as exc:
+            what = tag.rsplit(":", 1)[-1]
+            if isinstance(exc, KeyError):  # `!!bool maybe`: PyYAML looks the word up
+                message = f"invalid {what} value: `{event.value}`"
+            else:
+                message = value_message(what, exc)
+            raise ScenarioError.at(self.pos(event), message) from None
+
+    def alias(self, event: yaml.AliasEvent) -> Any:
+        name = event.anchor or ""
+        if name in self.open_anchors:
+            raise ScenarioError.at(self.pos(event), f"recursive alias `*{name}`: a node contains itself")
+        anchor = self.anchors.get(name)
+        if anchor is None:
+            raise ScenarioError.at(
+                self.pos(event), f"undefined alias `*{name}`: no anchor `&{name}` before it"
+            )
+        if len(self.stack) + anchor.height > MAX_DEPTH:
+            raise too_deep(self.pos(event))
+        self.expanded += anchor.size
+        if self.expanded > max(ALIAS_BUDGET, self.count):
+            raise ScenarioError.at(
+                self.pos(event),
+                f"aliases expand to more than {max(ALIAS_BUDGET, self.count):,} values"
+                " (an alias bomb?); repeat fewer or smaller anchored blocks",
+            )
+        return _copy(anchor.value)
+
+    def add(self, value: Any, pos: Pos, *, merge_key: bool = False) -> None:
+        """Put a finished value into the innermost container (as a key, a value or an item)."""
+        frame = self.stack[-1]
+        container = frame.container
+        if isinstance(container, PList):
+            container.append(value)
+            container.item_pos.append(pos)
+            return
+        if frame.key_pos is None:
+            if isinstance(value, PMap | PList):
+                raise ScenarioError.at(pos, "mapping keys must be plain scalars")
+            frame.key = value if isinstance(value, str) else str(value)
+            frame.key_pos = pos
+            frame.merge = merge_key
+            return
+        key, key_pos = frame.key, frame.key_pos
+        frame.key, frame.key_pos = None, None
+        if frame.merge:
+            self.merge_into(frame, value, pos)
+            return
+        assert key is not None
+        if key in container and key not in frame.merged:
+            first = container.key_pos[key]
+            raise ScenarioError.at(key_pos, f"duplicate key `{key}` (first defined at line {first.line})")
+        frame.merged.discard(key)
+        container[key] = value
+        container.key_pos[key] = key_pos
+        container.value_pos[key] = pos
+
+    def merge_into(self, frame: _Frame, value: Any, pos: Pos) -> None:
+        result = frame.container
+        assert isinstance(result, PMap)
+        sources = list(value.items_with_pos()) if isinstance(value, PList) else [(value, pos)]
+        for merged, src_pos in sources:
             if not isinstance(merged, PMap):
-                raise ScenarioError.at(self.pos(src), "`<<` merges mappings only")
+                raise ScenarioError.at(src_pos, "`<<` merges mappings only")
             for k, v in merged.items():
                 if k not in result:
                     result[k] = v
                     result.key_pos[k] = merged.at_key(k)
                     result.value_pos[k] = merged.at_value(k)
-                    added.add(k)
-        return added
+                    frame.merged.add(k)
 
 
 def _yaml_error(exc: yaml.YAMLError, file: str) -> ScenarioError:
@@ -205,28 +368,95 @@ def _yaml_error(exc: yaml.YAMLError, file: str) -> ScenarioError:
 def parse_yaml(text: str, file: str) -> Any:
     """Parse one YAML document; an empty document is ``None``."""
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        return _Builder(file).build(text)
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, file) from None
-    if node is None:
-        return None
-    return _Builder(file).build(node)
+
+
+# --------------------------------------------------------------------------- JSON and TOML guards
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[\[\]{}]')
+_TOML_TOKENS = re.compile(
+    r'"""(?:[^\\]|\\.)*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"?|\'[^\'\n]*\'?|#[^\n]*|[\[\]{}]'
+)
+_MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+_LONG_INT = re.compile(rf"(?<![\w.])[-+]?[0-9][0-9_]{{{_MAX_DIGITS},}}")
+
+
+def offset_pos(text: str, offset: int, file: str) -> Pos:
+    """The ``file:line:col`` of a character offset into ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    return Pos(file, line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+
+
+def guard_brackets(text: str, file: str, tokens: re.Pattern[str]) -> None:
+    """Refuse bracket nesting past :data:`MAX_DEPTH` before a recursive parser sees it.
+
+    ``tokens`` matches strings and comments whole (so brackets inside them do
+    not count) and single brackets. A text the parser would reject anyway may be
+    miscounted; that only changes which of the two complaints comes first.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for m in tokens.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise too_deep(offset_pos(text, m.start(), file))
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+
+
+def long_integer(text: str, file: str, exc: ValueError) -> ScenarioError:
+    """Python refuses to read integers with more than 4,300 digits; say where one is."""
+    m = _LONG_INT.search(text)
+    pos = offset_pos(text, m.start(), file) if m else Pos(file)
+    return ScenarioError.at(pos, value_message("integer", exc))
+
+
+def value_message(what: str, exc: Exception) -> str:
+    """Why a scalar could not be read, in the file's terms rather than Python's."""
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return f"integer too long: at most {_MAX_DIGITS:,} digits are allowed (quote it to keep it as text)"
+    return f"invalid {what} value: {exc}"
+
+
+def check_depth(value: Any, positions: Callable[[tuple[str | int, ...]], Pos]) -> None:
+    """Refuse a parsed value nested past :data:`MAX_DEPTH`, without recursing.
+
+    ``positions`` gives the place of a path into ``value`` (the first path
+    that is too deep) for the diagnostic.
+    """
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            raise too_deep(positions(path))
+        if isinstance(item, dict):
+            stack.extend((v, (*path, k)) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(item))
 
 
 # --------------------------------------------------------------------------- JSON
 
 
 def parse_json(text: str, file: str) -> Any:
+    guard_brackets(text, file, _JSON_TOKENS)
     try:
         plain = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError.at(Pos(file, exc.lineno, exc.colno), f"invalid JSON: {exc.msg}") from None
-    except RecursionError:
+    except RecursionError:  # pragma: no cover - guard_brackets stops this first
         raise ScenarioError.at(Pos(file), "invalid JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise long_integer(text, file, exc) from None
     try:
         return parse_yaml(text, file)
     except ScenarioError as exc:
-        if any("duplicate key" in d.message for d in exc.diagnostics):
+        if any("duplicate key" in d.message or "nested more than" in d.message for d in exc.diagnostics):
             raise
         # Valid JSON that YAML 1.1 reads differently (rare escapes): keep the values.
         return wrap_plain(plain, Pos(file))
@@ -240,8 +470,9 @@ _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 def parse_toml(text: str, file: str) -> PMap:
     import tomllib
 
-    from .tomlpos import attach_positions
+    from .tomlpos import attach_positions, scan_positions
 
+    guard_brackets(text, file, _TOML_TOKENS)
     try:
         plain = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -255,7 +486,21 @@ def parse_toml(text: str, file: str) -> PMap:
             line, col = 1, 1
         detail = _TOML_POS.sub("", msg).replace("(at end of document)", "at the end of the file").strip()
         raise ScenarioError.at(Pos(file, line, col), f"Failed to parse TOML: {detail}") from None
-    doc: PMap = attach_positions(plain, text, file)
+    except RecursionError:  # pragma: no cover - guard_brackets stops this first
+        raise ScenarioError.at(Pos(file), "invalid TOML: nested too deeply") from None
+    except ValueError as exc:
+        raise long_integer(text, file, exc) from None
+    positions = scan_positions(text, file)
+
+    def place(path: tuple[str | int, ...]) -> Pos:
+        # Dotted keys and headers nest without brackets: name the deepest part found.
+        for depth in range(len(path), 0, -1):
+            if path[:depth] in positions:
+                return positions[path[:depth]][0]
+        return Pos(file)
+
+    check_depth(plain, place)
+    doc: PMap = attach_positions(plain, text, file, positions)
     return doc
 
 

@@ -282,14 +282,16 @@ def scan_positions(text: str, file: str) -> Positions:
         return scanner.found
 
 
-def attach_positions(plain: dict[str, Any], text: str, file: str) -> PMap:
+def attach_positions(plain: dict[str, Any], text: str, file: str, positions: Positions | None = None) -> PMap:
     """Wrap tomllib's result for ``text`` into position-carrying containers.
 
     Every mapping becomes a :class:`PMap` (with the position of each key and value),
     every list a :class:`PList` (with the position of each item). A path the scan did
-    not find (it should not happen) takes its container's position.
+    not find (it should not happen) takes its container's position. ``positions``
+    is the scan of ``text`` when the caller has already made it.
     """
-    positions = scan_positions(text, file)
+    if positions is None:
+        positions = scan_positions(text, file)
 
     def wrap(value: Any, path: PathKey, pos: Pos) -> Any:
         if isinstance(value, dict):
