@@ -1,7 +1,17 @@
-"""Shared test helpers: where the repository and the shared corpus are."""
+"""Shared test helpers: where the repository and the shared corpus are, and a private temp root.
+
+Every test session (and every pytest-xdist worker) gets its own ``TMPDIR``, so that
+what one test leaves behind, or another program on the machine writes to the
+system temp folder, never shows in a test that looks at temp files; and so that
+no test depends on how long the machine's own ``TMPDIR`` is.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +20,24 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
 SCENARIOS = REPO / "scenarios"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_tmpdir() -> Iterator[Path]:
+    """A fresh TMPDIR for this session (or xdist worker), removed at the end."""
+    root = Path(tempfile.mkdtemp(prefix="wbt-"))
+    saved = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(root)
+    tempfile.tempdir = None  # forget the cached folder: gettempdir() now answers `root`
+    try:
+        yield root
+    finally:
+        if saved is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved
+        tempfile.tempdir = None
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def require_corpus() -> Path:

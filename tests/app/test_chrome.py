@@ -1,4 +1,4 @@
-"""Themes from themes/, the command palette, the help screen, key bindings with ids and the keymap file."""
+"""Themes (package data), the command palette, the help screen, key bindings with ids and the keymap file."""
 
 from __future__ import annotations
 

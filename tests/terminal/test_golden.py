@@ -1,4 +1,4 @@
-"""Goldens: paths of DESIGN.md section 6, the CI and update flows, and readable diffs."""
+"""Goldens: paths of docs/design.md §6, the CI and update flows, and readable diffs."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ import asyncio
 import os
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -119,8 +120,13 @@ def _open_fds() -> set[str]:
 
 
 @pytest.mark.slow
-def test_500_sessions_in_a_row_leave_no_process_fd_or_temp_file() -> None:
-    tmp = tempfile.gettempdir()
+def test_500_sessions_in_a_row_leave_no_process_fd_or_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tmp = tmp_path / "tmp"  # a temp root of this test's own: nothing else writes there
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
 
     async def go() -> None:
         await asyncio.sleep(0)

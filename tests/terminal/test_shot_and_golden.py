@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -244,3 +245,19 @@ def test_write_atomic_failure_leaves_nothing(tmp_path: Path) -> None:
         write_atomic(target, "bad \udcff surrogate")
     assert target.read_text(encoding="utf-8") == "good"
     assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_write_atomic_gives_a_new_file_the_usual_permissions(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "new.golden", "x")
+        os.umask(0o027)
+        write_atomic(tmp_path / "other.golden", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new.golden").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "other.golden").stat().st_mode & 0o777 == 0o640
+    (tmp_path / "kept").write_text("x")
+    (tmp_path / "kept").chmod(0o600)
+    write_atomic(tmp_path / "kept", "y")
+    assert (tmp_path / "kept").stat().st_mode & 0o777 == 0o600

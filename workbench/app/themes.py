@@ -1,4 +1,6 @@
-"""Themes from TOML files: ``themes/*.toml`` in the checkout, plus ``$WORKBENCH_THEMES`` (a folder).
+"""Themes from TOML files: ``themes_data/*.toml`` inside the package, plus ``$WORKBENCH_THEMES`` (a folder).
+
+The built-in themes ship inside the package (package data), so a wheel has them too.
 
 Each file holds the keys of :class:`textual.theme.Theme` (``name``, ``primary``,
 ``background``, ...) and an optional ``[variables]`` table of extra CSS
@@ -29,7 +31,7 @@ DEFAULT_VARIABLES = {
 
 
 def theme_dirs() -> list[Path]:
-    dirs = [Path(__file__).resolve().parents[2] / "themes"]
+    dirs = [Path(__file__).resolve().parent / "themes_data"]
     extra = os.environ.get("WORKBENCH_THEMES")
     if extra:
         dirs.append(Path(extra))

@@ -1,6 +1,6 @@
 """Run results and the files CI reads: the JSON report and JUnit XML.
 
-The shapes are the contract of DESIGN.md section 6: one entry per scenario with
+The shapes are the contract of docs/design.md §6: one entry per scenario with
 its status, durations (wall and virtual), failures (step, line, kind, message)
 and screenshots (label, golden, actual, status). JUnit has one `<testcase>` per
 scenario with the first failure's message.
@@ -55,7 +55,7 @@ class ScenarioResult:
     screenshots: list[ShotResult] = field(default_factory=list)
     run_dir: str | None = None
     kept_workspace: str | None = None
-    skip_reason: str | None = None  # console and JUnit only: the report's shape is fixed by DESIGN.md
+    skip_reason: str | None = None  # console and JUnit only: the report's shape is fixed by docs/design.md §6
 
     def fail(self, failure: Failure) -> None:
         self.failures.append(failure)

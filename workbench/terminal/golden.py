@@ -1,6 +1,6 @@
 """Goldens: where screenshots live, how they are compared, and how they are updated.
 
-Paths follow DESIGN.md section 6: the golden is
+Paths follow docs/design.md §6: the golden is
 ``<goldens>/<scenario>/<profile>/<label>.golden`` with an optional
 ``<label>.style.json`` sidecar, and every capture is also written to
 ``<actual root>/<scenario>/<profile>/screenshots/<label>.golden`` (root

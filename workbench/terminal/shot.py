@@ -1,6 +1,6 @@
 """A screenshot as a value: the text grid of the golden format, the cursor, and style runs.
 
-The golden format (DESIGN.md section 6) is UTF-8 text of exactly ``height``
+The golden format (docs/design.md §6) is UTF-8 text of exactly ``height``
 rows, each padded with spaces to ``width`` columns, joined by ``\\n``, with no
 trailing newline and no escape codes. Colours and attributes live apart, in a
 style sidecar of runs (:meth:`Shot.style_json`), so a golden stays readable in
