@@ -14,8 +14,10 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+from typing import TYPE_CHECKING
 
-from . import model as m
+if TYPE_CHECKING:  # at run time any objects with these attributes do: the `claude` shim matches without the model
+    from . import model as m
 
 # Rust's POSIX classes are ASCII-only, so these ranges are exact.
 _POSIX = {
