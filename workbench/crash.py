@@ -1,4 +1,10 @@
-"""Bugs are reported, never shown as a bare traceback: the traceback goes to a file we name."""
+"""Bugs are reported, never shown as a bare traceback: the traceback goes to a file we name.
+
+A crash in another process (the mock agent, a tool it runs) is written there
+too, and only its path and one-line summary travel to the engine, which
+reports it as :class:`ReportedCrash`: an internal error (exit 3), not a
+scenario failure.
+"""
 
 from __future__ import annotations
 
@@ -13,3 +19,16 @@ def write_crash_report(exc: BaseException) -> str:
     with os.fdopen(fd, "w") as f:
         traceback.print_exception(exc, file=f)
     return path
+
+
+def summary(exc: BaseException) -> str:
+    """``Type: message``: the line that names a crash next to its file."""
+    return f"{type(exc).__name__}: {exc}"
+
+
+class ReportedCrash(RuntimeError):
+    """A bug in ``who`` whose traceback is already in the crash file ``path``."""
+
+    def __init__(self, who: str, error: str, path: str) -> None:
+        super().__init__(f"{who} crashed: {error} (this is a bug; the traceback is in {path})")
+        self.path = path

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from workbench.terminal import Screen
@@ -74,6 +74,11 @@ def test_feeding_character_by_character_gives_the_same_screen(text: str, size: t
 
 @settings(database=None, max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=streams, size=sizes)
+@example(
+    text="\u4e2d000\u4e2d\x1b[0;0A\u4e2d", size=(7, 2)
+)  # a wrapping wide character cut the one before it
+@example(text="\u4e2d000\u4e2d\r\x1b[6C\u4e2d", size=(7, 2))  # the same after any move to the last column
+@example(text="ab\u4e2d\x1b[3D\u6587\x1b[1;3H\u4e2d\x1b[2D\u4e2d", size=(4, 2))
 def test_the_screen_is_always_width_by_height_with_whole_wide_characters(
     text: str, size: tuple[int, int]
 ) -> None:

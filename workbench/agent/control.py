@@ -19,6 +19,12 @@ Agent -> engine::
     {"op": "done", "index": 3, "written": 512, "failures": [{"kind", "message", "line"}]}
     {"op": "synced", "written": 530}
     {"op": "bye", "exit": 0, "written": 600}
+    {"op": "crash", "error": "KeyError: 'x'", "path": "/tmp/workbench-crash-....txt"}
+
+``crash`` is the agent's last word when a bug stops it (in the agent or in a
+tool): the traceback is in the file, and the engine raises
+:class:`~workbench.crash.ReportedCrash` (an internal error, exit 3) instead of
+seeing a closed channel.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import contextlib
 import json
 import socket
 from typing import Any
+
+from workbench.crash import ReportedCrash, summary, write_crash_report
 
 ENV_VAR = "WORKBENCH_CONTROL"
 
@@ -66,6 +74,13 @@ class AgentLink:
             if line.strip():
                 messages.append(json.loads(line))
         return messages
+
+    def report_crash(self, exc: BaseException) -> str:
+        """Write the crash file and tell the engine where it is (if it still listens); return the path."""
+        path = write_crash_report(exc)
+        with contextlib.suppress(OSError):
+            self.send({"op": "crash", "error": summary(exc), "path": path})
+        return path
 
     def close(self) -> None:
         self.sock.close()
@@ -111,6 +126,8 @@ class EngineLink:
         if not line:
             raise ControlError("the mock agent closed the control channel (did it exit?)")
         message: dict[str, Any] = json.loads(line)
+        if message.get("op") == "crash":
+            raise ReportedCrash("the mock agent", str(message.get("error")), str(message.get("path")))
         if expect is not None and message.get("op") != expect:
             raise ControlError(f"expected `{expect}` from the mock agent, got {message}")
         return message

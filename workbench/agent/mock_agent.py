@@ -37,12 +37,13 @@ from typing import Any
 
 from workbench.agent import render
 from workbench.agent.control import ENV_VAR, AgentLink, ControlError
+from workbench.crash import summary, write_crash_report
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
 from workbench.timeline import Schedule, Step, compile_schedule
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 AGENT_ACTIONS = {"think", "assistant", "llm-error", "llm-response", "tool-start", "tool-progress", "tool-output",
                  "tool-result", "edit", "acp"}  # fmt: skip
@@ -325,6 +326,11 @@ def run(args: argparse.Namespace) -> int:
     except ControlError as exc:
         print(f"workbench mock-agent: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except Exception as exc:  # a bug here or in a tool: a crash file, whose path the engine learns
+        cause = exc.__cause__ if isinstance(exc, _Crashed) and exc.__cause__ is not None else exc
+        path = exc.crash_path if isinstance(exc, _Crashed) else write_crash_report(exc)
+        print(f"workbench mock-agent: internal error: {summary(cause)}; the traceback is in {path}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         return 130
     finally:
@@ -385,8 +391,20 @@ def _controlled(agent: MockAgent, term: Terminal, path: str) -> int:
                     code = EXIT_FAILED if agent.failures else EXIT_OK
                     link.send({"op": "bye", "exit": code, "written": term.written})
                     return code
+    except Exception as exc:
+        if not isinstance(exc, ControlError):
+            raise _Crashed(link.report_crash(exc)) from exc
+        raise
     finally:
         link.close()
+
+
+class _Crashed(Exception):
+    """A crash already written to ``crash_path`` and reported to the engine."""
+
+    def __init__(self, crash_path: str) -> None:
+        super().__init__(crash_path)
+        self.crash_path = crash_path
 
 
 def _alone(agent: MockAgent, term: Terminal, speed: float | None) -> int:

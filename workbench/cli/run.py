@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from workbench.cli.common import add_define, add_scenario_paths, scenario_files
-from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageError
+from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -107,4 +107,6 @@ def run(args: argparse.Namespace) -> int:
         write_junit(report, args.junit)
     if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
         return EXIT_INVALID
+    if any(r.status == "error" for r in report.results):
+        return EXIT_INTERNAL  # a bug (the failure names its crash file)
     return EXIT_OK if report.ok else EXIT_FAILED

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from workbench.agent.control import ENV_VAR, ControlError, EngineLink
 from workbench.clock import VirtualClock
-from workbench.crash import write_crash_report
+from workbench.crash import ReportedCrash, write_crash_report
 from workbench.engine.program import Program, program_for
 from workbench.engine.real_agent import RealAgent, RealAgentError
 from workbench.engine.report import Failure, ScenarioResult, ShotResult
@@ -482,6 +482,8 @@ class ScenarioRun:
 
 
 def _crash_report(exc: BaseException) -> str:
+    if isinstance(exc, ReportedCrash):  # another process's bug, its traceback already in a file
+        return str(exc)
     return f"{type(exc).__name__}: {exc} (this is a bug; the traceback is in {write_crash_report(exc)})"
 
 
