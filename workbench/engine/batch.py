@@ -119,6 +119,11 @@ class Console:
         if result.skip_reason:
             virtual += f"; {result.skip_reason}"
         self.out.write(f"{prefix}{mark:8}{result.name}  ({result.duration_ms / 1000:.2f} s{virtual})\n")
+        for shot in result.screenshots:  # a golden written is news: say where it went
+            if shot.status in ("new", "updated"):
+                self.out.write(f"  {shot.status} golden: {shot.golden}\n")
+        if result.run_dir:
+            self.out.write(f"  run folder: {result.run_dir}\n")
         self.out.flush()
 
     def summary(self, report: RunReport) -> None:
