@@ -8,6 +8,7 @@ The bad-input cases check each diagnostic's text: a merge must never hide a scen
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -17,7 +18,6 @@ import pytest
 from tests.conftest import SCENARIOS, write
 from tests.engine.test_run_e2e import workbench
 from workbench.engine.batch import Selection, collect
-from workbench.scenario.loader import display_name
 
 pytestmark = pytest.mark.slow
 
@@ -28,10 +28,10 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     root = tmp_path_factory.mktemp("shards")
     procs = []
     for i in range(1, 5):
-        cwd = root / f"machine-{i}"
-        cwd.mkdir()
+        cwd = root / f"machine-{i}"  # a checkout of the repository's examples, as a CI machine has
+        shutil.copytree(SCENARIOS, cwd / "scenarios")
         (cwd / ".tmp").mkdir()
-        argv = ["run", str(SCENARIOS), "--shard", f"{i}/4", "--report", "report.json", "--junit", "junit.xml"]
+        argv = ["run", "scenarios", "--shard", f"{i}/4", "--report", "report.json", "--junit", "junit.xml"]
         procs.append((cwd, subprocess.Popen(_cli(*argv), cwd=cwd, env=_env(cwd), stdout=subprocess.PIPE,
                                             stderr=subprocess.STDOUT, text=True)))  # fmt: skip
     for cwd, proc in procs:
@@ -59,7 +59,8 @@ def test_four_shards_merge_into_one_report_of_every_scenario(shards: list[Path],
     done = workbench("report", "merge", *map(str, shards), "--report", "all.json", "--junit", "all.xml",
                      cwd=tmp_path)  # fmt: skip
     merged = json.loads((tmp_path / "all.json").read_text())
-    expected = sorted((display_name(c.path), c.name) for c in collect([SCENARIOS], Selection(), defines=()))
+    found = collect([SCENARIOS], Selection(), defines=())
+    expected = sorted((f"scenarios/{c.path.relative_to(SCENARIOS)}", c.name) for c in found)
     assert [(s["file"], s["name"]) for s in merged["scenarios"]] == expected
     by_key = {(s["file"], s["name"]): s for part in parts for s in part["scenarios"]}
     assert merged["scenarios"] == [by_key[k] for k in expected], "entries are copied unchanged"
