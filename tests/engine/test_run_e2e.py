@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SCENARIOS, write
+from tests.processes import running, unique_seconds
 
 
 def workbench(
@@ -305,9 +306,10 @@ def test_the_python_repl_screen(tmp_path: Path) -> None:
 
 
 def test_hung_program_fails_at_timeout_with_the_screen(tmp_path: Path) -> None:
-    scenario = write(tmp_path, "hung.yaml", """\
+    sleep = f"sleep {unique_seconds(600)}"  # only this test's sleep, not any other on the machine
+    scenario = write(tmp_path, "hung.yaml", f"""\
 name: hung
-command: [bash, -c, "echo waiting forever; sleep 600"]
+command: [bash, -c, "echo waiting forever; {sleep}"]
 timeline:
   - log: nothing to do
 expect:
@@ -320,18 +322,14 @@ expect:
     (entry,) = report_of(tmp_path / "r.json")["scenarios"]
     assert entry["failures"][0]["kind"] == "timing"
     assert "waiting forever" in entry["failures"][0]["message"]
-    assert _orphans("sleep 600") == []
-
-
-def _orphans(pattern: str) -> list[str]:
-    done = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True, check=False)
-    return done.stdout.split()
+    assert running(sleep) == []
 
 
 def test_ctrl_c_ends_every_child_and_removes_the_workspace(tmp_path: Path) -> None:
-    scenario = write(tmp_path, "long.yaml", """\
+    first, second = f"sleep {unique_seconds(777)}", f"sleep {unique_seconds(778)}"
+    scenario = write(tmp_path, "long.yaml", f"""\
 name: long
-command: [bash, -c, "sleep 777 & sleep 778; wait"]
+command: [bash, -c, "{first} & {second}; wait"]
 repo:
   init: true
 timeline:
@@ -346,9 +344,9 @@ timeline:
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 30
-        while not _orphans("sleep 778") and time.monotonic() < deadline:
+        while not running(second) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _orphans("sleep 778"), "the program never started"
+        assert running(second), "the program never started"
         os.kill(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:
@@ -356,7 +354,7 @@ timeline:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err
-    assert _orphans("sleep 77[78]") == []
+    assert running(first) == running(second) == []
     assert [p.name for p in tmp.iterdir() if p.name.startswith("wb-")] == []
 
 

@@ -32,12 +32,59 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import shutil
 import socket
+import sys
+import tempfile
 from typing import Any
 
 from workbench.crash import ReportedCrash, summary, write_crash_report
 
 ENV_VAR = "WORKBENCH_CONTROL"
+SUN_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
+"""Bytes of a Unix socket path, without its NUL (108 on Linux, 104 on macOS and the BSDs)."""
+_NAME = "wb-ctl-XXXXXXXX/c"  # what mkdtemp and the socket's name add to the base folder
+
+
+def socket_folders() -> list[str]:
+    """Where a control socket may live, best first: TMPDIR (via tempfile), then short standard places."""
+    candidates = [
+        tempfile.gettempdir(),
+        os.environ.get("XDG_RUNTIME_DIR", ""),
+        "/tmp",
+        "/dev/shm",
+        "/var/tmp",
+    ]
+    seen: list[str] = []
+    for base in candidates:
+        if base and base not in seen:
+            seen.append(base)
+    return seen
+
+
+def private_socket_path() -> tuple[str, str]:
+    """A fresh private (0700) folder and the socket path inside it, short enough for ``AF_UNIX``.
+
+    ``TMPDIR`` is used when the path fits; a long one (macOS has 50-character
+    ones, CI runners nest deeper) falls back to a short standard folder, so the
+    channel works whatever ``TMPDIR`` is. Returns ``(folder, path)``.
+    """
+    for base in socket_folders():
+        if len(os.fsencode(os.path.join(base, _NAME))) > SUN_PATH_MAX:
+            continue
+        try:
+            folder = tempfile.mkdtemp(prefix="wb-ctl-", dir=base)
+        except OSError:
+            continue
+        path = os.path.join(folder, "c")
+        if len(os.fsencode(path)) <= SUN_PATH_MAX:
+            return folder, path
+        shutil.rmtree(folder, ignore_errors=True)
+    raise ControlError(
+        f"no writable folder gives a Unix socket path under {SUN_PATH_MAX + 1} bytes "
+        f"(tried {', '.join(socket_folders())}); set TMPDIR to a short writable folder"
+    )
 
 
 class ControlError(RuntimeError):
@@ -87,10 +134,16 @@ class AgentLink:
 
 
 class EngineLink:
-    """The engine's end: an asyncio Unix server that accepts exactly one agent."""
+    """The engine's end: an asyncio Unix server that accepts exactly one agent.
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    Without a ``path`` it listens in a private folder of its own (see
+    :func:`private_socket_path`), removed by :meth:`close`; :attr:`path` is set
+    once :meth:`start` has run.
+    """
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path or ""
+        self._folder: str | None = None
         self._server: asyncio.AbstractServer | None = None
         self._connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] | None = None
         self._reader: asyncio.StreamReader | None = None
@@ -106,6 +159,8 @@ class EngineLink:
             else:
                 writer.close()
 
+        if not self.path:
+            self._folder, self.path = private_socket_path()
         self._server = await asyncio.start_unix_server(accept, path=self.path)
 
     async def wait_connected(self, timeout: float) -> dict[str, Any]:
@@ -144,3 +199,6 @@ class EngineLink:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
