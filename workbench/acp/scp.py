@@ -1,0 +1,289 @@
+"""Test scripts for ACP agents in the spirit of Symposium's SCP test runner, completed.
+
+A *script* is ``async def mock_user(ctx: TestContext) -> None``. It starts
+sessions and talks::
+
+    async def mock_user(ctx):
+        session = await ctx.start_session()
+        turn = await session.say("Hello, world")        # the whole turn
+        assert turn.text == "Hello, user" and turn.stop_reason == "end_turn"
+        await session.send("Fix the typo")              # start a turn ...
+        text = await session.read_response()            # ... and read it until it ends
+        ctx.log("info", text)
+
+The same script runs unchanged under two runners:
+
+* :class:`DirectRunner` starts the agent as a subprocess and talks over its
+  stdin/stdout (what an editor does);
+* :class:`InProcessRunner` serves an agent *object* in this process, over a
+  socket pair, with the same wire format (fast, and debuggable).
+
+Unlike the original (whose ``readResponseString`` resolved on the first chunk
+and whose client refused fs and terminals), a turn here is everything until
+the prompt's response — text, thoughts, tool calls merged by id, plans, mode
+changes, permission answers, stop reason — and the client serves ``fs/*`` and
+``terminal/*`` from a folder and answers permissions by a script.
+
+Every message is observed by a :class:`~workbench.acp.wire.WireRecorder` (and
+written to ``acp.jsonl`` when a path is given). A script that takes longer than
+``timeout`` fails with :class:`AcpTimeout`, naming the last messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, run_agent, spawn_agent_process, text_block
+from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
+
+from .client import PermissionAnswer, TurnRecord, WorkbenchClient, first_allow
+from .wire import WireRecorder
+
+Script = Callable[["TestContext"], Awaitable[None]]
+
+
+class AcpError(Exception):
+    """The conversation failed: the agent answered with an error, closed the connection, or broke the protocol."""
+
+
+class AcpTimeout(AcpError):
+    """Nothing finished in time; the message names the last JSON-RPC messages."""
+
+
+class TestSession:
+    """One ACP session: prompts and their turns."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, ctx: TestContext, session_id: str) -> None:
+        self.ctx = ctx
+        self.id = session_id
+        self.turns: list[TurnRecord] = []
+        self._inflight: asyncio.Task[TurnRecord] | None = None
+        self.finished = False
+
+    async def send(self, text: str | Sequence[Any]) -> None:
+        """Start a prompt turn and return at once (read it with :meth:`read_response`)."""
+        if self.finished:
+            raise AcpError(f"session {self.id} is finished")
+        if self._inflight is not None and not self._inflight.done():
+            raise AcpError("a turn is still running: read_response() or cancel() it first")
+        self._inflight = asyncio.ensure_future(self._turn(text))
+        await asyncio.sleep(0)  # let the request go out
+
+    async def _turn(self, text: str | Sequence[Any]) -> TurnRecord:
+        blocks = [text_block(text)] if isinstance(text, str) else list(text)
+        shown = text if isinstance(text, str) else " ".join(getattr(b, "text", "") or "" for b in blocks)
+        record = self.ctx.client.begin(self.id, shown)
+        try:
+            response = await self.ctx.conn.prompt(session_id=self.id, prompt=blocks)
+        except RequestError as exc:
+            raise AcpError(f"session/prompt failed: {exc} {exc.data or ''}".rstrip()) from None
+        except ConnectionError:
+            raise AcpError(
+                f"the agent closed the connection during the turn {shown!r}{self.ctx.exit_note()}"
+            ) from None
+        finally:
+            self.ctx.client.end(self.id)
+        record.stop_reason = str(response.stop_reason)
+        record.meta = response.field_meta
+        self.turns.append(record)
+        return record
+
+    async def read_response(self) -> str:
+        """The text of the turn in flight, once it has ended (end_turn, cancelled, ...)."""
+        return (await self.wait_turn()).text
+
+    async def wait_turn(self) -> TurnRecord:
+        if self._inflight is None:
+            raise AcpError("no turn was started: send() first")
+        task, self._inflight = self._inflight, None
+        return await task
+
+    async def say(self, text: str | Sequence[Any]) -> TurnRecord:
+        """Send a prompt and return the whole turn."""
+        await self.send(text)
+        return await self.wait_turn()
+
+    async def cancel(self) -> None:
+        """``session/cancel``; pending permission requests are then answered ``cancelled``."""
+        self.ctx.client.cancelled.add(self.id)
+        await self.ctx.conn.cancel(session_id=self.id)
+
+    async def set_mode(self, mode_id: str) -> None:
+        await self.ctx.conn.set_session_mode(session_id=self.id, mode_id=mode_id)
+
+    async def finish(self) -> None:
+        """End the session: a turn still running is cancelled and awaited."""
+        if self._inflight is not None and not self._inflight.done():
+            await self.cancel()
+            with contextlib.suppress(AcpError):
+                await self.wait_turn()
+        self.finished = True
+
+
+@dataclass
+class TestContext:
+    """What a script gets: sessions, a log, and the client that recorded everything."""
+
+    __test__ = False
+
+    conn: Any
+    client: WorkbenchClient
+    cwd: Path
+    init: InitializeResponse | None = None
+    logs: list[tuple[str, str]] = field(default_factory=list)
+    sessions: list[TestSession] = field(default_factory=list)
+    exit_note: Callable[[], str] = lambda: ""
+
+    async def start_session(self, cwd: Path | None = None) -> TestSession:
+        response = await self.conn.new_session(cwd=str(cwd or self.cwd), mcp_servers=[])
+        session = TestSession(self, response.session_id)
+        self.sessions.append(session)
+        return session
+
+    async def load_session(self, session_id: str, cwd: Path | None = None) -> TestSession:
+        """``session/load``: the replayed history is in ``ctx.client.history[session_id]``."""
+        await self.conn.load_session(session_id=session_id, cwd=str(cwd or self.cwd), mcp_servers=[])
+        session = TestSession(self, session_id)
+        self.sessions.append(session)
+        return session
+
+    def log(self, level: str, message: str) -> None:
+        self.logs.append((level, message))
+        print(f"[{level}] {message}", file=sys.stderr)
+
+    async def finish(self) -> None:
+        for session in self.sessions:
+            await session.finish()
+
+
+@dataclass
+class RunResult:
+    logs: list[tuple[str, str]]
+    turns: list[TurnRecord]
+    messages: int
+
+
+async def _initialize(conn: Any, client: WorkbenchClient) -> InitializeResponse:
+    fs = client.root is not None
+    response: InitializeResponse = await conn.initialize(
+        protocol_version=PROTOCOL_VERSION,
+        client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
+                                               terminal=client.terminal_enabled),
+        client_info=Implementation(name="workbench", version="1"),
+    )  # fmt: skip
+    return response
+
+
+async def _drive(conn: Any, client: WorkbenchClient, cwd: Path, script: Script, recorder: WireRecorder,
+                 timeout: float, exit_note: Callable[[], str]) -> RunResult:  # fmt: skip
+    ctx = TestContext(conn, client, cwd, exit_note=exit_note)
+
+    async def body() -> None:
+        try:
+            ctx.init = await _initialize(conn, client)
+        except ConnectionError:
+            raise AcpError(
+                f"the agent closed the connection before answering initialize{exit_note()}"
+            ) from None
+        await script(ctx)
+        await ctx.finish()
+
+    try:
+        await asyncio.wait_for(body(), timeout)
+    except TimeoutError:
+        raise AcpTimeout(
+            f"no answer within {timeout:g} s; the last messages were:\n{recorder.tail()}"
+        ) from None
+    finally:
+        client.close()
+    return RunResult(ctx.logs, [t for s in ctx.sessions for t in s.turns], recorder.count)
+
+
+@dataclass
+class DirectRunner:
+    """The agent as a subprocess on stdio: ``command`` is its argv."""
+
+    command: Sequence[str]
+    cwd: Path
+    env: dict[str, str] | None = None
+    timeout: float = 60.0
+    wire: Path | None = None
+    answer: PermissionAnswer = first_allow
+    serve_files: bool = True
+    stderr_tail: list[str] = field(default_factory=list)
+
+    async def run(self, script: Script) -> RunResult:
+        client = WorkbenchClient(self.cwd if self.serve_files else None, answer=self.answer)
+        recorder = WireRecorder(self.wire)
+        env = {**os.environ, **(self.env or {})}  # the SDK would pass a trimmed environment
+        process: Any = None
+
+        def exit_note() -> str:
+            code = process.returncode if process is not None else None
+            tail = "".join(self.stderr_tail)[-800:].strip()
+            return (f" (exit code {code})" if code is not None else "") + (
+                f"; its stderr ends:\n{tail}" if tail else ""
+            )
+
+        try:
+            async with spawn_agent_process(client, self.command[0], *self.command[1:], env=env, cwd=self.cwd,
+                                           observers=[recorder]) as (conn, proc):  # fmt: skip
+                process = proc
+                drain = asyncio.ensure_future(self._drain(proc))
+                try:
+                    return await _drive(conn, client, self.cwd, script, recorder, self.timeout, exit_note)
+                finally:
+                    drain.cancel()
+        except FileNotFoundError as exc:
+            raise AcpError(f"cannot start the agent: {exc.strerror}: {self.command[0]}") from None
+        finally:
+            recorder.close()
+
+    async def _drain(self, proc: Any) -> None:
+        """Keep the agent's stderr flowing (a full pipe would block it) and keep its end for messages."""
+        if proc.stderr is None:
+            return
+        while line := await proc.stderr.readline():
+            self.stderr_tail.append(line.decode("utf-8", "replace"))
+            del self.stderr_tail[:-50]
+
+
+@dataclass
+class InProcessRunner:
+    """An agent object served in this process over a socket pair (same wire format as stdio)."""
+
+    agent: Any
+    cwd: Path
+    timeout: float = 60.0
+    wire: Path | None = None
+    answer: PermissionAnswer = first_allow
+    serve_files: bool = True
+
+    async def run(self, script: Script) -> RunResult:
+        client = WorkbenchClient(self.cwd if self.serve_files else None, answer=self.answer)
+        recorder = WireRecorder(self.wire)
+        agent_sock, client_sock = socket.socketpair()
+        agent_reader, agent_writer = await asyncio.open_unix_connection(sock=agent_sock)
+        client_reader, client_writer = await asyncio.open_unix_connection(sock=client_sock)
+        serving = asyncio.ensure_future(run_agent(self.agent, agent_writer, agent_reader))
+        conn = connect_to_agent(client, client_writer, client_reader, observers=[recorder])
+        try:
+            return await _drive(conn, client, self.cwd, script, recorder, self.timeout, lambda: "")
+        finally:
+            await conn.close()
+            client_writer.close()
+            serving.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await serving
+            agent_writer.close()
+            recorder.close()

@@ -1,0 +1,138 @@
+"""`workbench acp-agent SCENARIO`: the scenario as an ACP agent on stdin/stdout.
+
+An ACP client (an editor, a terminal UI, a test) starts this as its agent. The
+SDK speaks the protocol; this module only guards the stream in front of it:
+a line that is not JSON, or JSON that is not a JSON-RPC message, gets the
+JSON-RPC error the specification prescribes (-32700 / -32600) and a one-line
+note on stderr, where the SDK alone would drop it silently. Logging goes to
+stderr as one line per message, never a traceback.
+
+At the end (the client closes stdin) every mismatch between what the client
+did and what the scenario says is printed as ``file:line: message``, as are the
+prompts the client never sent; the exit code is 1 if there was any, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK
+
+PROG = "workbench acp-agent"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("scenario", type=Path, help="the scenario file to play as an ACP agent")
+    p.add_argument(
+        "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
+    )
+    p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a rules symbol")
+
+
+class _OneLine(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{PROG}: {record.getMessage()}"
+
+
+def _quiet_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.clock import parse_speed
+    from workbench.scenario.diagnostics import ScenarioError
+    from workbench.scenario.loader import load_scenario
+    from workbench.timeline import compile_schedule
+
+    try:
+        speed = parse_speed(args.speed)
+    except ValueError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        schedule = compile_schedule(load_scenario(args.scenario, defines=args.define))
+    except ScenarioError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return EXIT_INVALID
+    _quiet_logging()
+    from .agent import ScenarioAgent
+
+    agent = ScenarioAgent(
+        schedule, speed=speed, report=lambda f: print(f"{PROG}: {f}", file=sys.stderr, flush=True)
+    )
+    try:
+        asyncio.run(serve_stdio(agent))
+    except KeyboardInterrupt:
+        return 130
+    unplayed = agent.unplayed()
+    for mismatch in unplayed:
+        print(f"{PROG}: {mismatch}", file=sys.stderr)
+    return EXIT_FAILED if agent.failures or unplayed else EXIT_OK
+
+
+async def serve_stdio(agent: Any) -> None:
+    """Serve ``agent`` on this process's stdin/stdout until the client closes stdin."""
+    from acp import run_agent
+    from acp.stdio import stdio_streams
+
+    raw_in, writer = await stdio_streams(limit=50 * 1024 * 1024)
+    checked = asyncio.StreamReader(limit=50 * 1024 * 1024)
+    guard = asyncio.create_task(guard_stream(raw_in, checked, writer))
+    try:
+        await run_agent(agent, writer, checked)
+    finally:
+        guard.cancel()
+        for session in getattr(agent, "_sessions", {}).values():
+            session.shells.close()
+
+
+async def guard_stream(
+    source: asyncio.StreamReader, target: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """Pass JSON-RPC lines on to the SDK; answer anything else with the JSON-RPC error for it."""
+    from acp import RequestError
+
+    number = 0
+    try:
+        while line := await source.readline():
+            number += 1
+            text = line.strip()
+            if not text:
+                continue
+            error: RequestError | None = None
+            ident: Any = None
+            try:
+                message = json.loads(text)
+            except ValueError as exc:
+                error = RequestError.parse_error({"details": f"line {number} is not JSON: {exc}"})
+            else:
+                if (
+                    not isinstance(message, dict)
+                    or message.get("jsonrpc") != "2.0"
+                    or not ("method" in message or "id" in message)
+                ):
+                    ident = message.get("id") if isinstance(message, dict) else None
+                    error = RequestError.invalid_request(
+                        {"details": f"line {number} is not a JSON-RPC 2.0 request, notification or response"}
+                    )
+            if error is None:
+                target.feed_data(line if line.endswith(b"\n") else line + b"\n")
+                continue
+            details = error.data.get("details") if isinstance(error.data, dict) else str(error)
+            print(f"{PROG}: {details}: {text[:120]!r}", file=sys.stderr, flush=True)
+            frame = {"jsonrpc": "2.0", "id": ident, "error": error.to_error_obj()}
+            writer.write((json.dumps(frame) + "\n").encode())
+            await writer.drain()
+    finally:
+        target.feed_eof()
