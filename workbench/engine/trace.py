@@ -17,7 +17,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workbench.engine.report import ScenarioResult
+    from workbench.engine.runner import ScenarioRun
 
 TRACE_FILE = "trace.jsonl"
 
@@ -61,6 +65,38 @@ class TraceWriter:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+class TraceObserver:
+    """Writes a run's trace as it goes: an observer of the run like the console and the app."""
+
+    def __init__(self) -> None:
+        self._writer: TraceWriter | None = None
+
+    def _open(self, run: ScenarioRun) -> TraceWriter | None:
+        if self._writer is None and run.run_dir is not None and run.scenario is not None:
+            profile = run.scenario.terminal
+            self._writer = TraceWriter(run.run_dir / TRACE_FILE)
+            self._writer.write({"type": "run", "version": 1, "scenario": run.scenario.name,
+                                "file": run.result.file if run.result else str(run.path),
+                                "profile": {"id": profile.id, "width": profile.width, "height": profile.height},
+                                "steps": len(run.schedule.steps) if run.schedule else 0,
+                                "speed": run.options.speed_text})  # fmt: skip
+        return self._writer
+
+    def run_started(self, run: ScenarioRun) -> None:
+        self._open(run)
+
+    def step_finished(self, run: ScenarioRun, record: StepRecord) -> None:
+        writer = self._open(run)
+        if writer is not None:
+            writer.write(record.to_json())
+
+    def run_finished(self, run: ScenarioRun, result: ScenarioResult) -> None:
+        writer = self._open(run)  # a run that failed before its program started still leaves a trace
+        if writer is not None:
+            writer.write({"type": "result", **result.to_json()})
+            writer.close()
 
 
 @dataclass

@@ -25,6 +25,7 @@ from typing import Any
 from workbench.agent.tools.compare import ERROR_STATUSES, OK_STATUSES, short
 from workbench.scenario import model as m
 from workbench.workspace import Workspace, json_equal
+from workbench.workspace.asserts import has_workspace_checks, workspace_checks
 
 from .conversation import ToolResult
 
@@ -91,19 +92,11 @@ def _json_equal(expected: Any, text: str) -> bool:
 
 
 async def check_assert(event: m.Assert, workspace: Path | None) -> tuple[list[str], list[str]]:
-    """(problems, notes) for the checks the server can make itself: the workspace's own checks, as in
-    mock-agent mode (paths confined to the workspace, JSON compared by type)."""
-    problems: list[str] = []
-    notes: list[str] = []
+    """(problems, notes) for the checks the server can make itself: the workspace part of the assertion
+    evaluator the engine uses (paths confined to the workspace, JSON compared by type)."""
     if workspace is None:
-        if event.fs_exists or event.fs_not_exists or event.json_file or event.git_commit_message_contains:
-            notes.append("fs/json/git checks skipped: the server was given no workspace")
-        return problems, notes
+        notes = ["fs/json/git checks skipped: the server was given no workspace"] if has_workspace_checks(event) else []
+        return [], notes
     ws = Workspace.attach(workspace)
-    checks = [("fs.exists", ws.check_fs_exists(path)) for path in event.fs_exists]
-    checks += [("fs.notExists", ws.check_fs_not_exists(path)) for path in event.fs_not_exists]
-    checks += [("json.file", ws.check_json_file(c.path, c.pointer, c.equals)) for c in event.json_file]
-    for text in event.git_commit_message_contains:
-        checks.append(("git.commit", await asyncio.to_thread(ws.check_git_commit_message_contains, text)))
-    problems += [f"{kind}: {check.message}" for kind, check in checks if not check.ok]
-    return problems, notes
+    checks = await asyncio.to_thread(workspace_checks, event, ws)
+    return [f"{kind}: {check.message}" for kind, check in checks if not check.ok], []

@@ -33,15 +33,15 @@ exits hold only the model's text) or, for the agents' TUIs, by the scenario's
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, ClassVar
 
 from workbench.engine.program import Program
-from workbench.engine.report import Failure, ScenarioResult
 from workbench.scenario import model as m
 from workbench.timeline import Step
 
+from .base import AGENT_ACTIONS, Checks, DriverError, RunContext
+
 if TYPE_CHECKING:
-    from workbench.engine.runner import ScenarioRun
     from workbench.llm import LlmFailure, LlmServer
 
 AGENT_EXIT_GRACE_S = 0.5
@@ -49,19 +49,16 @@ MIN_SETTLE_MS = 500
 READY_TIMEOUT_S = 60.0
 
 
-class RealAgentError(Exception):
-    """The agent cannot be started (unknown preset, not installed, no command)."""
+class RealAgentDriver:
+    """The real-agent side of one run."""
 
+    summary: ClassVar[str] = "a real coding agent (--agent preset or `command`) against the mock LLM server"
 
-class RealAgent:
-    """The real-agent side of one :class:`ScenarioRun`."""
-
-    def __init__(self, run: ScenarioRun, result: ScenarioResult) -> None:
-        self.run = run
-        self.result = result
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
         self.server: LlmServer | None = None
         self.api_key = "wb-" + secrets.token_hex(8)  # short: Claude Code stores the last 20 characters
-        self.ui = run.options.agent_ui
+        self.ui = ctx.options.agent_ui
         self.ready: str | None = None
         self._typed_prompt = False
         self._finished = False
@@ -69,34 +66,35 @@ class RealAgent:
 
     # ------------------------------------------------------------------ start
 
-    async def start(self, program: Program) -> Program:
-        """Start the server; return the agent's program (argv and environment)."""
+    async def start(self, program: Program) -> None:
+        """Start the server, then the agent (its preset's argv and environment, or the scenario's command)."""
+        await self.ctx.spawn(await self._agent_program(program))
+
+    async def _agent_program(self, program: Program) -> Program:
         from workbench.llm import LlmServer
         from workbench.llm.presets import Endpoint, PresetError, endpoint_env, expand_command, preset_named
 
-        run = self.run
-        assert run.scenario is not None and run.schedule is not None and run.run_dir is not None
-        assert run._workspace is not None
-        scenario, options = run.scenario, run.options
+        ctx = self.ctx
+        scenario, options = ctx.scenario, ctx.options
         preset = None
         if options.agent:
             try:
                 preset = preset_named(options.agent)
             except PresetError as exc:
-                raise RealAgentError(str(exc)) from None
+                raise DriverError(str(exc)) from None
         elif not scenario.command:
-            raise RealAgentError("real-agent mode needs an agent: `--agent claude-code|codex|pi`, "
-                                 "or a scenario `command` with {base_url} placeholders")  # fmt: skip
+            raise DriverError("real-agent mode needs an agent: `--agent claude-code|codex|pi`, "
+                              "or a scenario `command` with {base_url} placeholders")  # fmt: skip
         if scenario.rules is None:
-            steps = [s.index for s in run.schedule.steps if _is_agent(s)]
+            steps = [s.index for s in ctx.schedule.steps if s.action in AGENT_ACTIONS]
             self._last_agent_step = max(steps, default=-1)
         self.server = LlmServer(
-            [scenario], speed=options.speed, out_dir=run.run_dir, workspace=run._workspace.path,
+            [scenario], speed=options.speed, out_dir=ctx.run_dir, workspace=ctx.workspace.path,
             on_assert=self._on_assert, profile=preset.profile if preset else None,
         )  # fmt: skip
         base_url = await self.server.start()
-        home = (run.run_dir / "home").resolve()  # the agent runs in the workspace: no relative paths
-        endpoint = Endpoint(base_url, self.api_key, run._workspace.path, home, self._prompt(scenario))
+        home = (ctx.run_dir / "home").resolve()  # the agent runs in the workspace: no relative paths
+        endpoint = Endpoint(base_url, self.api_key, ctx.workspace.path, home, self._prompt(scenario))
         env = {**program.env, "HOME": str(home)}
         if preset is None:
             assert scenario.command is not None
@@ -107,7 +105,7 @@ class RealAgent:
         try:
             launch = preset.launch(endpoint, self.ui)
         except PresetError as exc:
-            raise RealAgentError(str(exc)) from None
+            raise DriverError(str(exc)) from None
         env.update(launch.env)
         self.ready = launch.ready
         return Program(launch.argv, env, mock_agent=False)
@@ -117,9 +115,9 @@ class RealAgent:
 
     # ------------------------------------------------------------------ steps
 
-    async def play(self, step: Step) -> list[dict[str, Any]] | None:
+    async def play(self, step: Step) -> Checks | None:
         """Play ``step`` the real-agent way; None lets the runner play it as usual."""
-        if _is_agent(step):
+        if step.action in AGENT_ACTIONS:
             await self._wait_served(step)
             return []
         if isinstance(step.event, m.Assert | m.AssertGit):
@@ -133,9 +131,11 @@ class RealAgent:
             # like a paste to some TUIs (the Enter becomes a newline).
             text = step.item.text
             submit = not text.endswith(("<Enter>", "\r", "\n"))
-            await self.run._type(text)
+            await self.settle()
+            self.ctx.write(text)
             if submit:
-                await self.run._type("<Enter>")
+                await self.settle()
+                self.ctx.write("<Enter>")
             return []
         if step.action == "key":
             await self._wait_ready()
@@ -145,53 +145,53 @@ class RealAgent:
         return None
 
     async def _wait_served(self, step: Step) -> None:
-        assert self.server is not None and self.run._session is not None
-        session = self.run._session
+        assert self.server is not None and self.ctx.session is not None
+        session = self.ctx.session
         while not await self.server.wait_step(step.index, timeout=0.2):
             if not session.alive:
                 # the agent may still be sending: give its last request a moment
                 if await self.server.wait_step(step.index, timeout=AGENT_EXIT_GRACE_S):
                     return
-                raise RealAgentError(
+                raise DriverError(
                     f"the agent exited (code {session.exit_code}) before step {step.index} "
                     f"(line {step.pos.line}, {step.summary}) was served"
                 )
 
     async def _wait_ready(self) -> None:
-        session = self.run._session
+        session = self.ctx.session
         if self.ready is None or session is None:
             return
         await session.wait_for_text(self.ready, timeout=READY_TIMEOUT_S)
         self.ready = None
 
     async def _wait_exit(self) -> None:
-        session = self.run._session
+        session = self.ctx.session
         if session is not None and session.alive:
-            await session.wait_exit(timeout=self.run.options.timeout_s)
+            await session.wait_exit(timeout=self.ctx.options.timeout_s)
 
     async def settle(self) -> None:
-        session = self.run._session
+        session = self.ctx.session
         assert session is not None
-        ms = max(self.run.options.settle_ms, MIN_SETTLE_MS)
-        await session.wait_stable(ms, timeout=min(30.0, self.run.options.timeout_s))
+        ms = max(self.ctx.options.settle_ms, MIN_SETTLE_MS)
+        await session.wait_stable(ms, timeout=min(30.0, self.ctx.options.timeout_s))
 
     async def _on_assert(self, step: Step) -> list[LlmFailure]:
-        """The runner's checks for what the server cannot see itself (the screen, git branches)."""
+        """The run's checks for what the server cannot see itself (the screen, git branches)."""
         from workbench.llm import LlmFailure
 
-        outcomes = await self.run.assert_outcomes(step, screen_only=True)
-        return [LlmFailure("assert", o.message, step.pos.line, step.index, self.result.file)
+        outcomes = await self.ctx.assert_outcomes(step, screen_only=True)
+        return [LlmFailure("assert", o.message, step.pos.line, step.index, self.ctx.result.file)
                 for o in outcomes if not o.ok]  # fmt: skip
 
     # ------------------------------------------------------------------ end
 
     async def finish(self) -> int | None:
         """After the last step: the agent's exit code (print mode), then the server's verdict."""
-        session = self.run._session
-        assert session is not None and self.run.scenario is not None
+        session = self.ctx.session
+        assert session is not None
         code: int | None = None
-        if self.ui == "print" or self.run.scenario.expect.exit_code is not None:
-            code = await session.wait_exit(timeout=self.run.options.timeout_s)
+        if self.ui == "print" or self.ctx.scenario.expect.exit_code is not None:
+            code = await session.wait_exit(timeout=self.ctx.options.timeout_s)
         elif not session.alive:
             code = session.exit_code
         await self._collect()
@@ -206,7 +206,7 @@ class RealAgent:
         if final:
             await self.server.finish()
         for f in self.server.failures:
-            self.result.fail(Failure(f.step, f.line, f.kind, f.message, self.result.file))  # type: ignore[arg-type]
+            self.ctx.fail(f.step, f.line, f.kind, f.message)
 
     async def stop(self) -> None:
         """On the way out, also after a failure or a timeout: report what the server saw, stop it."""
@@ -214,9 +214,3 @@ class RealAgent:
         if self.server is not None:
             await self.server.stop()
             self.server = None
-
-
-def _is_agent(step: Step) -> bool:
-    from workbench.engine.runner import AGENT_ACTIONS
-
-    return step.action in AGENT_ACTIONS

@@ -1,0 +1,111 @@
+"""`mock-agent`: the built-in mock agent plays the agent side, paced over its control channel.
+
+The engine tells the agent when to play each agent step and learns how many
+bytes it wrote; before any screen is read, the pty reader has drawn all of them.
+That is why mock-agent screenshots are identical at every speed, with no
+quiet-time guess. A user input is a prompt to the agent: it is sent like a chat
+message (with Enter) and synced the same way.
+
+A scenario that names its own program (``command:``, ``ah:``) has no mock agent
+to pace: this mode then plays it as the ``program`` mode does.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import ClassVar
+
+from workbench.agent.control import ENV_VAR, EngineLink
+from workbench.engine.program import Program
+from workbench.timeline import Step
+
+from .base import AGENT_ACTIONS, Checks, RunContext, Skip, key_notation
+from .program import ProgramDriver
+
+SYNC_TIMEOUT_S = 30.0
+
+
+class MockAgentDriver:
+    summary: ClassVar[str] = "the built-in mock agent plays the timeline (the default)"
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self._link: EngineLink | None = None
+        self._socket_dir: str | None = None
+        self._base = 0
+        self._plain: ProgramDriver | None = None
+
+    async def start(self, program: Program) -> None:
+        if self.ctx.scenario.format == "claudeless":
+            # Response rules answer a real agent's requests; there is nothing for the mock agent to play.
+            raise Skip("Claudeless rules answer a real agent: run them with --mode real-agent")
+        if not program.mock_agent:
+            self._plain = ProgramDriver(self.ctx)
+            await self._plain.start(program)
+            return
+        self._link = EngineLink()  # in a private folder of its own, short enough whatever TMPDIR is
+        await self._link.start()
+        program.env[ENV_VAR] = self._link.path
+        await self.ctx.spawn(program)
+        hello = await self._link.wait_connected(timeout=SYNC_TIMEOUT_S)
+        await self._sync(hello["written"])
+
+    async def play(self, step: Step) -> Checks | None:
+        if self._plain is not None:
+            return await self._plain.play(step)
+        if step.action in AGENT_ACTIONS:
+            return await self._agent_step(step)
+        if step.action == "input":
+            text = step.item.text
+            if not text.endswith(("<Enter>", "\r", "\n")):
+                text += "<Enter>"  # to the mock agent a user input is a prompt, sent like a chat message
+            await self._type(text)
+            return []
+        if step.action == "key":
+            await self._type(key_notation(step.event.key))  # type: ignore[attr-defined]
+            return []
+        return None
+
+    async def _agent_step(self, step: Step) -> Checks:
+        assert self._link is not None
+        done = await self._link.request(
+            {"op": "step", "index": step.index}, "done", timeout=self.ctx.options.timeout_s
+        )
+        await self._sync(done["written"])
+        checks: Checks = []
+        for f in done.get("failures", []):
+            self.ctx.fail(step.index, f["line"], f["kind"], f["message"])
+            checks.append({"ok": False, "message": f["message"]})
+        return checks
+
+    async def _type(self, text: str) -> None:
+        assert self._link is not None
+        self.ctx.write(text)
+        synced = await self._link.request(
+            {"op": "sync", "bytes": self.ctx.typed_bytes}, "synced", timeout=SYNC_TIMEOUT_S
+        )
+        await self._sync(synced["written"])
+
+    async def _sync(self, written: int) -> None:
+        """Wait until the pty reader has drawn every byte the mock agent reports having written."""
+        assert self.ctx.session is not None
+        await self.ctx.session.wait_bytes_read(self._base + written, timeout=SYNC_TIMEOUT_S)
+
+    async def settle(self) -> None:
+        if self._plain is not None:
+            await self._plain.settle()
+        # else: every step is synced already
+
+    async def finish(self) -> int | None:
+        if self._plain is not None:
+            return await self._plain.finish()
+        assert self._link is not None and self.ctx.session is not None
+        bye = await self._link.request({"op": "end"}, "bye", timeout=SYNC_TIMEOUT_S)
+        await self._sync(bye["written"])
+        return await self.ctx.session.wait_exit(timeout=SYNC_TIMEOUT_S)
+
+    async def stop(self) -> None:
+        if self._link is not None:
+            await self._link.close()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)

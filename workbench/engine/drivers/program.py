@@ -1,0 +1,49 @@
+"""`program`: a plain terminal program (a shell, a REPL, a TUI) with no agent side to play.
+
+Agent steps are the program's own business and are recorded only. Input is
+typed the way a person types: once the program has shown something (a program
+that has printed nothing yet is not ready, however quiet it is) and its screen
+has then been quiet for ``settle_ms``, so what it shows never depends on how
+fast the run goes or how busy the machine is.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from workbench.engine.program import Program
+from workbench.timeline import Step
+
+from .base import AGENT_ACTIONS, Checks, RunContext
+
+FIRST_OUTPUT_TIMEOUT_S = 30.0
+
+
+class ProgramDriver:
+    summary: ClassVar[str] = "any terminal program (the scenario's `command`), no agent side"
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+
+    async def start(self, program: Program) -> None:
+        await self.ctx.spawn(program)
+
+    async def play(self, step: Step) -> Checks | None:
+        return [] if step.action in AGENT_ACTIONS else None
+
+    async def settle(self) -> None:
+        session = self.ctx.session
+        assert session is not None
+        timeout = min(FIRST_OUTPUT_TIMEOUT_S, self.ctx.options.timeout_s)
+        await session.wait_bytes_read(1, timeout=timeout)  # its first output: it has started
+        await session.wait_stable(self.ctx.options.settle_ms, timeout=timeout)
+
+    async def finish(self) -> int | None:
+        session = self.ctx.session
+        assert session is not None
+        if self.ctx.scenario.expect.exit_code is None:
+            return None
+        return await session.wait_exit(timeout=self.ctx.options.timeout_s)
+
+    async def stop(self) -> None:
+        return None

@@ -1,0 +1,30 @@
+"""The options of a run (`workbench run` flags, the app's choices), shared by the runner and its drivers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class RunOptions:
+    speed: float | None = None  # None: as fast as possible
+    ci: bool = False
+    update_goldens: bool = False
+    goldens_dir: Path = Path("screenshots")
+    out_dir: Path = Path("target/tmp/workbench")
+    defines: tuple[str, ...] = ()
+    timeout_s: float = 120.0
+    keep: bool = False
+    settle_ms: int = 150
+    checkpoint_cmd: str | None = None
+    mode: str = "mock-agent"  # a name of workbench.engine.drivers.DRIVERS
+    agent: str | None = None  # real-agent mode: a preset of workbench.llm.presets
+    agent_ui: str = "tui"  # real-agent mode: `tui` or `print`
+    masks: tuple[
+        str, ...
+    ] = ()  # --mask: regexes blanked out of every screenshot (with the scenario's `masks`)
+
+    @property
+    def speed_text(self) -> str:
+        return "max" if self.speed is None else repr(self.speed)

@@ -1,0 +1,70 @@
+"""Preparing a scenario: load, compile its schedule, collect every diagnostic. Written once.
+
+The CLI (`run`, `validate`, `serve`), the app's editor, the batch and the runner
+all need the same answer to "what does this file say, and is it playable": a
+scenario and its schedule, or the diagnostics (``file:line:col``) that stop it,
+plus warnings either way. :func:`prepare` never raises for bad input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.scenario.diagnostics import Diagnostic, Pos, Reporter, ScenarioError, Severity
+from workbench.scenario.loader import discover, load_scenario
+from workbench.scenario.model import Scenario
+from workbench.timeline import Schedule, compile_schedule
+
+
+@dataclass
+class Prepared:
+    """A scenario ready to play, or why it is not."""
+
+    path: Path
+    scenario: Scenario | None = None
+    schedule: Schedule | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.schedule is not None
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity != Severity.ERROR]
+
+
+def prepare(path: Path, *, defines: Sequence[str] = (), text: str | None = None) -> Prepared:
+    """Load ``path`` (or unsaved ``text`` as if it were ``path``) and compile its schedule."""
+    reporter = Reporter()
+    try:
+        scenario = load_scenario(path, defines=defines, reporter=reporter, text=text)
+    except ScenarioError as exc:
+        return Prepared(path, diagnostics=[*reporter.warnings, *exc.diagnostics])
+    except OSError as exc:
+        return Prepared(
+            path, diagnostics=[Diagnostic(Pos(str(path), 1, 1), f"cannot read: {exc.strerror or exc}")]
+        )
+    prepared = Prepared(path, scenario, diagnostics=list(reporter.diagnostics))
+    try:
+        prepared.schedule = compile_schedule(scenario)
+    except ScenarioError as exc:
+        prepared.diagnostics += exc.diagnostics
+    return prepared
+
+
+def prepare_all(paths: Iterable[Path], *, defines: Sequence[str] = ()) -> list[Prepared]:
+    """Every scenario file under ``paths`` (folders expanded), prepared; a missing path is a diagnostic."""
+    out: list[Prepared] = []
+    for path in paths:
+        if not path.exists():
+            out.append(Prepared(path, diagnostics=[Diagnostic(Pos(str(path), 1, 1), "file not found")]))
+            continue
+        out += [prepare(p, defines=defines) for p in discover([path])]
+    return out
