@@ -15,8 +15,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ci", action="store_true", help="never write goldens; plain output; a missing golden fails"
     )
-    p.add_argument("--mode", default="mock-agent", choices=["mock-agent", "real-agent"],
-                   help="how the scenario is played")  # fmt: skip
+    from workbench.engine.drivers import DEFAULT_MODE, driver_summaries
+
+    modes = driver_summaries()
+    p.add_argument("--mode", default=DEFAULT_MODE, choices=list(modes), metavar="MODE",
+                   help="how the scenario is played: " + "; ".join(f"{k}: {v}" for k, v in modes.items()))  # fmt: skip
     p.add_argument("--agent", metavar="NAME",
                    help="real-agent mode: the agent preset (claude-code, codex, pi); "
                         "else the scenario's `command` with {base_url} placeholders")  # fmt: skip
