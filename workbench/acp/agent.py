@@ -233,7 +233,11 @@ class ScenarioAgent:
                         turn.prompt.pos.line,
                         f"the prompt was {text!r}, the scenario says {turn.prompt.text!r}",
                     )
-                stop = await self._play_turn(session, turn)
+                try:
+                    stop = await self._play_turn(session, turn)
+                except asyncio.CancelledError:  # the connection closed under the turn
+                    self._fail(turn.line, "the client closed the connection during this turn")
+                    raise
         finally:
             session.active = False
         failures = [f.to_json() for f in self._turn_failures]

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -93,8 +96,24 @@ async def serve_stdio(agent: Any) -> None:
         await run_agent(agent, writer, checked)
     finally:
         guard.cancel()
+        end_children()  # a command a tool was running when the client left: its thread can then return
         for session in getattr(agent, "_sessions", {}).values():
             session.shells.close()
+
+
+def end_children() -> None:
+    """SIGKILL the process group of every child of this process (tools run each command in its own)."""
+    me = str(os.getpid())
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
+            continue
+        if ppid == me:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(int(entry.name), signal.SIGKILL)
 
 
 async def guard_stream(

@@ -1,0 +1,303 @@
+"""`ScenarioAgent`: a scenario answered as an ACP agent, talked to by the SDK's client connection."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError
+
+from workbench.acp.client import TurnRecord
+from workbench.acp.scp import TestContext
+
+from .helpers import play, scenario_agent, workspace
+
+WRITE_AND_RUN = """\
+name: acp-write-run
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: 'Create hello.txt'
+  - llmResponse:
+      - think:
+          - relativeTime: 0
+            content: 'I will write the file.'
+      - assistant:
+          - relativeTime: 10
+            content: 'Writing hello.txt.'
+  - agentPlan:
+      entries:
+        - {content: 'Write hello.txt', priority: high, status: in_progress}
+  - agentPermissionRequest:
+      options:
+        - {id: allow, label: Allow, kind: allow_once}
+        - {id: reject, label: Reject, kind: reject_once}
+      decision: {outcome: selected, optionId: allow}
+  - agentToolUse:
+      toolName: writeFile
+      args: {path: hello.txt, content: "hi\\n"}
+      status: ok
+  - agentToolUse:
+      toolName: runCmd
+      args: {cmd: "cat hello.txt"}
+      result: "hi\\n"
+      status: ok
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'Done.'
+"""
+
+
+def _one_turn(prompt: str, turns: list[TurnRecord]) -> Any:
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        turns.append(await session.say(prompt))
+
+    return script
+
+
+def test_a_turn_streams_thoughts_text_plan_and_tool_calls_and_does_the_work(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    turns: list[TurnRecord] = []
+    agent = scenario_agent(tmp_path, WRITE_AND_RUN)
+    play(agent, ws, _one_turn("Create hello.txt", turns), serve_files=False)
+    turn = turns[0]
+    assert turn.stop_reason == "end_turn"
+    assert turn.thoughts == "I will write the file."
+    assert turn.text == "Writing hello.txt.Done."
+    assert turn.plan == [{"content": "Write hello.txt", "priority": "high", "status": "in_progress"}]
+    write, run = turn.tool_calls.values()
+    assert (write.kind, write.statuses) == ("edit", ["pending", "in_progress", "completed"])
+    assert write.locations == [str(ws / "hello.txt")]
+    assert (run.kind, run.statuses, run.text) == ("execute", ["pending", "in_progress", "completed"], "hi\n")
+    assert (ws / "hello.txt").read_text() == "hi\n"
+    assert [(p.tool_call_id, p.option_id) for p in turn.permissions] == [(write.id, "allow")]
+    assert turn.meta is None and agent.failures == []
+
+
+def test_the_work_goes_through_the_clients_fs_and_terminal_when_it_offers_them(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    turns: list[TurnRecord] = []
+    seen: dict[str, Any] = {}
+
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        turns.append(await session.say("Create hello.txt"))
+        seen["fs"] = list(ctx.client.fs_calls)
+
+    play(scenario_agent(tmp_path, WRITE_AND_RUN), ws, script)
+    assert seen["fs"] == [("write", str(ws / "hello.txt"))]
+    run = list(turns[0].tool_calls.values())[1]
+    assert {
+        "type": "terminal",
+        "terminalId": "term-1",
+    } in run.content  # the command ran in the client's terminal
+    assert run.raw_output["exitCode"] == 0 and run.text == "hi\n"
+    assert (ws / "hello.txt").read_text() == "hi\n"
+
+
+def test_a_refused_permission_means_the_tool_does_not_run_and_the_expected_answer_is_checked(
+    tmp_path: Path,
+) -> None:
+    ws = workspace(tmp_path)
+    turns: list[TurnRecord] = []
+    agent = scenario_agent(tmp_path, WRITE_AND_RUN)
+    play(agent, ws, _one_turn("Create hello.txt", turns), answer=lambda call, options: "reject")
+    write = next(iter(turns[0].tool_calls.values()))
+    assert write.status == "failed" and "permission was refused" in write.text
+    assert not (ws / "hello.txt").exists()
+    failures = turns[0].meta["workbench"]["failures"]  # type: ignore[index]
+    assert [(f["line"], f["message"]) for f in failures] == [
+        (16, "permission answer: the client chose `reject`, the scenario expects `allow`"),
+        (25, "runCmd: expected success, the tool failed: 'cat: hello.txt: No such file or directory'"),
+    ]
+    assert failures[0]["file"] == agent.scenario.file
+
+
+def test_a_prompt_other_than_the_scenarios_is_a_mismatch_at_its_line(tmp_path: Path) -> None:
+    turns: list[TurnRecord] = []
+    agent = scenario_agent(tmp_path, WRITE_AND_RUN)
+    play(agent, workspace(tmp_path), _one_turn("Something else", turns))
+    assert [(f.line, f.message) for f in agent.failures] == [
+        (4, "the prompt was 'Something else', the scenario says 'Create hello.txt'")
+    ]
+
+
+SLOW = """\
+name: acp-slow
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: 'go'
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'tick'
+          - relativeTime: 600000
+            content: 'never'
+"""
+
+
+def test_session_cancel_mid_turn_stops_it_with_cancelled(tmp_path: Path) -> None:
+    turns: list[TurnRecord] = []
+
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        await session.send("go")
+        while not ctx.client.turns.get(session.id) or "tick" not in ctx.client.turns[session.id].text:
+            await asyncio.sleep(0.01)
+        await session.cancel()
+        turns.append(await session.wait_turn())
+
+    play(scenario_agent(tmp_path, SLOW, speed=1.0), workspace(tmp_path), script)
+    assert (turns[0].stop_reason, turns[0].text) == ("cancelled", "tick")
+
+
+EXPECT_CANCEL = """\
+name: acp-expect-cancel
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: 'go'
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'working'
+  - userCancelSession: true
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'not reached'
+"""
+
+
+def test_user_cancel_session_is_where_the_client_must_cancel(tmp_path: Path) -> None:
+    turns: list[TurnRecord] = []
+
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        await session.send("go")
+        while "working" not in getattr(ctx.client.turns.get(session.id), "text", ""):
+            await asyncio.sleep(0.01)
+        await session.cancel()
+        turns.append(await session.wait_turn())
+
+    agent = scenario_agent(tmp_path, EXPECT_CANCEL)
+    play(agent, workspace(tmp_path), script)
+    assert (turns[0].stop_reason, turns[0].text, agent.failures) == ("cancelled", "working", [])
+
+
+HISTORY = """\
+name: acp-history
+acp:
+  capabilities:
+    loadSession: true
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: 'earlier question'
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'earlier answer'
+  - sessionStart:
+      sessionId: 'sess-1'
+  - userInputs:
+      - relativeTime: 0
+        input: 'now'
+  - setMode:
+      modeId: architect
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'live answer'
+"""
+
+
+def test_session_load_replays_the_history_then_plays_the_live_turns(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def script(ctx: TestContext) -> None:
+        assert ctx.init is not None and ctx.init.agent_capabilities is not None
+        seen["load"] = ctx.init.agent_capabilities.load_session
+        session = await ctx.load_session("sess-1")
+        seen["history"] = [(u["sessionUpdate"], u["content"]["text"]) for u in ctx.client.history["sess-1"]]
+        seen["turn"] = await session.say("now")
+        await session.set_mode("default")
+
+    agent = scenario_agent(tmp_path, HISTORY)
+    play(agent, workspace(tmp_path), script)
+    assert seen["load"] is True
+    assert seen["history"] == [
+        ("user_message_chunk", "earlier question"),
+        ("agent_message_chunk", "earlier answer"),
+    ]
+    assert (seen["turn"].text, seen["turn"].modes) == ("live answer", ["architect"])
+    assert agent.failures == []
+
+
+def test_a_new_session_plays_every_turn_live_and_loading_another_id_is_refused(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        seen["ids"] = session.id
+        seen["texts"] = [(await session.say("earlier question")).text, (await session.say("now")).text]
+        try:
+            await ctx.load_session("other")
+        except RequestError as exc:
+            seen["error"] = str(exc.data)
+
+    agent = scenario_agent(tmp_path, HISTORY)
+    play(agent, workspace(tmp_path), script)
+    assert seen["ids"] == "sess-1"
+    assert seen["texts"] == ["earlier answer", "live answer"]
+    assert "the scenario's is 'sess-1'" in seen["error"]
+    assert [f.line for f in agent.failures] == [13]
+
+
+FILE_READS = """\
+name: acp-reads
+timeline:
+  - initialize:
+      protocolVersion: 1
+      clientCapabilities:
+        fs: {readTextFile: true}
+  - userInputs:
+      - relativeTime: 0
+        input: 'read'
+  - agentFileReads:
+      files:
+        - path: notes.txt
+          expectedContent: 'expected'
+"""
+
+
+def test_file_reads_and_initialize_parameters_are_checked_against_the_scenario(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    (ws / "notes.txt").write_text("actual")
+
+    async def script(ctx: TestContext) -> None:
+        await (await ctx.start_session()).say("read")
+
+    agent = scenario_agent(tmp_path, FILE_READS)
+    play(agent, ws, script)
+    assert [(f.line, f.message) for f in agent.failures] == [
+        (10, "agentFileReads notes.txt: the content is 'actual', expected 'expected'")
+    ]
+    agent = scenario_agent(tmp_path, FILE_READS)
+    play(agent, ws, script, serve_files=False)  # no fs offered: read in the workspace; initialize differs
+    assert [f.line for f in agent.failures] == [3, 10]
+    assert "clientCapabilities.fs.readTextFile` is False, expected True" in agent.failures[0].message
+
+
+def test_a_prompt_beyond_the_scenario_and_a_prompt_never_sent_are_reported(tmp_path: Path) -> None:
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        await session.say("earlier question")
+
+    agent = scenario_agent(tmp_path, HISTORY)
+    play(agent, workspace(tmp_path), script)
+    assert [(f.line, f.message) for f in agent.unplayed()] == [(16, "the client never sent the prompt 'now'")]

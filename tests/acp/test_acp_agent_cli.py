@@ -1,0 +1,119 @@
+"""`workbench acp-agent` as a subprocess: the SDK client over stdio, and what a broken client gets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.processes import running, unique_seconds
+from workbench.acp.client import TurnRecord
+from workbench.acp.scp import DirectRunner, TestContext
+
+from .helpers import scenario_file, workspace
+from .test_acp_agent import WRITE_AND_RUN
+
+AGENT = [sys.executable, "-m", "workbench", "acp-agent"]
+
+
+def test_over_stdio_a_faithful_client_passes_and_the_agent_exits_0(tmp_path: Path) -> None:
+    path = scenario_file(tmp_path, WRITE_AND_RUN)
+    ws = workspace(tmp_path)
+    turns: list[TurnRecord] = []
+
+    async def script(ctx: TestContext) -> None:
+        turns.append(await (await ctx.start_session()).say("Create hello.txt"))
+
+    runner = DirectRunner([*AGENT, str(path)], ws, wire=tmp_path / "acp.jsonl", timeout=60)
+    result = asyncio.run(runner.run(script))
+    assert turns[0].text == "Writing hello.txt.Done." and (ws / "hello.txt").read_text() == "hi\n"
+    frames = [json.loads(line) for line in (tmp_path / "acp.jsonl").read_text().splitlines()]
+    assert len(frames) == result.messages
+    assert frames[0]["dir"] == "client->agent" and frames[0]["message"]["method"] == "initialize"
+    assert any(
+        f["dir"] == "agent->client" and f["message"].get("method") == "terminal/create" for f in frames
+    )
+
+
+def _raw(path: Path, lines: list[str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*AGENT, str(path)], input="".join(line + "\n" for line in lines), capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout, check=False)  # fmt: skip
+
+
+def _msg(method: str, params: dict[str, Any], ident: int | None = None) -> str:
+    frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if ident is not None:
+        frame["id"] = ident
+    return json.dumps(frame)
+
+
+def test_a_client_that_sends_a_wrong_prompt_and_leaves_early_fails_the_run_with_scenario_lines(
+    tmp_path: Path,
+) -> None:
+    path = scenario_file(tmp_path, WRITE_AND_RUN)
+    ws = workspace(tmp_path)
+    done = _raw(path, [
+        _msg("initialize", {"protocolVersion": 1}, 0),
+        _msg("session/new", {"cwd": str(ws), "mcpServers": []}, 1),
+    ], ws)  # fmt: skip
+    assert done.returncode == 1
+    assert f"{path}:4: the client never sent the prompt 'Create hello.txt'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_malformed_lines_and_unknown_methods_get_json_rpc_errors_not_silence(tmp_path: Path) -> None:
+    path = scenario_file(tmp_path, "name: empty\ntimeline: []\n")
+    done = _raw(path, [
+        "{not json",
+        '{"hello": "world"}',
+        _msg("initialize", {"protocolVersion": 1}, 0),
+        _msg("no/such_method", {}, 1),
+        _msg("session/prompt", {"sessionId": "nope", "prompt": []}, 2),
+    ], tmp_path)  # fmt: skip
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    errors = {r.get("id"): r["error"]["code"] for r in replies if "error" in r}
+    assert [r["error"]["code"] for r in replies if "error" in r and r["id"] is None] == [-32700, -32600]
+    assert (errors[1], errors[2]) == (-32601, -32602)
+    assert any(r.get("id") == 0 and r["result"]["protocolVersion"] == 1 for r in replies)
+    assert "line 1 is not JSON" in done.stderr and "line 2 is not a JSON-RPC 2.0" in done.stderr
+    assert "Traceback" not in done.stderr and done.returncode == 0
+
+
+def test_a_client_that_disconnects_mid_turn_ends_the_agent_and_its_command(tmp_path: Path) -> None:
+    marker = unique_seconds(600)
+    path = scenario_file(tmp_path, f"""\
+        name: long-command
+        timeline:
+          - userInputs:
+              - relativeTime: 0
+                input: 'wait'
+          - agentToolUse:
+              toolName: runCmd
+              args: {{cmd: "sleep {marker}"}}
+        """)  # fmt: skip
+    ws = workspace(tmp_path)
+    proc = subprocess.Popen([*AGENT, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ws)  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    for line in (_msg("initialize", {"protocolVersion": 1}, 0), _msg("session/new", {"cwd": str(ws), "mcpServers": []}, 1),
+                 _msg("session/prompt", {"sessionId": "wb-1", "prompt": [{"type": "text", "text": "wait"}]}, 2)):  # fmt: skip
+        proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    while not running(marker):  # the command runs: the turn is in flight
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.05)
+    proc.stdin.close()
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the agent did not end when the client left")
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert code == 1 and "s.yaml:4: the client closed the connection during this turn" in stderr
+    assert running(marker) == []
