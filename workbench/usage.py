@@ -17,6 +17,10 @@ EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report a terminated command
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a CI runner cancelling): handled exactly as Ctrl-C is, but the command exits 143."""
+
+
 class UsageError(Exception):
     """A bad flag or argument: reported like a diagnostic, exit 2."""
 

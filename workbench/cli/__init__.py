@@ -18,7 +18,15 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from workbench.usage import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError, UsageParser
+from workbench.usage import (
+    EXIT_INTERNAL,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    Terminated,
+    UsageError,
+    UsageParser,
+)
 
 #: command name -> (module in this package, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -86,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    except Terminated:
+        print("workbench: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)
         return 130

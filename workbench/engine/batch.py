@@ -2,6 +2,14 @@
 
 Parallel runs (`-j N`) use separate processes: each scenario gets its own
 workspace, pty, control socket and run folder, so runs share nothing.
+
+Ctrl-C and SIGTERM (what CI runners send on cancel) end a batch the same way:
+each running scenario is cancelled, so its programs are ended and its
+workspace removed; what finished before is summarised (failed workspaces are
+kept and printed), then :class:`KeyboardInterrupt` (or its subclass
+:class:`~workbench.usage.Terminated`, exit 143) goes up to the command. Pool
+workers pass SIGTERM on as SIGINT to their own run, and get SIGTERM themselves
+if the parent dies (``PR_SET_PDEATHSIG``), so none is left behind.
 """
 
 from __future__ import annotations
@@ -12,8 +20,9 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +32,7 @@ from workbench.engine.report import Failure, RunReport, ScenarioResult
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
 from workbench.scenario.diagnostics import Diagnostic
 from workbench.scenario.loader import discover, display_name, try_load
+from workbench.usage import Terminated
 
 
 @dataclass
@@ -82,9 +92,50 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
     return data
 
 
-def _ignore_sigint() -> None:
-    """An idle worker ignores Ctrl-C; the parent passes it on to busy ones (see `_parallel`)."""
+def _init_worker() -> None:
+    """An idle worker ignores Ctrl-C (the parent passes it on to busy ones, see `_parallel`); SIGTERM
+    becomes SIGINT, which a busy worker handles as Ctrl-C; the parent's death sends SIGTERM."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _interrupt_self)
+    parent_death_signal(signal.SIGTERM)
+    if os.getppid() == 1:  # the parent died before the line above: nobody will collect our result
+        os._exit(1)
+
+
+def _interrupt_self(signum: int, frame: Any) -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def parent_death_signal(sig: int) -> bool:
+    """Linux: have the kernel send ``sig`` to this process when its parent dies; False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(pr_set_pdeathsig, sig, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """While a batch runs in this (main) thread, SIGTERM raises :class:`Terminated` as SIGINT raises
+    KeyboardInterrupt, so the same cleanup runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _from_worker(data: dict[str, Any]) -> ScenarioResult:
@@ -151,6 +202,7 @@ def _indent(text: str) -> str:
 
 
 def run_batch(candidates: Sequence[Candidate], options: Any, jobs: int, console: Console) -> RunReport:
+    """Run every candidate; on Ctrl-C or SIGTERM, summarise what finished and re-raise."""
     start = time.monotonic()
     report = RunReport()
     runnable = [c for c in candidates if c.error is None]
@@ -158,38 +210,62 @@ def run_batch(candidates: Sequence[Candidate], options: Any, jobs: int, console:
         if c.error is not None:
             report.results.append(c.error)
             console.finished(c.error)
-    if jobs <= 1 or len(runnable) <= 1:
-        report.results += _sequential(runnable, options, console)
-    else:
-        report.results += _parallel(runnable, options, jobs, console)
     order = {id(c): i for i, c in enumerate(candidates)}
     by_file = {display_name(c.path): order[id(c)] for c in candidates}
+    try:
+        with sigterm_as_ctrl_c():
+            if jobs <= 1 or len(runnable) <= 1:
+                _sequential(runnable, options, console, report.results)
+            else:
+                _parallel(runnable, options, jobs, console, report.results)
+    except KeyboardInterrupt:
+        report.duration_ms = int((time.monotonic() - start) * 1000)
+        console.summary(report)  # the kept workspaces of runs that failed before the interruption
+        raise
     report.results.sort(key=lambda r: by_file.get(r.file, 0))
     report.duration_ms = int((time.monotonic() - start) * 1000)
     return report
 
 
-def _sequential(candidates: Iterable[Candidate], options: Any, console: Console) -> list[ScenarioResult]:
+def _sequential(
+    candidates: Iterable[Candidate], options: Any, console: Console, results: list[ScenarioResult]
+) -> None:
     from workbench.engine.runner import run_scenario
 
-    async def all_of() -> list[ScenarioResult]:
-        results = []
+    terminated = False
+
+    async def all_of() -> None:
+        nonlocal terminated
+        task = asyncio.current_task()
+        assert task is not None
+
+        def on_sigterm() -> None:
+            nonlocal terminated
+            terminated = True
+            task.cancel()  # as asyncio does for Ctrl-C: the run's cleanup ends its programs
+
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
         for c in candidates:
             console.started(c.name)
             result = await run_scenario(c.path, options)
             console.finished(result)
             results.append(result)
-        return results
 
-    return asyncio.run(all_of())
+    try:
+        asyncio.run(all_of())
+    except asyncio.CancelledError:
+        if terminated:
+            raise Terminated() from None
+        raise
 
 
 def _parallel(
-    candidates: Sequence[Candidate], options: Any, jobs: int, console: Console
-) -> list[ScenarioResult]:
+    candidates: Sequence[Candidate], options: Any, jobs: int, console: Console, results: list[ScenarioResult]
+) -> None:
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    results: list[ScenarioResult] = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker) as pool:
         futures: dict[Future[dict[str, Any]], Candidate] = {
             pool.submit(_run_one, str(c.path), options): c for c in candidates
         }
@@ -206,7 +282,6 @@ def _parallel(
                     os.kill(process.pid, signal.SIGINT)
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    return results
 
 
 def parse_selection(k: str | None, tags: str | None, shard: str | None) -> Selection:

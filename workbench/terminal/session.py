@@ -11,7 +11,9 @@ programs that ask do not stall.
 The child is a session and process-group leader (ptyprocess forks with
 ``setsid``), so :meth:`PtySession.terminate` ends the whole group: SIGHUP,
 SIGCONT and SIGTERM, a grace period, then SIGKILL; then it reaps the child and
-closes the fd. Exit is watched through a pidfd where Linux has one (no
+closes the fd. A descendant that left the group (``setsid`` and a double fork,
+as daemons do) is found by the token its environment inherited
+(:mod:`.descendants`) and ended the same way. Exit is watched through a pidfd where Linux has one (no
 polling). Sessions still alive at interpreter exit are killed the same way, and
 ``async with`` terminates a session however the block ends, cancellation
 included.
@@ -36,6 +38,7 @@ from types import TracebackType
 
 from ptyprocess import PtyProcess
 
+from . import descendants
 from .asciicast import AsciicastRecorder
 from .keys import encode_keys
 from .screen import Screen
@@ -52,8 +55,11 @@ class WaitTimeout(TimeoutError):
 class PtySession:
     """One program in one pty, with its screen. Create it with :meth:`spawn`."""
 
-    def __init__(self, proc: PtyProcess, screen: Screen, recorder: AsciicastRecorder | None) -> None:
+    def __init__(
+        self, proc: PtyProcess, screen: Screen, recorder: AsciicastRecorder | None, token: str = ""
+    ) -> None:
         self.proc = proc
+        self.token = token  # in the environment of every process this session starts (see .descendants)
         self.pid: int = proc.pid
         self.fd: int = proc.fd
         self.screen = screen
@@ -97,13 +103,15 @@ class PtySession:
         """
         environment = dict(env)
         environment.setdefault("TERM", DEFAULT_TERM)
+        token = descendants.new_token()
+        environment[descendants.TOKEN_VAR] = token
         if not os.path.isdir(cwd):  # ptyprocess would fail in the forked child, past its error reporting
             raise FileNotFoundError(f"cannot start {argv[0]!r}: no folder {cwd!r}")
         try:
             proc = PtyProcess.spawn(list(argv), cwd=cwd, env=environment, dimensions=(height, width))
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"cannot start {argv[0]!r}: {exc}") from None
-        return cls(proc, Screen(width, height, scrollback=scrollback), recorder)
+        return cls(proc, Screen(width, height, scrollback=scrollback), recorder, token)
 
     async def __aenter__(self) -> PtySession:
         return self
@@ -346,9 +354,11 @@ class PtySession:
         if self._closed:
             return
         try:
-            if self._poll() is None:
+            escaped = descendants.find(self.token, self.pid) if self.token else []
+            if self._poll() is None or escaped:
                 for sig in (signal.SIGHUP, signal.SIGCONT, signal.SIGTERM):
                     _signal_group(self.pid, sig)
+                    descendants.signal_all(escaped, sig)
                 deadline = time.monotonic() + grace
                 while self._poll() is None and time.monotonic() < deadline:
                     with contextlib.suppress(TimeoutError):
@@ -363,6 +373,8 @@ class PtySession:
         if self._closed:
             return
         _signal_group(self.pid, signal.SIGKILL)  # the leader may be gone while its group lives on
+        if self.token:
+            descendants.kill_all(self.token, self.pid)  # and those that left the group
         if self._poll() is None:
             self._reap(block=True)
         if not self.eof:
@@ -408,6 +420,8 @@ def _kill_live_sessions() -> None:
     for session in list(_LIVE):
         with contextlib.suppress(Exception):
             _signal_group(session.pid, signal.SIGKILL)
+            if session.token:
+                descendants.kill_all(session.token, session.pid)
             with contextlib.suppress(ChildProcessError, OSError):
                 os.waitpid(session.pid, 0)
             with contextlib.suppress(OSError):

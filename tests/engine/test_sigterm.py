@@ -1,0 +1,128 @@
+"""SIGTERM (a CI runner cancelling) ends `workbench run` like Ctrl-C: exit 143, nothing left behind.
+
+Each test's programs double-fork and call setsid(), so they leave the process
+group that a plain group kill would end. Only processes and folders the test
+started are looked at: its private TMPDIR, and sleeps with a unique argument.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write
+from tests.processes import running, unique_seconds
+from workbench.terminal import descendants
+
+pytestmark = pytest.mark.skipif(not descendants.available(), reason="needs /proc (Linux)")
+
+ESCAPE = """\
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", sys.argv[1]])
+    os._exit(0)
+os.wait()
+print("escaped", flush=True)
+time.sleep(600)
+"""
+
+
+def long_scenario(tmp_path: Path, name: str, sleep: str) -> Path:
+    script = tmp_path / "escape.py"
+    script.write_text(ESCAPE)
+    return write(tmp_path, f"suite/{name}.yaml", f"""\
+name: {name}
+command: [{sys.executable}, {script}, "{sleep}"]
+repo:
+  init: true
+timeline:
+  - advanceMs: 600000
+""")  # fmt: skip
+
+
+def start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], Path]:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "run", "--speed", "1", "--out", str(tmp_path / "out"), *args],
+        cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    return proc, tmp
+
+
+def wait_until(condition: object, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def finish(proc: subprocess.Popen[str], sig: int, group: bool = False) -> tuple[str, str]:
+    try:
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            os.kill(proc.pid, sig)
+        return proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_sigterm_ends_every_program_removes_every_folder_and_exits_143(tmp_path: Path) -> None:
+    sleep = unique_seconds(600)
+    write(tmp_path, "suite/a-fails.yaml", """\
+name: a-fails
+timeline:
+  - assert:
+      fs:
+        exists: [missing.txt]
+""")  # fmt: skip
+    long_scenario(tmp_path, "b-long", sleep)
+    proc, tmp = start(tmp_path, "suite")
+    wait_until(lambda: running(f"sleep {sleep}"), "the escaped program")
+    out, err = finish(proc, signal.SIGTERM)
+    assert proc.returncode == 143, out + err
+    assert "Traceback" not in err and "terminated" in err
+    assert running(f"sleep {sleep}") == []
+    assert running(str(tmp_path)) == []  # no workbench process of this test survives
+    kept = [p for p in tmp.iterdir()]
+    assert len(kept) == 1 and kept[0].name.startswith("wb-ws-"), kept  # the failed run's workspace, only
+    assert f"workspace kept at {kept[0]}" in out
+
+
+@pytest.mark.parametrize("group", [False, True], ids=["parent", "process-group"])
+def test_sigterm_with_two_jobs_leaves_no_worker_program_or_folder(tmp_path: Path, group: bool) -> None:
+    sleeps = [unique_seconds(600), unique_seconds(600)]
+    for i, sleep in enumerate(sleeps):
+        long_scenario(tmp_path, f"long{i}", sleep)
+    proc, tmp = start(tmp_path, "suite", "-j", "2")
+    wait_until(lambda: all(running(f"sleep {s}") for s in sleeps), "both escaped programs")
+    out, err = finish(proc, signal.SIGTERM, group=group)
+    assert proc.returncode == 143, out + err
+    assert "Traceback" not in err
+    for sleep in sleeps:
+        assert running(f"sleep {sleep}") == []
+    assert running(str(tmp_path)) == []  # no pool worker left (workers share the parent's command line)
+    assert list(tmp.iterdir()) == []
+
+
+def test_a_timeout_ends_a_program_that_left_its_process_group(tmp_path: Path) -> None:
+    sleep = unique_seconds(600)
+    long_scenario(tmp_path, "hung", sleep)
+    proc, _tmp = start(tmp_path, "suite", "--timeout", "3")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, out + err
+    assert "timed out" in out
+    assert running(f"sleep {sleep}") == []
