@@ -1,0 +1,226 @@
+"""The playbook language: what the model does, turn by turn, written in Python.
+
+    from workbench.playbook import Playbook, call, say, think, when
+
+    ids = {}
+    playbook = Playbook(
+        when("Create a ticket and show it", [
+            think("Create it first."),
+            call("runCmd", {"cmd": "echo T-42"}).then(lambda r: ids.update(ticket=r.text.strip())),
+            call("runCmd", lambda: {"cmd": f"echo showing {ids['ticket']}"}),
+            say("Ticket created and shown."),
+        ]),
+        when("Thanks", [say("You're welcome.")]),
+    )
+
+One :func:`when` per user turn. Within a turn the actions are cut into model
+responses: thinking and text join the tool calls that follow them in one
+response, consecutive calls go out together (parallel tool calls), and a call
+whose params are a function starts a response of its own, because it may depend
+on the results of the calls before it. A response without calls ends the turn.
+
+A playbook and a YAML scenario are two front-ends to one schedule:
+:meth:`Playbook.to_yaml` writes the scenario the playbook plays (late-bound
+params, which exist only when the call is served, are written as the
+`<late-bound>` marker and noted in a comment).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+Params = Mapping[str, Any]
+LateParams = Callable[[], Params]
+LATE_BOUND = "<late-bound>"
+
+
+@dataclass(frozen=True)
+class ToolResultRecord:
+    """A tool's result as the agent reported it in its next request (or as a mock produced it)."""
+
+    step: int  # the playbook action (1-based, over the whole playbook) of the call
+    turn: int  # 1-based
+    tool: str  # the playbook's tool name
+    call_id: str
+    text: str
+    is_error: bool
+    mocked: bool = False
+
+    @property
+    def content(self) -> str:
+        return self.text
+
+
+@dataclass(eq=False)
+class Call:
+    """The model calls ``tool`` with ``params`` (a mapping, or a function called when the call is served)."""
+
+    tool: str
+    params: Params | LateParams = field(default_factory=dict)
+    callback: Callable[[ToolResultRecord], Any] | None = None
+
+    def then(self, callback: Callable[[ToolResultRecord], Any]) -> Call:
+        """Call ``callback`` with the tool's real result once the agent sends it back."""
+        self.callback = callback
+        return self
+
+    @property
+    def late_bound(self) -> bool:
+        return callable(self.params)
+
+    def describe(self) -> str:
+        params = (
+            LATE_BOUND if callable(self.params) else _short(json.dumps(dict(self.params), default=str), 80)
+        )
+        return f"call({json.dumps(self.tool)}, {params})"
+
+
+@dataclass(frozen=True)
+class Say:
+    """The model answers with text."""
+
+    text: str
+
+    def describe(self) -> str:
+        return f"say({json.dumps(_short(self.text, 60))})"
+
+
+@dataclass(frozen=True)
+class Think:
+    """The model thinks (shown by agents that show thinking; dropped by wire styles without it)."""
+
+    text: str
+
+    def describe(self) -> str:
+        return f"think({json.dumps(_short(self.text, 60))})"
+
+
+Action: TypeAlias = Call | Say | Think
+
+
+@dataclass(frozen=True)
+class Turn:
+    prompt: str
+    actions: tuple[Action, ...]
+
+    def describe(self) -> str:
+        return f"when({json.dumps(_short(self.prompt, 60))})"
+
+    def responses(self) -> list[tuple[Action, ...]]:
+        """The turn cut into model responses (see the module docstring)."""
+        out: list[tuple[Action, ...]] = []
+        current: list[Action] = []
+        for action in self.actions:
+            has_call = any(isinstance(a, Call) for a in current)
+            if isinstance(action, Call):
+                if has_call and action.late_bound:
+                    out.append(tuple(current))
+                    current = []
+                current.append(action)
+            else:
+                if has_call:
+                    out.append(tuple(current))
+                    current = []
+                current.append(action)
+        if current:
+            out.append(tuple(current))
+        return out
+
+
+def when(prompt: str, actions: Iterable[Action]) -> Turn:
+    """One user turn: the user says ``prompt``; the model does ``actions``."""
+    actions = tuple(actions)
+    for action in actions:
+        if not isinstance(action, Call | Say | Think):
+            raise TypeError(f"when({prompt!r}): {action!r} is not an action; use call(), say() or think()")
+    return Turn(prompt, actions)
+
+
+def call(tool: str, params: Params | LateParams | None = None) -> Call:
+    """The model calls ``tool``; ``params`` may be a function, called when the call is served."""
+    if params is not None and not callable(params) and not isinstance(params, Mapping):
+        raise TypeError(f"call({tool!r}, ...): params must be a mapping or a function returning one")
+    return Call(tool, params if params is not None else {})
+
+
+def say(text: str) -> Say:
+    return Say(text)
+
+
+def think(text: str) -> Think:
+    return Think(text)
+
+
+MockResult: TypeAlias = "str | Mapping[str, Any] | Callable[[Mapping[str, Any]], Any]"
+
+
+@dataclass(frozen=True)
+class UiRule:
+    """A screen responder: when the screen matches, type ``keys`` (see workbench.terminal.responders)."""
+
+    match: str
+    keys: str
+    regex: bool = False
+    times: int | None = 1  # None: every time
+
+
+@dataclass
+class Playbook:
+    """A scripted model for one conversation: turns, plus what the built-in mock agent should fake.
+
+    * ``mock_tools``: tool name -> its result instead of running it (built-in mock agent): a string,
+      a function of the call's params (returning a string or a full result), or a full result
+      ``{"content": str, "is_error": bool}``.
+    * ``mock_ui``: screen responders (:class:`UiRule`) for the agent's TUI questions.
+    * ``propagate_errors``: a tool result the agent reports as an error fails the test (default);
+      with False it is only recorded, so a test can check how the agent copes.
+    """
+
+    turns: tuple[Turn, ...]
+    name: str = "playbook"
+    mock_tools: Mapping[str, Any] = field(default_factory=dict)
+    mock_ui: Sequence[UiRule] = ()
+    propagate_errors: bool = True
+
+    def __init__(
+        self,
+        *turns: Turn | Iterable[Turn],
+        name: str = "playbook",
+        mock_tools: Mapping[str, Any] | None = None,
+        mock_ui: Sequence[UiRule] = (),
+        propagate_errors: bool = True,
+    ) -> None:
+        flat: list[Turn] = []
+        for item in turns:
+            if isinstance(item, Turn):
+                flat.append(item)
+            else:
+                for turn in item:
+                    if not isinstance(turn, Turn):
+                        raise TypeError(f"Playbook(...): {turn!r} is not a turn; use when(prompt, [...])")
+                    flat.append(turn)
+        if not flat:
+            raise ValueError("a playbook needs at least one when(prompt, [...]) turn")
+        self.turns = tuple(flat)
+        self.name = name
+        self.mock_tools = dict(mock_tools or {})
+        self.mock_ui = tuple(mock_ui)
+        self.propagate_errors = propagate_errors
+
+    @property
+    def actions(self) -> list[tuple[int, Action]]:
+        """Every action with its 1-based turn number, in order."""
+        return [(n, a) for n, turn in enumerate(self.turns, 1) for a in turn.actions]
+
+    def to_yaml(self) -> str:
+        """The Agent Harbor scenario this playbook plays (see the module docstring)."""
+        from workbench.playbook.schedule import scenario_yaml
+
+        return scenario_yaml(self)
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
