@@ -247,7 +247,7 @@ class _Builder:
                 )
                 if event.anchor is not None:
                     self.open_anchors.add(event.anchor)
-                self.stack.append(_Frame(container, event.anchor, self.count))
+                self.stack.append(_Frame(container, event.anchor, self.count + self.expanded))
             elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
                 frame = self.stack.pop()
                 done = frame.container
@@ -376,8 +376,13 @@ def parse_yaml(text: str, file: str) -> Any:
 # --------------------------------------------------------------------------- JSON and TOML guards
 
 _JSON_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[\[\]{}]')
+# Possessive and anchored at a word's start: a long run of digits must not be re-tried
+# from every position inside it (that was quadratic).
+_TOML_KEY_PART = re.compile(r'[A-Za-z0-9_-]++|"(?:[^"\\\n]|\\.)*+"|\'[^\'\n]*+\'')
 _TOML_TOKENS = re.compile(
-    r'"""(?:[^\\]|\\.)*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"?|\'[^\'\n]*\'?|#[^\n]*|[\[\]{}]'
+    r'"""(?:[^\\]|\\.)*?"""|\'\'\'[\s\S]*?\'\'\''
+    rf"|(?P<dotted>(?<![A-Za-z0-9_-])(?:{_TOML_KEY_PART.pattern})(?:[ \t]*\.[ \t]*(?:{_TOML_KEY_PART.pattern}))+)"
+    r'|"(?:[^"\\\n]|\\.)*"?|\'[^\'\n]*\'?|#[^\n]*|[\[\]{}]'
 )
 _MAX_DIGITS = sys.get_int_max_str_digits() or 4300
 _LONG_INT = re.compile(rf"(?<![\w.])[-+]?[0-9][0-9_]{{{_MAX_DIGITS},}}")
@@ -390,23 +395,27 @@ def offset_pos(text: str, offset: int, file: str) -> Pos:
 
 
 def guard_brackets(text: str, file: str, tokens: re.Pattern[str]) -> None:
-    """Refuse bracket nesting past :data:`MAX_DEPTH` before a recursive parser sees it.
+    """Refuse nesting past :data:`MAX_DEPTH` before a recursive parser sees it.
 
     ``tokens`` matches strings and comments whole (so brackets inside them do
-    not count) and single brackets. A text the parser would reject anyway may be
-    miscounted; that only changes which of the two complaints comes first.
+    not count), single brackets, and (for TOML) dotted keys, whose parts nest
+    too and which tomllib handles in quadratic time. A text the parser would
+    reject anyway may be miscounted; that only changes which of the two
+    complaints comes first.
     """
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    if text.count("[") + text.count("{") <= MAX_DEPTH and text.count(".") <= MAX_DEPTH:
         return
     depth = 0
     for m in tokens.finditer(text):
-        ch = m.group()
-        if ch in "[{":
+        token = m.group()
+        if token in "[{":
             depth += 1
             if depth > MAX_DEPTH:
                 raise too_deep(offset_pos(text, m.start(), file))
-        elif ch in "]}":
+        elif token in "]}":
             depth = max(0, depth - 1)
+        elif m.lastgroup == "dotted" and len(_TOML_KEY_PART.findall(token)) > MAX_DEPTH:
+            raise too_deep(offset_pos(text, m.start(), file))
 
 
 def long_integer(text: str, file: str, exc: ValueError) -> ScenarioError:
