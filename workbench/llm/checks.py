@@ -95,7 +95,11 @@ async def check_assert(event: m.Assert, workspace: Path | None) -> tuple[list[st
     """(problems, notes) for the checks the server can make itself: the workspace part of the assertion
     evaluator the engine uses (paths confined to the workspace, JSON compared by type)."""
     if workspace is None:
-        notes = ["fs/json/git checks skipped: the server was given no workspace"] if has_workspace_checks(event) else []
+        notes = (
+            ["fs/json/git checks skipped: the server was given no workspace"]
+            if has_workspace_checks(event)
+            else []
+        )
         return [], notes
     ws = Workspace.attach(workspace)
     checks = await asyncio.to_thread(workspace_checks, event, ws)

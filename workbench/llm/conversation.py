@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Style = Literal["anthropic", "openai-chat", "openai-responses"]
+Style = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
 
 _ENVELOPE = re.compile(r"\A\s*<([A-Za-z][\w -]*)>.*</\1>\s*\Z", re.S)
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
@@ -77,6 +77,7 @@ class ToolDef:
     type: str = "function"
     properties: frozenset[str] | None = None
     required: frozenset[str] = frozenset()
+    schema: Any = field(default=None, compare=False, hash=False)  # the input schema as offered
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ class ChatRequest:
     output_schema: Mapping[str, Any] | None = None  # structured output: the JSON schema
     json_mode: bool = False  # `response_format: {type: json_object}` and friends
     raw: Mapping[str, Any] = field(default_factory=dict)
+    route: Mapping[str, str] = field(default_factory=dict)  # what the path said (model, API method)
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -112,6 +114,10 @@ class ChatRequest:
             if msg.role == "user" and msg.prompt:
                 return msg.prompt
         return ""
+
+    def has_model_history(self) -> bool:
+        """Whether the conversation holds anything the model said before (or results of its calls)."""
+        return any(msg.role == "assistant" or msg.tool_results for msg in self.messages)
 
     def trailing_tool_results(self) -> tuple[ToolResult, ...]:
         """The results sent since the last assistant message (this turn's results)."""

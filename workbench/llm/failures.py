@@ -4,15 +4,15 @@
 | --- | --- |
 | `network_unreachable` | the connection is reset (RST) before any byte of a response |
 | `connection_timeout{after_ms}` | nothing for `after_ms` (scenario time, scaled by the speed), then the connection closes |
-| `auth_error{message}` | HTTP 401, `authentication_error` (OpenAI: `invalid_api_key`) |
-| `rate_limit{retry_after}` | HTTP 429 with a `retry-after` header, `rate_limit_error` (OpenAI: `rate_limit_exceeded`) |
-| `out_of_credits` | Anthropic: HTTP 402 `billing_error`; OpenAI: HTTP 429 `insufficient_quota` |
+| `auth_error{message}` | the style's authentication error (Anthropic 401 `authentication_error`, OpenAI 401 `invalid_api_key`, Gemini 400 `API_KEY_INVALID`) |
+| `rate_limit{retry_after}` | HTTP 429 with a `retry-after` header, in the style's shape |
+| `out_of_credits` | Anthropic: HTTP 402 `billing_error`; OpenAI: HTTP 429 `insufficient_quota`; Gemini: 429 `RESOURCE_EXHAUSTED` |
 | `partial_response{partial_text}` | the reply starts, carries the partial text, and the connection closes mid-body |
 | `malformed_json{raw}` | a 200 whose body (or first SSE event) is `raw`, not JSON |
 
-Status codes and shapes are the real APIs' (Anthropic documents 402 for
-billing errors; OpenAI reports exhausted credit as 429 `insufficient_quota`),
-so each SDK raises its own exception type.
+The HTTP-level ones are each wire's :meth:`~.wire.common.Wire.failure_error`,
+in the real API's status codes and shapes, so each SDK raises its own exception
+type; this module plays the wire-level ones.
 """
 
 from __future__ import annotations
@@ -28,36 +28,9 @@ from aiohttp import web
 from workbench.scenario import model as m
 
 from .conversation import ChatRequest
-from .reply import ApiError, text_reply
+from .reply import text_reply
 from .sse import dumps, open_stream
 from .wire.common import Output, Wire
-
-
-def api_error(failure: m.Failure, style: str) -> ApiError | None:
-    """The HTTP error a failure stands for, in the style's terms; None for wire-level ones.
-
-    The Claudeless loader has checked the type and that every parameter it takes is there.
-    """
-    kind, p = failure.type, failure.params
-    anthropic = style == "anthropic"
-    if kind == "auth_error":
-        message = str(p["message"])
-        if anthropic:
-            return ApiError(401, "authentication_error", message)
-        return ApiError(401, "invalid_request_error", message, code="invalid_api_key")
-    if kind == "rate_limit":
-        retry = int(p["retry_after"])
-        if anthropic:
-            return ApiError(429, "rate_limit_error", "Rate limit exceeded", retry_after=retry)
-        return ApiError(
-            429, "requests", "Rate limit reached for requests", retry_after=retry, code="rate_limit_exceeded"
-        )
-    if kind == "out_of_credits":
-        if anthropic:
-            return ApiError(402, "billing_error", "Your account has no credits remaining")
-        message = "You exceeded your current quota, please check your plan and billing details."
-        return ApiError(429, "insufficient_quota", message, code="insufficient_quota")
-    return None
 
 
 def reset(request: web.Request) -> None:
@@ -76,7 +49,7 @@ async def inject_wire(
     request: web.Request, failure: m.Failure, wire: Wire, chat: ChatRequest, out: Output
 ) -> web.StreamResponse:
     """Play a wire-level failure (reset, timeout, partial, malformed); the caller
-    has already turned HTTP-level ones into errors through :func:`api_error`."""
+    has already turned HTTP-level ones into errors through the wire's ``failure_error``."""
     kind, p = failure.type, failure.params
     if kind == "network_unreachable":
         reset(request)

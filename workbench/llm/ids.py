@@ -19,7 +19,7 @@ class IdMaker:
     """Makes ids for one session; ``seed`` is usually the session key."""
 
     def __init__(self, seed: str = "") -> None:
-        self._rng = random.Random(zlib.crc32(seed.encode("utf-8")))
+        self._rng = random.Random(zlib.crc32(seed.encode("utf-8", "surrogatepass")))
 
     def _chars(self, alphabet: str, n: int) -> str:
         return "".join(self._rng.choice(alphabet) for _ in range(n))

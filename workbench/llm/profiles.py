@@ -14,8 +14,18 @@ absolute path, which its Write requires), Codex runs everything through
    Code 2.1 has no Grep/Glob/LS; Codex 0.169 edits files through its shell).
 
 A tool name the scenario spells in no known way is sent as written. Arguments
-are finally filtered to the properties the offered tool declares, so a
-scenario written for one agent does not send another agent keys it rejects.
+are finally fitted to the schema the offered tool declares (:func:`fit`): a
+call that already fits is sent unchanged; otherwise each argument is renamed to
+the property the tool declares for it (synonym groups of
+:mod:`workbench.scenario.vocabulary`: ``cmd``/``command``,
+``path``/``file_path``/``filePath``, ``old_string``/``oldString``...), keys the
+tool does not declare are left out, and a required property nothing maps to
+is reported (:attr:`Call.missing`), never dropped silently.
+
+A named profile is used only when the request's tools match its snapshot (the
+names it knows, with the properties it knows); an agent whose tools share the
+names but not the schemas (another agent's ``write {filePath}``) gets the
+generic profile, which speaks any agent's tools through the vocabulary.
 
 Tool sets and property names come from the captured requests of Claude Code
 2.1.197, Codex 0.169.0 and pi 0.73.1 (``corpus/agent-wire``), plus the names of
@@ -33,6 +43,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.scenario.vocabulary import ALIASES, ARGUMENTS, argument_for
+
 from .conversation import ToolDef
 
 Args = dict[str, Any]
@@ -42,6 +54,8 @@ Args = dict[str, Any]
 class Call:
     name: str
     args: Mapping[str, Any] = field(default_factory=dict)
+    # required properties of the offered tool that no argument of the call maps to
+    missing: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,30 +70,6 @@ class MapContext:
 
 
 # --------------------------------------------------------------------------- canonical names
-
-ALIASES: dict[str, str] = {}
-for _canon, _names in {
-    "runCmd": ("runCmd", "run_command", "run_cmd", "Bash", "bash", "shell", "exec_command"),
-    "readFile": ("readFile", "read_file", "Read", "read"),
-    "writeFile": ("writeFile", "write_file", "Write", "write"),
-    "editFile": ("editFile", "edit_file", "Edit", "edit", "replaceInFile", "replace_in_file", "replace_text"),
-    "appendFile": ("appendFile", "append_file"),
-    "grep": ("grep", "Grep"),
-    "listDir": ("listDir", "list_dir", "LS", "ls"),
-    "find": ("find", "Glob", "glob"),
-    "sed": ("sed",),
-    "task": ("task", "Task", "Agent"),
-    "webFetch": ("webFetch", "WebFetch", "web_fetch"),
-    "webSearch": ("webSearch", "WebSearch"),
-    "todoWrite": ("todoWrite", "TodoWrite", "todo_write", "update_plan"),
-    "notebookEdit": ("notebookEdit", "NotebookEdit"),
-    "exitPlanMode": ("exitPlanMode", "ExitPlanMode"),
-    "bashOutput": ("bashOutput", "BashOutput"),
-    "killShell": ("killShell", "KillShell"),
-    "slashCommand": ("slashCommand", "SlashCommand"),
-}.items():
-    for _name in _names:
-        ALIASES[_name] = _canon
 
 
 def _pick(args: Mapping[str, Any], *keys: str) -> Any:
@@ -217,7 +207,7 @@ class ToolProfile:
     name: str
     schemas: Mapping[str, frozenset[str] | None]
     mapper: Mapper
-    shell: Callable[[str, Call, MapContext], Call] | None = None
+    shell: Callable[[str, Call, MapContext], Call | None] | None = None
 
     def map(self, name: str, args: Mapping[str, Any], ctx: MapContext) -> tuple[Call, str | None]:
         """The call to send for a scenario tool use, and a note when it could not be mapped."""
@@ -240,7 +230,16 @@ class ToolProfile:
                 else f"the {self.name} profile has no tool for `{name}`; sent as written"
             )
             return Call(name, dict(args)), note
-        return Call(mapped.name, _fit(mapped.args, ctx.offered.get(mapped.name))), None
+        fitted, missing = fit(mapped.args, ctx.offered.get(mapped.name))
+        return Call(mapped.name, fitted, missing), None
+
+    def fits(self, offered: Iterable[ToolDef]) -> bool:
+        """Whether the offered tools this profile knows have the properties it knows."""
+        for tool in offered:
+            known = self.schemas.get(tool.name)
+            if known is not None and tool.properties is not None and tool.properties != known:
+                return False
+        return True
 
     def diff(self, offered: Iterable[ToolDef], needed: Iterable[str]) -> list[str]:
         """How a request's tool definitions differ from this profile (empty: they match)."""
@@ -264,11 +263,36 @@ class ToolProfile:
         return lines
 
 
-def _fit(args: Mapping[str, Any], tool: ToolDef | None) -> Args:
-    """Keep only the arguments the offered tool declares (all of them when it declares none)."""
+def fit(args: Mapping[str, Any], tool: ToolDef | None) -> tuple[Args, tuple[str, ...]]:
+    """The arguments in the offered tool's words, and the required properties
+    still missing (see the module docstring). A tool that declares no
+    properties takes the arguments as they are."""
     if tool is None or not tool.properties:
-        return dict(args)
-    return {k: v for k, v in args.items() if k in tool.properties}
+        return dict(args), ()
+    declared = tool.properties
+    out: Args = {}
+    for key, value in args.items():
+        target = argument_for(key, declared)
+        if target is not None and target not in out:
+            out[target] = _as_declared(key, value, _property(tool, target))
+    return out, tuple(sorted(tool.required - out.keys()))
+
+
+def _property(tool: ToolDef, name: str) -> Mapping[str, Any]:
+    props = tool.schema.get("properties") if isinstance(tool.schema, Mapping) else None
+    prop = props.get(name) if isinstance(props, Mapping) else None
+    return prop if isinstance(prop, Mapping) else {}
+
+
+def _as_declared(key: str, value: Any, prop: Mapping[str, Any]) -> Any:
+    """A command as the type the property declares: an argv list or one string."""
+    kind = str(prop.get("type", "")).lower()
+    if key in ARGUMENTS["cmd"]:
+        if kind == "array" and isinstance(value, str):
+            return ["bash", "-lc", value]
+        if kind == "string" and isinstance(value, list):
+            return _command_text(value)
+    return value
 
 
 def _abs(path: Any, ctx: MapContext) -> Any:
@@ -397,12 +421,32 @@ def _pi_shell(command: str, call: Call, ctx: MapContext) -> Call:
 # ----- any other agent
 
 
+def _offered(canon: str, ctx: MapContext) -> str | None:
+    """The offered tool that is a spelling of ``canon``."""
+    return next((name for name in ctx.offered if ALIASES.get(name) == canon), None)
+
+
 def _generic(call: Call, ctx: MapContext) -> Call | None:
-    """Use whichever spelling of the tool the request offers, arguments unchanged."""
-    for alias, canon in ALIASES.items():
-        if canon == call.name and ctx.has(alias):
-            return Call(alias, dict(call.args))
-    return None
+    """Use whichever spelling of the tool the request offers; :func:`fit` renames the arguments."""
+    name = _offered(call.name, ctx)
+    if name is None:
+        return None
+    args = dict(call.args)
+    tool = ctx.offered[name]
+    if call.name == "runCmd" and tool.properties and argument_for("cwd", tool.properties) is None:
+        args["cmd"] = _in_dir(str(args.get("cmd", "")), args.pop("cwd", None))
+    pi_style = (
+        tool.properties and "edits" in tool.properties and argument_for("old_string", tool.properties) is None
+    )
+    if call.name == "editFile" and pi_style:  # a list of {oldText, newText}
+        edit = {"oldText": args.get("old_string", ""), "newText": args.get("new_string", "")}
+        args = {"path": args.get("path"), "edits": [edit]}
+    return Call(name, args)
+
+
+def _generic_shell(command: str, call: Call, ctx: MapContext) -> Call | None:
+    shell = _offered("runCmd", ctx)
+    return Call(shell, {"cmd": command}) if shell else None
 
 
 # ----- snapshots (from corpus/agent-wire, 2026-11-22)
@@ -525,12 +569,12 @@ PROFILES: dict[str, ToolProfile] = {
     "claude-code": ToolProfile("claude-code", CLAUDE_CODE_TOOLS, _claude, _claude_shell),
     "codex": ToolProfile("codex", CODEX_TOOLS, _codex, lambda cmd, call, ctx: _codex_shell(cmd, call, ctx)),
     "pi": ToolProfile("pi", PI_TOOLS, _pi, _pi_shell),
-    "generic": ToolProfile("generic", {}, _generic),
+    "generic": ToolProfile("generic", {}, _generic, _generic_shell),
 }
 
 
-def detect_profile(tool_names: Iterable[str]) -> ToolProfile:
-    """Which agent sent a request, from the tools it offers."""
+def profile_by_names(tool_names: Iterable[str]) -> ToolProfile:
+    """Which known agent's tool set a request offers, by the tools' names alone."""
     names = set(tool_names)
     if "Bash" in names and names & {"Read", "Write", "Edit"}:
         return PROFILES["claude-code"]
@@ -539,6 +583,14 @@ def detect_profile(tool_names: Iterable[str]) -> ToolProfile:
     if {"bash", "read"} <= names and names & {"write", "edit"}:
         return PROFILES["pi"]
     return PROFILES["generic"]
+
+
+def detect_profile(tools: Iterable[ToolDef | str]) -> ToolProfile:
+    """The profile to speak a request's tools with: a known agent's when the
+    names and the schemas match its snapshot, else the generic one."""
+    defs = [ToolDef(t) if isinstance(t, str) else t for t in tools]
+    named = profile_by_names(t.name for t in defs)
+    return named if named.fits(defs) else PROFILES["generic"]
 
 
 def profile_named(name: str) -> ToolProfile:

@@ -1,7 +1,8 @@
 """What agents sent, written next to the run so a failure can be read afterwards.
 
 Every request adds one line to ``llm-requests.jsonl`` (path, style, session,
-tools offered, the prompt, what was answered). A request whose tool
+tools offered, the prompt, what was answered), also the ones nothing serves
+(unknown paths, bodies that are not JSON, parser errors aside). A request whose tool
 definitions differ from its agent's profile is saved whole under
 ``agent-requests/<profile>/``: that is how a tool profile is updated when an
 agent's tools change. Credentials are never written.
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -20,6 +23,10 @@ from .reply import Reply
 
 REDACTED_HEADERS = ("authorization", "x-api-key", "api-key", "cookie", "proxy-authorization")
 LOG_FILE = "llm-requests.jsonl"
+
+RequestLog = dict[str, Any]
+"""One line of the request log: seq, method, path, query, style, outcome, and for
+parsed requests session, scenario, stream, tools and prompt."""
 
 
 def summary(reply: Reply) -> str:
@@ -41,10 +48,27 @@ def _slug(text: str) -> str:
 
 
 class RequestRecorder:
-    """Writes under ``out_dir``; does nothing without one."""
+    """Writes under ``out_dir`` (nothing without one) and shows each entry to ``listener``."""
 
-    def __init__(self, out_dir: Path | None) -> None:
+    def __init__(self, out_dir: Path | None, listener: Callable[[RequestLog], None] | None = None) -> None:
         self.out_dir = out_dir
+        self.listener = listener
+
+    def _write(self, entry: RequestLog) -> None:
+        if self.listener is not None:
+            self.listener(entry)
+        if self.out_dir is None:
+            return
+        with contextlib.suppress(OSError):
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            with (self.out_dir / LOG_FILE).open("a", encoding="utf-8") as f:
+                # ASCII escapes: a lone surrogate or stray byte in a request cannot break the log
+                f.write(json.dumps(entry) + "\n")
+
+    def log_request(self, request: web.Request, seq: int, style: str | None, outcome: str) -> None:
+        """A request that was not parsed into a conversation (unknown path, bad body, model list)."""
+        self._write({"seq": seq, "method": request.method, "path": request.path,
+                     "query": request.query_string, "style": style, "outcome": outcome})  # fmt: skip
 
     def log(
         self,
@@ -55,15 +79,12 @@ class RequestRecorder:
         scenario: str | None,
         outcome: str,
     ) -> None:
-        if self.out_dir is None:
+        if self.out_dir is None and self.listener is None:
             return
         entry = {"seq": seq, "method": request.method, "path": request.path, "query": request.query_string,
                  "style": chat.style, "session": session, "scenario": scenario, "stream": chat.stream,
                  "tools": list(chat.tool_names), "prompt": chat.last_prompt()[:200], "outcome": outcome}  # fmt: skip
-        with contextlib.suppress(OSError):
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-            with (self.out_dir / LOG_FILE).open("a", encoding="utf-8") as f:
-                f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._write(entry)
 
     def save(
         self, request: web.Request, chat: ChatRequest, profile: str, session: str, number: int
@@ -76,7 +97,7 @@ class RequestRecorder:
                   "headers": redacted_headers(request), "body": dict(chat.raw)}  # fmt: skip
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         except OSError:
             return None
         return path

@@ -3,12 +3,12 @@
 A :class:`Reply` is a list of blocks (thinking, text, tool calls) whose text
 comes in :class:`Chunk` pieces, each with the delay the scenario gives it; or an
 API error the scenario scripts; or a failure to inject on the wire. The wire
-modules turn it into their own events; :func:`shape` applies the rules of the
-seed that differ per style: OpenAI Chat never shows thinking, Anthropic shows it
-only when the request enabled thinking, and with ``coalesceThinkingWithToolUse``
-(Anthropic, on by default) all thinking goes first as one block, then the text
-as one block, then the tool calls, the way a real model's message is laid out.
-Without it the blocks keep the scenario's order (interleaved thinking).
+modules turn it into their own events; :func:`shape` applies what each style
+decides about thinking (shown or not for this request) and, with
+``coalesceThinkingWithToolUse`` (on by default), lays the message out as a real
+model does: all thinking first as one block, then the text as one block, then
+the tool calls. Without it the blocks keep the scenario's order (interleaved
+thinking).
 
 Token counts are estimated at four characters per token, as Claudeless does.
 """
@@ -159,12 +159,13 @@ def limit_tokens(reply: Reply, max_tokens: int | None) -> Reply:
     )
 
 
-def shape(reply: Reply, request: ChatRequest) -> Reply:
-    """Apply the style rules of the seed (see the module docstring)."""
+def shape(reply: Reply, *, show_thinking: bool, coalesce: bool) -> Reply:
+    """Thinking dropped unless the style shows it for this request; with
+    ``coalesce`` all thinking first, then the text, then the tool calls."""
     blocks = list(reply.blocks)
-    if request.style == "openai-chat" or (request.style == "anthropic" and not request.thinking):
+    if not show_thinking:
         blocks = [b for b in blocks if not isinstance(b, ThinkingBlock)]
-    if request.style == "openai-chat" or reply.coalesce_thinking:
+    if coalesce:
         blocks = _coalesced(blocks)
     return replace(reply, blocks=tuple(blocks))
 

@@ -85,41 +85,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(paths: list[Path], defines: list[str]) -> list[Scenario] | None:
-    from workbench.scenario.diagnostics import ScenarioError
-    from workbench.scenario.loader import discover, try_load
-    from workbench.timeline import compile_schedule
+    from workbench.timeline.prepare import prepare_all
 
-    missing = [p for p in paths if not p.exists()]
-    for p in missing:
-        print(f"{p}:1:1: error: file not found", file=sys.stderr)
-    if missing:
-        return None
-    files = list(discover(paths))
-    if not files:
+    prepared = prepare_all(paths, defines=defines)
+    if not prepared:
         print(
             "workbench serve llm: error: no scenario files under " + ", ".join(map(str, paths)),
             file=sys.stderr,
         )
         return None
-    scenarios: list[Scenario] = []
-    ok = True
-    for path in files:
-        result = try_load(path, defines=defines)
-        for d in result.diagnostics:
+    for p in prepared:
+        for d in p.diagnostics:
             print(d, file=sys.stderr)
-        if result.scenario is None:
-            ok = False
-            continue
-        if result.scenario.rules is None:
-            try:
-                compile_schedule(result.scenario)
-            except ScenarioError as exc:
-                for d in exc.diagnostics:
-                    print(d, file=sys.stderr)
-                ok = False
-                continue
-        scenarios.append(result.scenario)
-    return scenarios if ok else None
+    if any(p.errors for p in prepared):
+        return None
+    return [p.scenario for p in prepared if p.scenario is not None]
 
 
 async def _serve(scenarios: list[Scenario], args: argparse.Namespace, speed: float | None) -> int:

@@ -2,27 +2,30 @@
 
 It runs on the caller's asyncio loop (the engine's, or its own in
 ``workbench serve llm``), binds 127.0.0.1 on a free port unless told otherwise,
-and speaks three API styles on their usual paths, with or without `/v1`:
+and serves every route of every registered API style
+(:data:`~workbench.llm.wire.WIRES`: Anthropic Messages, OpenAI Chat Completions
+and Responses, Google Gemini), plus `HEAD /` and `GET /` (Claude Code's
+connectivity preflight). Where several styles share a path (`GET /v1/models`),
+the one the request's headers point to answers.
 
-* Anthropic Messages: `POST /v1/messages` (query strings such as `?beta=true`
-  are ignored), `POST /v1/messages/count_tokens`;
-* OpenAI Chat Completions: `POST /v1/chat/completions`;
-* OpenAI Responses: `POST /v1/responses`;
-* `GET /v1/models` in the Anthropic shape when the request carries
-  `anthropic-version` or `x-api-key`, else in the OpenAI shape; `HEAD /` and
-  `GET /` answer 200 (Claude Code's connectivity preflight).
+Each request is parsed into one shape (:mod:`.conversation`); side requests are
+answered on the spot without consuming the scenario (:mod:`.structured`, and the
+rule that a tool-less request without assistant history, in a session that has
+offered tools, is one); every other request goes to its session's responder
+(:mod:`.sessions`, :mod:`.responders`), whose reply is shaped for the style, cut
+at ``max_tokens`` and sent, paced at the scenario's timing divided by the speed
+(None: no waiting). A request that offers no tools never receives a tool call.
 
-Each request is parsed into one shape (:mod:`.conversation`); side requests
-(session titles, structured output) are answered on the spot
-(:mod:`.structured`); every other request goes to its session's responder
-(:mod:`.sessions`, :mod:`.responders`), whose reply is shaped for the style,
-cut at ``max_tokens`` and sent, paced at the scenario's timing divided by the
-speed (None: no waiting). Bad input of any kind (not JSON, wrong types, bodies
-over 32 MB, unknown paths, clients leaving mid-stream) gets the style's own
-error shape or a clean close; the server keeps serving.
+Bad input of any kind (not JSON, nested too deeply, lone surrogates, values the
+real API rejects, bodies over 32 MB or slower than :data:`BODY_TIMEOUT_S`,
+unknown paths, parser-level garbage, clients leaving mid-stream) gets the
+style's own error shape or a clean close; the server keeps serving
+(:mod:`.guard` holds the connection-level defences).
 
-What went wrong is in :attr:`LlmServer.failures` (each with the scenario line
-that scripted it); informational notes (skipped checks, unmapped tools) are in
+Every request, served or not, is a line of ``llm-requests.jsonl`` when the
+server has an ``out_dir``; a request to a path nothing serves is a failure
+naming it. What went wrong is in :attr:`LlmServer.failures` (each with the
+scenario line that scripted it); informational notes are in
 :attr:`LlmServer.notes`.
 """
 
@@ -32,8 +35,9 @@ import asyncio
 import itertools
 import json
 import logging
+import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -45,25 +49,28 @@ from workbench.timeline import compile_schedule
 
 from .checks import LlmFailure
 from .conversation import ChatRequest
-from .failures import api_error, inject_wire
+from .failures import inject_wire
+from .guard import GuardedRunner
 from .ids import IdMaker
-from .profiles import MapContext, ToolProfile, detect_profile, profile_named
-from .recorder import RequestRecorder, summary
-from .reply import ApiError, Reply, limit_tokens, shape, text_reply
+from .profiles import MapContext, ToolProfile, detect_profile, profile_by_names, profile_named
+from .recorder import RequestLog, RequestRecorder, summary
+from .reply import ApiError, Reply, limit_tokens, text_reply
 from .responders import AssertHook, Hooks, Responder, StepHook, TurnContext
 from .responders.rules import RulesResponder
 from .responders.timeline import TimelineResponder
 from .sessions import SelectionError, Session, SessionStore
 from .sse import Pacer, dumps
-from .structured import side_request
-from .wire import AnthropicWire, ChatWire, Output, ResponsesWire, Wire, WireError
-from .wire.anthropic import count_tokens
+from .structured import SideRequest, side_request, title_from
+from .wire import WIRES, Output, Route, Wire, WireError, wire_for
 from .wire.common import json_response
 
 log = logging.getLogger(__name__)
 
 MAX_BODY = 32 * 1024 * 1024
+BODY_TIMEOUT_S = 30.0  # the whole body must arrive within this (a slow sender is cut off)
+THREAD_PARSE_BYTES = 1024 * 1024  # bodies above this are decoded in a worker thread
 MODEL_IDS = ("mock-model",)
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -86,6 +93,8 @@ class LlmServer:
       it (before the next reply is sent).
     * ``profile``: force a tool profile (`claude-code`, `codex`, `pi`,
       `generic`) instead of detecting it from each request's tools.
+    * ``on_request(entry)``: sees every request-log entry as it is made (the
+      `-v` lines of `workbench serve llm`), with or without ``out_dir``.
 
     Scenarios whose timeline does not compile raise
     :class:`~workbench.scenario.diagnostics.ScenarioError` here.
@@ -104,6 +113,8 @@ class LlmServer:
         on_assert: AssertHook | None = None,
         on_step: StepHook | None = None,
         profile: str | None = None,
+        on_request: Callable[[RequestLog], None] | None = None,
+        wires: Sequence[Wire] = WIRES,
     ) -> None:
         self.host = host
         self.port = port
@@ -114,22 +125,20 @@ class LlmServer:
         self.profile: ToolProfile | None = profile_named(profile) if profile else None
         self.failures: list[LlmFailure] = []
         self.notes: list[LlmFailure] = []
+        self.wires = tuple(wires)
+        self.body_timeout = BODY_TIMEOUT_S
         self._schedules = {id(s): compile_schedule(s) for s in scenarios if s.rules is None}
         self._store = SessionStore(scenarios, self._make_responder)
-        self._wires: dict[str, Wire] = {
-            "anthropic": AnthropicWire(),
-            "chat": ChatWire(),
-            "responses": ResponsesWire(),
-        }
         self._pacer = Pacer(speed)
         self._runner: web.AppRunner | None = None
         self._site_port = 0
         self._seq = itertools.count(1)
         self._models = set(MODEL_IDS)
         self._saved: set[tuple[str, str]] = set()
+        self._unserved: set[tuple[str, str]] = set()
         self._changed: asyncio.Condition | None = None
         self._side_ids = IdMaker("side-requests")
-        self._recorder = RequestRecorder(out_dir)
+        self._recorder = RequestRecorder(out_dir, on_request)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -137,15 +146,14 @@ class LlmServer:
         """Bind and serve on the running loop; return the base URL."""
         self._changed = asyncio.Condition()
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors])
-        for prefix in ("/v1", ""):
-            app.router.add_post(prefix + "/messages", self._anthropic)
-            app.router.add_post(prefix + "/messages/count_tokens", self._count_tokens)
-            app.router.add_post(prefix + "/chat/completions", self._chat)
-            app.router.add_post(prefix + "/responses", self._responses)
-            app.router.add_get(prefix + "/models", self._list_models)
-            app.router.add_get(prefix + "/models/{model}", self._get_model)
+        shared: dict[tuple[str, str], list[tuple[Wire, Route]]] = {}
+        for wire in self.wires:
+            for route in wire.routes:
+                shared.setdefault((route.method, route.path), []).append((wire, route))
+        for (method, path), entries in shared.items():
+            app.router.add_route(method, path, self._handler(entries))
         app.router.add_get("/", self._root)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self._runner = GuardedRunner(app, self._shape_error)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
         await site.start()
@@ -222,26 +230,42 @@ class LlmServer:
 
     # ------------------------------------------------------------------ routes
 
+    def _handler(
+        self, entries: list[tuple[Wire, Route]]
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        """The handler of one path: the wire among ``entries`` the request means, then its route kind."""
+        by_wire = {id(w): r for w, r in entries}
+        wires = [w for w, _ in entries]
+
+        async def handle(request: web.Request) -> web.StreamResponse:
+            wire = wire_for(request.path, request.headers, wires) if len(wires) > 1 else wires[0]
+            route = by_wire[id(wire)]
+            params = {**dict(route.params), **request.match_info}
+            if route.kind == "turn":
+                return await self._serve(request, wire, params)
+            if route.kind == "count":
+                return await self._count_tokens(request, wire, params)
+            self._log_other(request, wire, "models")
+            if route.kind == "models":
+                return json_response(wire.models_body(self._model_ids()))
+            return json_response(wire.model_body(params.get("model", "")))
+
+        return handle
+
     async def _root(self, request: web.Request) -> web.StreamResponse:
+        self._log_other(request, None, "ok")
         names = [s.name for s in self._store.scenarios]
         return web.json_response({"status": "ok", "service": "workbench mock LLM API", "scenarios": names})
 
-    async def _anthropic(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, self._wires["anthropic"])
-
-    async def _chat(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, self._wires["chat"])
-
-    async def _responses(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, self._wires["responses"])
-
-    async def _count_tokens(self, request: web.Request) -> web.StreamResponse:
-        wire = self._wires["anthropic"]
+    async def _count_tokens(
+        self, request: web.Request, wire: Wire, params: Mapping[str, str]
+    ) -> web.StreamResponse:
         try:
-            body = count_tokens(await self._json(request))
+            body = wire.count_tokens(await self._json(request), params)
         except WireError as exc:
-            return self._error(wire, ApiError(400, "invalid_request_error", exc.message))
-        return web.json_response(body)
+            return self._error(wire, wire.error(400, exc.message))
+        self._log_other(request, wire, "count tokens")
+        return json_response(body)
 
     def _model_ids(self) -> list[str]:
         models = set(self._models)
@@ -250,113 +274,121 @@ class LlmServer:
                 models.add(scenario.rules.identity["model"])
         return sorted(models)
 
-    def _anthropic_style(self, request: web.Request) -> bool:
-        h = request.headers
-        return "anthropic-version" in h or "x-api-key" in h or "/messages" in request.path
-
-    def _model_entry(self, request: web.Request, model: str) -> dict[str, Any]:
-        if self._anthropic_style(request):
-            return {"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z"}
-        return {"id": model, "object": "model", "created": 1735689600, "owned_by": "workbench"}
-
-    async def _list_models(self, request: web.Request) -> web.StreamResponse:
-        ids = self._model_ids()
-        data = [self._model_entry(request, i) for i in ids]
-        if self._anthropic_style(request):
-            return web.json_response(
-                {"data": data, "has_more": False, "first_id": ids[0], "last_id": ids[-1]}
-            )
-        return web.json_response({"object": "list", "data": data})
-
-    async def _get_model(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response(self._model_entry(request, request.match_info["model"]))
-
     # ------------------------------------------------------------------ errors
-
-    def _style_for(self, request: web.Request) -> Wire:
-        """The API a request meant, for its error shape: by path, else by headers."""
-        path = request.path.rstrip("/")
-        if path.endswith("/responses"):
-            return self._wires["responses"]
-        if path.endswith("/chat/completions"):
-            return self._wires["chat"]
-        return self._wires["anthropic" if self._anthropic_style(request) else "chat"]
 
     def _error(self, wire: Wire, error: ApiError, headers: dict[str, str] | None = None) -> web.Response:
         headers = dict(headers or {})
-        request_id = headers.get("request-id") or headers.get("x-request-id") or "req_mock"
+        request_id = headers.get(wire.request_id_header) or "req_mock"
         if error.retry_after is not None:
             headers["retry-after"] = str(error.retry_after)
         return web.Response(
             status=error.status,
-            text=dumps(wire.error_body(error, request_id)),
+            text=json.dumps(wire.error_body(error, request_id)),  # ASCII: safe whatever the message holds
             content_type="application/json",
             headers=headers,
         )
 
+    def _shape_error(
+        self, method: str, path: str, headers: dict[str, str], status: int, message: str
+    ) -> web.Response:
+        """An error for a request aiohttp's parser rejected, in the shape its path suggests."""
+        wire = wire_for(path, headers, self.wires)
+        return self._error(wire, wire.error(status, message))
+
     @web.middleware
     async def _errors(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        wire = wire_for(request.path, request.headers, self.wires)
+        bad = _undecodable_header(request)
+        if bad is not None:
+            self._log_other(request, wire, f"error 400: header {bad} is not UTF-8")
+            return self._error(wire, wire.error(400, f"the {bad} header is not valid UTF-8"))
         try:
             return await handler(request)
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
-            return self._http_error(request, exc.status)
+            return self._http_error(request, wire, exc.status)
         except ConnectionError:
             return web.Response()  # the client left; nothing to answer
+        except RecursionError:
+            return self._error(wire, wire.error(400, "the request is nested too deeply"))
         except Exception as exc:  # a bug must not take the server down with it
             log.exception("mock LLM: internal error on %s %s", request.method, request.path)
-            wire = self._style_for(request)
-            kind = "api_error" if wire.style == "anthropic" else "server_error"
-            return self._error(wire, ApiError(500, kind, f"internal error in the mock LLM server: {exc}"))
+            return self._error(wire, wire.error(500, f"internal error in the mock LLM server: {exc}"))
 
-    def _http_error(self, request: web.Request, status: int) -> web.Response:
-        wire = self._style_for(request)
-        anthropic = wire.style == "anthropic"
+    def _http_error(self, request: web.Request, wire: Wire, status: int) -> web.Response:
         if status == 404:
-            error = ApiError(404, "not_found_error" if anthropic else "invalid_request_error",
-                             f"Invalid URL ({request.method} {request.path})")  # fmt: skip
+            message = f"Invalid URL ({request.method} {request.path})"
+            self._unknown_path(request, wire)
         elif status == 413:
-            error = ApiError(413, "request_too_large" if anthropic else "invalid_request_error",
-                             f"Request exceeds the maximum allowed size of {MAX_BODY // (1024 * 1024)} MB")  # fmt: skip
+            message = f"Request exceeds the maximum allowed size of {MAX_BODY // (1024 * 1024)} MB"
         elif status == 405:
-            error = ApiError(
-                405, "invalid_request_error", f"Method {request.method} is not allowed on {request.path}"
-            )
+            message = f"Method {request.method} is not allowed on {request.path}"
         else:
-            error = ApiError(status, "invalid_request_error", f"HTTP {status}")
-        return self._error(wire, error)
+            message = f"HTTP {status}"
+        if status != 404:
+            self._log_other(request, wire, f"error {status}")
+        return self._error(wire, wire.error(status, message))
+
+    def _unknown_path(self, request: web.Request, wire: Wire) -> None:
+        """A path nothing serves: logged, and a failure naming it (once per method and path)."""
+        self._log_other(request, wire, "error 404: no such path")
+        key = (request.method, request.path)
+        if key in self._unserved:
+            return
+        self._unserved.add(key)
+        message = (f"the agent called {request.method} {request.path}, which the mock LLM server does not serve "
+                   f"(it looks like the {wire.style} API); see llm-requests.jsonl")  # fmt: skip
+        file = self._store.scenarios[0].file if len(self._store.scenarios) == 1 else ""
+        self.failures.append(LlmFailure("expect", message, 0, 0, file))
+        log.warning("%s", message)
+
+    def _log_other(self, request: web.Request, wire: Wire | None, outcome: str) -> None:
+        self._recorder.log_request(request, next(self._seq), wire.style if wire else None, outcome)
 
     # ------------------------------------------------------------------ one request
 
     async def _json(self, request: web.Request) -> Any:
-        raw = await request.read()
         try:
-            return json.loads(raw)
+            raw = await asyncio.wait_for(request.read(), self.body_timeout)
+        except TimeoutError:
+            raise WireError(f"the request body did not arrive within {self.body_timeout:.0f} s") from None
+        try:
+            if len(raw) > THREAD_PARSE_BYTES:
+                body = await asyncio.to_thread(_decode, raw)
+            else:
+                body = _decode(raw)
+        except RecursionError:
+            raise WireError("the request body is nested too deeply") from None
         except ValueError as exc:
             raise WireError(f"the request body is not valid JSON: {exc}") from None
+        return body
 
-    async def _serve(self, request: web.Request, wire: Wire) -> web.StreamResponse:
+    async def _serve(self, request: web.Request, wire: Wire, params: Mapping[str, str]) -> web.StreamResponse:
         seq = next(self._seq)
         request_id = f"req_mock_{seq:06d}"
-        headers = {"request-id" if wire.style == "anthropic" else "x-request-id": request_id}
+        headers = {wire.request_id_header: request_id}
         try:
-            body = await self._json(request)
-            chat = wire.parse(body)
+            chat = wire.parse(await self._json(request), params)
         except WireError as exc:
-            return self._error(wire, ApiError(400, "invalid_request_error", exc.message), headers)
-        self._models.add(chat.model)
+            self._recorder.log_request(request, seq, wire.style, f"error 400: {exc.message[:200]}")
+            return self._error(wire, wire.error(400, exc.message), headers)
+        if len(chat.model) <= 200:
+            self._models.add(chat.model)
         out = Output(self._pacer, self._side_ids, headers, int(time.time()))
         side = side_request(chat)
         if side is not None:
-            self._recorder.log(request, seq, chat, None, None, f"side request ({side.kind})")
-            out.pacer = Pacer(None)
-            return await self._send(request, wire, chat, text_reply(side.text), out)
+            return await self._side(request, wire, chat, side, out, seq, None)
         try:
-            session = self._store.get(request.headers, chat)
+            session = await self._store.get(request.headers, chat, request.query)
         except SelectionError as exc:
-            kind = "not_found_error" if wire.style == "anthropic" else "invalid_request_error"
-            return self._error(wire, ApiError(404, kind, str(exc)), headers)
+            self._recorder.log(request, seq, chat, None, None, f"error 404: {exc}")
+            return self._error(wire, wire.error(404, str(exc)), headers)
+        if not chat.tools and session.saw_tools and not chat.has_model_history():
+            # a router, summariser or title writer beside a conversation that offers tools
+            side = SideRequest("tool-less", title_from(chat))
+            return await self._side(request, wire, chat, side, out, seq, session)
+        session.saw_tools = session.saw_tools or bool(chat.tools)
         async with session.lock:
             session.requests += 1
             out.ids = session.ids
@@ -365,30 +397,50 @@ class LlmServer:
         await self._notify()
         return response
 
+    async def _side(
+        self,
+        request: web.Request,
+        wire: Wire,
+        chat: ChatRequest,
+        side: SideRequest,
+        out: Output,
+        seq: int,
+        session: Session | None,
+    ) -> web.StreamResponse:
+        key, name = (session.key, session.scenario.name) if session else (None, None)
+        self._recorder.log(request, seq, chat, key, name, f"side request ({side.kind})")
+        out.pacer = Pacer(None)
+        return await self._send(request, wire, chat, text_reply(side.text), out)
+
     async def _turn(
         self, request: web.Request, wire: Wire, chat: ChatRequest, session: Session, out: Output, seq: int
     ) -> web.StreamResponse:
-        profile = self.profile or detect_profile(chat.tool_names)
-        refusal = self._check_tools(request, chat, session, profile)
+        profile = self.profile or detect_profile(chat.tools)
+        named = self.profile or profile_by_names(chat.tool_names)
+        refusal = self._check_tools(request, wire, chat, session, named)
         if refusal is not None:
             self._recorder.log(
                 request, seq, chat, session.key, session.scenario.name, "refused: tools differ"
             )
             return self._error(wire, refusal, out.headers)
-        ctx = TurnContext(chat, session.ids, profile, session.key, workspace=self.hooks.workspace)
+        ctx = TurnContext(chat, session.ids, profile, session.key, workspace=self.hooks.workspace, wire=wire)
         reply = await session.responder.respond(ctx)
         for note in dict.fromkeys(ctx.notes):
             self.notes.append(LlmFailure("note", note, 0, 0, session.scenario.file, session.key))
-        self._recorder.log(request, seq, chat, session.key, session.scenario.name, summary(reply))
+        self._recorder.log(
+            request, seq, chat, session.key, session.scenario.name, ctx.outcome(summary(reply))
+        )
         if reply.inject is not None:
             await out.pacer.wait(reply.delay_ms)
-            error = api_error(reply.inject, wire.style)
+            error = wire.failure_error(reply.inject)
             if error is not None:
                 return self._error(wire, error, out.headers)
             return await inject_wire(request, reply.inject, wire, chat, out)
         if reply.error is not None:
             return self._error(wire, reply.error, out.headers)
-        return await self._send(request, wire, chat, limit_tokens(shape(reply, chat), chat.max_tokens), out)
+        return await self._send(
+            request, wire, chat, limit_tokens(wire.shape(reply, chat), chat.max_tokens), out
+        )
 
     async def _send(
         self, request: web.Request, wire: Wire, chat: ChatRequest, reply: Reply, out: Output
@@ -405,7 +457,7 @@ class LlmServer:
     # ------------------------------------------------------------------ tool profiles
 
     def _check_tools(
-        self, request: web.Request, chat: ChatRequest, session: Session, profile: ToolProfile
+        self, request: web.Request, wire: Wire, chat: ChatRequest, session: Session, profile: ToolProfile
     ) -> ApiError | None:
         if not chat.tools:
             return None
@@ -432,9 +484,27 @@ class LlmServer:
         failure = LlmFailure(kind, message, 0, 0, session.scenario.file, session.key)
         if self.strict_tools:
             self.failures.append(failure)
-            anthropic = chat.style == "anthropic"
-            return ApiError(
-                400, "invalid_request_error", message, code=None if anthropic else "tools_mismatch"
-            )
+            return replace(wire.error(400, message), code="tools_mismatch")
         self.notes.append(failure)
         return None
+
+
+def _decode(raw: bytes) -> Any:
+    """The JSON body; a lone surrogate (valid JSON, invalid Unicode) is refused as the real APIs do."""
+    body = json.loads(raw)
+    if _SURROGATE.search(raw):
+        try:
+            dumps(body).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("the body holds a lone UTF-16 surrogate, which is not valid Unicode") from None
+    return body
+
+
+def _undecodable_header(request: web.Request) -> str | None:
+    """The name of a header whose value is not UTF-8 (aiohttp keeps such bytes as surrogates)."""
+    for name, value in request.headers.items():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return name.encode("ascii", "replace").decode()
+    return None

@@ -1,12 +1,15 @@
 """Sessions: one replay per API key, and which scenario it plays.
 
-The session key is the request's API key (`x-api-key`, `Authorization: Bearer`
-or `api-key`), so two agents with different keys replay independently against
-one server and a fresh key starts a fresh replay. An `x-scenario-name` header
+The session key is the request's API key (`x-api-key`, `Authorization: Bearer`,
+`api-key`, `x-goog-api-key` or Google's `?key=`), so two agents with different
+keys replay independently against one server and a fresh key starts a fresh
+replay; clients that send no key share one session. An `x-scenario-name` header
 picks the scenario by name (and keys its own session); otherwise the first
 request's prompt is compared with each scenario's effective initial prompt
-(`difflib` similarity; a Claudeless rule set scores by whether one of its
-specific rules matches), and a single scenario is always chosen. The
+(`difflib` similarity of their first :data:`SIMILARITY_CHARS` characters, in a
+worker thread so a huge prompt never stalls other clients; a Claudeless rule
+set scores by whether one of its specific rules matches), and a single
+scenario is always chosen without comparing anything. The
 `x-scenario-prompt` header, as in the original mock, replaces the prompt used.
 """
 
@@ -31,8 +34,13 @@ class SelectionError(Exception):
     """No scenario can serve the request (an unknown `x-scenario-name`)."""
 
 
-def session_key(headers: Mapping[str, str]) -> str:
-    key = headers.get("x-api-key") or headers.get("api-key")
+SIMILARITY_CHARS = 4000
+
+
+def session_key(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str:
+    key = headers.get("x-api-key") or headers.get("api-key") or headers.get("x-goog-api-key")
+    if not key and query:
+        key = query.get("key")
     if not key:
         auth = headers.get("authorization", "")
         key = auth[7:].strip() if auth.lower().startswith("bearer ") else auth.strip()
@@ -49,7 +57,8 @@ def prompt_score(scenario: m.Scenario, prompt: str) -> float:
         return 0.0
     if expected.strip() == prompt.strip():
         return 1.0
-    return difflib.SequenceMatcher(None, expected.strip(), prompt.strip(), autojunk=False).ratio()
+    a, b = expected.strip()[:SIMILARITY_CHARS], prompt.strip()[:SIMILARITY_CHARS]
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
 def choose(scenarios: Sequence[m.Scenario], name: str | None, prompt: str) -> m.Scenario:
@@ -63,6 +72,8 @@ def choose(scenarios: Sequence[m.Scenario], name: str | None, prompt: str) -> m.
         known = ", ".join(s.name for s in scenarios)
         raise SelectionError(f"no scenario named `{name}` (x-scenario-name); known: {known}")
     best = scenarios[0]
+    if len(scenarios) == 1:
+        return best
     best_score = prompt_score(best, prompt)
     for scenario in scenarios[1:]:
         score = prompt_score(scenario, prompt)
@@ -80,6 +91,7 @@ class Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     requests: int = 0
     served: int = -1  # the last schedule step whose reply went out in full
+    saw_tools: bool = False  # a request of this session offered tools
 
 
 class SessionStore:
@@ -92,13 +104,21 @@ class SessionStore:
         self._make = make_responder
         self.sessions: dict[tuple[str, str], Session] = {}
 
-    def get(self, headers: Mapping[str, str], chat: ChatRequest) -> Session:
-        key = session_key(headers)
+    async def get(
+        self, headers: Mapping[str, str], chat: ChatRequest, query: Mapping[str, str] | None = None
+    ) -> Session:
+        key = session_key(headers, query)
         name = headers.get("x-scenario-name", "").strip()
         session = self.sessions.get((key, name))
         if session is None:
             prompt = headers.get("x-scenario-prompt") or chat.first_prompt()
-            scenario = choose(self.scenarios, name or None, prompt)
+            if len(self.scenarios) > 1 and not name:
+                scenario = await asyncio.to_thread(choose, self.scenarios, None, prompt)
+            else:
+                scenario = choose(self.scenarios, name or None, prompt)
+            session = self.sessions.get((key, name))  # made while we compared?
+            if session is not None:
+                return session
             label = key if not name else f"{key}/{name}"
             session = Session(label, scenario, self._make(scenario, label), IdMaker(label))
             self.sessions[(key, name)] = session

@@ -21,6 +21,7 @@ from ..conversation import ChatRequest
 from ..ids import IdMaker
 from ..profiles import Call, MapContext, ToolProfile
 from ..reply import Reply
+from ..wire import Wire, wire_named
 
 Record = Callable[[LlmFailure], None]
 
@@ -62,9 +63,19 @@ class TurnContext:
     session: str = ""
     workspace: Path | None = None
     notes: list[str] = field(default_factory=list)
+    wire: Wire | None = None  # the request's style (default: the one named by ``chat.style``)
+    consumed: str = ""  # which scenario step the reply is, for the request log
+    _called: list[str] = field(default_factory=list)
 
-    def new_call_id(self) -> str:
-        return self.ids.tool_use() if self.chat.style == "anthropic" else self.ids.call()
+    def new_call_id(self, name: str = "") -> str:
+        """The id of the next tool call of this reply (Gemini's are the call's name and order)."""
+        wire = self.wire or wire_named(self.chat.style)
+        call_id = wire.call_id(self.chat, name, self.ids, self._called)
+        self._called.append(name)
+        return call_id
+
+    def outcome(self, summary: str) -> str:
+        return f"{summary} ({self.consumed})" if self.consumed else summary
 
     def map_tool(self, name: str, args: Mapping[str, Any]) -> Call:
         offered = {t.name: t for t in self.chat.tools}

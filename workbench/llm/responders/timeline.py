@@ -261,7 +261,7 @@ class TimelineResponder:
 
     def _tool_call(self, tool: m.ToolUse, unit: Unit, start: Step, ctx: TurnContext) -> ToolCallBlock:
         call = ctx.map_tool(tool.tool_name, tool.args)
-        call_id = ctx.new_call_id()
+        call_id = ctx.new_call_id(call.name)
         result_step = next((s for s in unit.steps if s.action == "tool-result" and s.item is tool), start)
         self._pending[call_id] = _Pending(tool, result_step, call.name)
         return ToolCallBlock(call_id, call.name, call.args)
@@ -275,7 +275,7 @@ class TimelineResponder:
                        step.pos.line, step.index)  # fmt: skip
             return None
         call = ctx.map_tool("editFile", {"path": edit.path, "old_string": old, "new_string": new})
-        return ToolCallBlock(ctx.new_call_id(), call.name, call.args)
+        return ToolCallBlock(ctx.new_call_id(call.name), call.name, call.args)
 
 
 def _start_of(unit: Unit) -> int:

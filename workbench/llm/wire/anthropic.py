@@ -15,30 +15,40 @@ one) and `system` as a string or a list of blocks; unknown fields are ignored.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aiohttp import web
 
+from workbench.scenario import model as m
+
 from ..conversation import ChatRequest, Message, Style, ToolDef, ToolResult
+from ..ids import IdMaker
 from ..reply import ApiError, Reply, TextBlock, ThinkingBlock, ToolCallBlock, deltas, estimate_tokens, pieces
 from ..sse import SseWriter, open_stream
 from .common import (
     Output,
+    Wire,
     WireError,
     content_texts,
     expect_object,
     item_object,
     opt_bool,
-    opt_int,
     opt_list,
     opt_map,
+    positive,
+    prefixed,
     required,
     schema_of,
+    status_type,
     tool_def,
 )
 
 ROLES = ("user", "assistant", "system")
+ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
+               403: "permission_error", 404: "not_found_error", 413: "request_too_large",
+               429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}  # fmt: skip
+PREFIXES = ("/v1", "")
 
 
 def _result_text(content: Any) -> str:
@@ -101,6 +111,8 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
     raw_messages = required(b, "messages")
     if not isinstance(raw_messages, list):
         raise WireError("messages: Input should be a valid list", "messages")
+    if not raw_messages:
+        raise WireError("messages: at least one message is required", "messages")
     messages = tuple(_message(m, f"messages.{i}") for i, m in enumerate(raw_messages))
     tools: list[ToolDef] = []
     for i, t in enumerate(opt_list(b, "tools")):
@@ -124,7 +136,7 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
         stream=opt_bool(b, "stream"),
         system=_system(b.get("system")),
         tools=tuple(tools),
-        max_tokens=opt_int(b, "max_tokens"),
+        max_tokens=positive(b, "max_tokens", "max_tokens: Input should be greater than or equal to 1"),
         thinking=thinking.get("type") in ("enabled", "adaptive"),
         output_schema=schema,
         json_mode=json_mode,
@@ -137,20 +149,59 @@ def signature(text: str) -> str:
     return "Ep" + hashlib.sha256(("workbench:" + text).encode("utf-8")).hexdigest() * 2
 
 
-class AnthropicWire:
+class AnthropicWire(Wire):
     style: Style = "anthropic"
+    routes = (
+        *prefixed(PREFIXES, "POST", "/messages", "turn"),
+        *prefixed(PREFIXES, "POST", "/messages/count_tokens", "count"),
+        *prefixed(PREFIXES, "GET", "/models", "models"),
+        *prefixed(PREFIXES, "GET", "/models/{model}", "model"),
+    )
+    request_id_header = "request-id"
 
-    def parse(self, body: Any) -> ChatRequest:
+    def claims(self, path: str, headers: Mapping[str, str]) -> bool:
+        return "anthropic-version" in headers or "x-api-key" in headers or "/messages" in path
+
+    def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:
         chat = parse_body(body)
         if chat.max_tokens is None:
             raise WireError("max_tokens: Field required", "max_tokens")
         return chat
+
+    def count_tokens(self, body: Any, params: Mapping[str, str] | None = None) -> dict[str, Any]:
+        return count_tokens(body)
+
+    def call_id(self, chat: ChatRequest, name: str, ids: IdMaker, earlier: Sequence[str]) -> str:
+        return ids.tool_use()
+
+    def models_body(self, ids: Sequence[str]) -> dict[str, Any]:
+        data = [self.model_body(i) for i in ids]
+        return {"data": data, "has_more": False, "first_id": ids[0] if ids else None,
+                "last_id": ids[-1] if ids else None}  # fmt: skip
+
+    def model_body(self, model: str) -> dict[str, Any]:
+        return {"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z"}
+
+    def error(self, status: int, message: str) -> ApiError:
+        return ApiError(
+            status, status_type(ERROR_TYPES, status, "invalid_request_error", "api_error"), message
+        )
 
     def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
         inner: dict[str, Any] = {"type": error.type, "message": error.message}
         if error.details is not None:
             inner["details"] = error.details
         return {"type": "error", "error": inner, "request_id": request_id}
+
+    def failure_error(self, failure: m.Failure) -> ApiError | None:
+        kind, p = failure.type, failure.params
+        if kind == "auth_error":
+            return ApiError(401, "authentication_error", str(p["message"]))
+        if kind == "rate_limit":
+            return ApiError(429, "rate_limit_error", "Rate limit exceeded", retry_after=int(p["retry_after"]))
+        if kind == "out_of_credits":  # Anthropic documents 402 for billing errors
+            return ApiError(402, "billing_error", "Your account has no credits remaining")
+        return None
 
     def _usage(self, chat: ChatRequest, reply: Reply, output: int) -> dict[str, Any]:
         return {

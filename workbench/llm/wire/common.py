@@ -8,15 +8,17 @@ Fields the mock does not know are ignored, as real agents send plenty of them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal
 
 from aiohttp import web
 
+from workbench.scenario import model as m
+
 from ..conversation import ChatRequest, Style, ToolDef
 from ..ids import IdMaker
-from ..reply import ApiError, Reply
+from ..reply import ApiError, Reply, estimate_tokens, shape
 from ..sse import Pacer, dumps
 
 
@@ -39,32 +41,106 @@ class Output:
     created: int = 0
 
 
-class Wire(Protocol):
-    """One API style: parse its requests, render replies and errors in its shapes."""
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A path a wire serves. ``path`` is an aiohttp pattern (it may carry the
+    model, as Google's `/v1beta/models/{model}:generateContent` does); ``kind``
+    says what the server does there; ``params`` are passed to the wire with the
+    path's own parameters (which API method the path names, say)."""
+
+    method: str
+    path: str
+    kind: Literal["turn", "count", "models", "model"]
+    params: tuple[tuple[str, str], ...] = ()
+
+
+def prefixed(prefixes: tuple[str, ...], method: str, path: str, kind: Any, **params: str) -> list[Route]:
+    """The same route under each version prefix (`/v1`, no prefix, ...)."""
+    return [Route(method, prefix + path, kind, tuple(params.items())) for prefix in prefixes]
+
+
+def status_type(table: Mapping[int, str], status: int, client: str, server: str) -> str:
+    """The error type a style gives an HTTP status: its table, else its generic
+    client (4xx) or server (5xx) type."""
+    return table.get(status, client if status < 500 else server)
+
+
+class Wire:
+    """One API style: its routes, request parsing, ids, error shapes, failure
+    injection and what it shows of thinking. Subclasses set the class attributes
+    and the methods marked as theirs; the server only iterates the registered
+    wires (:data:`workbench.llm.wire.WIRES`) and never asks which style it has."""
 
     style: Style
+    routes: tuple[Route, ...] = ()
+    request_id_header = "x-request-id"
+    fallback = False  # whose error shape a path nobody claims gets
 
-    def parse(self, body: Any) -> ChatRequest: ...
+    # ------------------------------------------------------------------ which requests are ours
 
-    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]: ...
+    def claims(self, path: str, headers: Mapping[str, str]) -> bool:
+        """Whether a request (matched or not) was meant for this API, for its error shape."""
+        return False
 
-    def body(self, chat: ChatRequest, reply: Reply, out: Output) -> dict[str, Any]:
+    # ------------------------------------------------------------------ requests
+
+    def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:
+        raise NotImplementedError
+
+    def count_tokens(self, body: Any, params: Mapping[str, str] | None = None) -> dict[str, Any]:
+        chat = self.parse(body, params)
+        return {"input_tokens": estimate_tokens(chat.context_chars())}
+
+    def call_id(self, chat: ChatRequest, name: str, ids: IdMaker, earlier: Sequence[str]) -> str:
+        """The id of a tool call the reply makes (``earlier``: the names of the
+        calls made before it in the same reply)."""
+        return ids.call()
+
+    # ------------------------------------------------------------------ replies
+
+    def shape(self, reply: Reply, chat: ChatRequest) -> Reply:
+        """The reply as this style shows it (thinking hidden or coalesced)."""
+        return shape(reply, show_thinking=chat.thinking, coalesce=reply.coalesce_thinking)
+
+    def body(self, chat: ChatRequest, reply: Reply, out: Output) -> Any:
         """The non-streaming response body."""
-        ...
+        raise NotImplementedError
 
     async def send(
         self, request: web.Request, chat: ChatRequest, reply: Reply, out: Output
     ) -> web.StreamResponse:
         """Stream the reply (the server answers non-streaming requests with :meth:`body`)."""
-        ...
+        raise NotImplementedError
 
     async def send_partial(self, request: web.Request, chat: ChatRequest, text: str, out: Output) -> None:
         """Start a reply, send ``text`` of it, and leave the caller to cut the connection."""
-        ...
+        raise NotImplementedError
 
     def malformed_frame(self, raw: str) -> str:
         """The first SSE frame of a stream whose data is ``raw`` (not JSON)."""
-        ...
+        return f"data: {raw}\n\n"
+
+    # ------------------------------------------------------------------ models
+
+    def models_body(self, ids: Sequence[str]) -> dict[str, Any]:
+        return {"object": "list", "data": [self.model_body(i) for i in ids]}
+
+    def model_body(self, model: str) -> dict[str, Any]:
+        return {"id": model, "object": "model", "created": 1735689600, "owned_by": "workbench"}
+
+    # ------------------------------------------------------------------ errors
+
+    def error(self, status: int, message: str) -> ApiError:
+        """An error of this style for an HTTP status (404, 413, 500...)."""
+        raise NotImplementedError
+
+    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def failure_error(self, failure: m.Failure) -> ApiError | None:
+        """The HTTP error a scripted failure stands for (`auth_error`, `rate_limit`,
+        `out_of_credits`); None for the wire-level ones (resets, cuts, bad JSON)."""
+        return None
 
 
 def json_response(body: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
@@ -103,6 +179,15 @@ def opt_int(body: Mapping[str, Any], key: str) -> int | None:
     return value
 
 
+def positive(body: Mapping[str, Any], key: str, message: str, minimum: int = 1) -> int | None:
+    """An optional integer that must be at least ``minimum`` (token limits: the
+    real APIs answer 400 to `max_tokens: -5`)."""
+    value = opt_int(body, key)
+    if value is not None and value < minimum:
+        raise WireError(message, key)
+    return value
+
+
 def opt_list(body: Mapping[str, Any], key: str) -> list[Any]:
     value = body.get(key)
     if value is None:
@@ -138,7 +223,7 @@ def tool_def(name: Any, kind: str, schema: Any, where: str) -> ToolDef:
         props = frozenset(p) if isinstance(p, Mapping) else frozenset()
         r = schema.get("required")
         req = frozenset(x for x in r if isinstance(x, str)) if isinstance(r, list) else frozenset()
-    return ToolDef(name, kind, props, req)
+    return ToolDef(name, kind, props, req, schema if isinstance(schema, Mapping) else None)
 
 
 def content_texts(content: Any, where: str) -> tuple[str, ...]:

@@ -18,26 +18,58 @@ from typing import Any
 
 from aiohttp import web
 
+from workbench.scenario import model as m
+
 from ..conversation import ChatRequest, Message, Style, ToolDef, ToolResult
-from ..reply import ApiError, Reply, TextBlock, deltas, pieces
+from ..reply import ApiError, Reply, TextBlock, deltas, pieces, shape
 from ..sse import SseWriter, open_stream
 from .common import (
     Output,
+    Wire,
     WireError,
     content_texts,
     expect_object,
     item_object,
     opt_bool,
-    opt_int,
     opt_list,
     opt_map,
+    positive,
+    prefixed,
     required,
     schema_of,
+    status_type,
     tool_def,
 )
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 FINISH = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
+PREFIXES = ("/v1", "")
+ERROR_CODES = {401: "invalid_api_key", 404: "not_found", 429: "rate_limit_exceeded"}
+
+
+class OpenAiErrors(Wire):
+    """What both OpenAI styles share: the error shape, the failures, `/v1/models`."""
+
+    fallback = True  # a path nobody claims gets OpenAI's error shape, the lingua franca
+
+    def error(self, status: int, message: str) -> ApiError:
+        kind = status_type({}, status, "invalid_request_error", "server_error")
+        return ApiError(status, kind, message, code=ERROR_CODES.get(status))
+
+    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
+        return openai_error_body(error, request_id)
+
+    def failure_error(self, failure: m.Failure) -> ApiError | None:
+        kind, p = failure.type, failure.params
+        if kind == "auth_error":
+            return ApiError(401, "invalid_request_error", str(p["message"]), code="invalid_api_key")
+        if kind == "rate_limit":
+            return ApiError(429, "requests", "Rate limit reached for requests",
+                            retry_after=int(p["retry_after"]), code="rate_limit_exceeded")  # fmt: skip
+        if kind == "out_of_credits":  # OpenAI reports exhausted credit as 429 insufficient_quota
+            message = "You exceeded your current quota, please check your plan and billing details."
+            return ApiError(429, "insufficient_quota", message, code="insufficient_quota")
+        return None
 
 
 def openai_error_body(error: ApiError, request_id: str) -> dict[str, Any]:
@@ -65,10 +97,21 @@ def _message(raw: Any, where: str) -> Message:
     return Message(str(role), texts, (), tuple(calls))
 
 
-class ChatWire:
+class ChatWire(OpenAiErrors):
     style: Style = "openai-chat"
+    routes = (
+        *prefixed(PREFIXES, "POST", "/chat/completions", "turn"),
+        *prefixed(PREFIXES, "GET", "/models", "models"),
+        *prefixed(PREFIXES, "GET", "/models/{model}", "model"),
+    )
 
-    def parse(self, body: Any) -> ChatRequest:
+    def claims(self, path: str, headers: Mapping[str, str]) -> bool:
+        return path.rstrip("/").endswith("/chat/completions")
+
+    def shape(self, reply: Reply, chat: ChatRequest) -> Reply:
+        return shape(reply, show_thinking=False, coalesce=True)  # Chat Completions never shows thinking
+
+    def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:
         b = expect_object(body)
         model = required(b, "model")
         if not isinstance(model, str):
@@ -76,6 +119,9 @@ class ChatWire:
         raw_messages = required(b, "messages")
         if not isinstance(raw_messages, list):
             raise WireError("Invalid type for 'messages': expected an array", "messages")
+        if not raw_messages:
+            raise WireError("Invalid 'messages': empty array. Expected an array with minimum length 1, "
+                            "but got an empty array instead.", "messages")  # fmt: skip
         tools: list[ToolDef] = []
         for i, t in enumerate(opt_list(b, "tools")):
             tool = item_object(t, f"tools.{i}")
@@ -99,22 +145,22 @@ class ChatWire:
                     )
                 )
         schema, json_mode = schema_of(b.get("response_format"))
-        max_tokens = opt_int(b, "max_completion_tokens")
+        low = "Invalid '{}': integer below minimum value. Expected a value >= 1."
+        max_tokens = positive(b, "max_completion_tokens", low.format("max_completion_tokens"))
+        if max_tokens is None:
+            max_tokens = positive(b, "max_tokens", low.format("max_tokens"))
         return ChatRequest(
             style=self.style,
             model=model,
             messages=tuple(_message(m, f"messages[{i}]") for i, m in enumerate(raw_messages)),
             stream=opt_bool(b, "stream"),
             tools=tuple(tools),
-            max_tokens=max_tokens if max_tokens is not None else opt_int(b, "max_tokens"),
+            max_tokens=max_tokens,
             include_usage=bool(opt_map(b, "stream_options").get("include_usage")),
             output_schema=schema,
             json_mode=json_mode,
             raw=b,
         )
-
-    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
-        return openai_error_body(error, request_id)
 
     def _usage(self, chat: ChatRequest, reply: Reply) -> dict[str, Any]:
         prompt, completion = reply.input_tokens(chat), reply.output_tokens()
@@ -215,6 +261,3 @@ class ChatWire:
         for piece in deltas(text):
             sse.event("", chunk({"content": piece}))
         await sse.flush()
-
-    def malformed_frame(self, raw: str) -> str:
-        return f"data: {raw}\n\n"

@@ -21,12 +21,13 @@ not know (ignored); tools may be namespaces and built-ins such as `web_search`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aiohttp import web
 
 from ..conversation import ChatRequest, Message, Style, ToolDef, ToolResult
-from ..reply import ApiError, Block, Reply, TextBlock, ThinkingBlock, ToolCallBlock, deltas, pieces
+from ..reply import Block, Reply, TextBlock, ThinkingBlock, ToolCallBlock, deltas, pieces, shape
 from ..sse import SseWriter, open_stream
 from .common import (
     Output,
@@ -35,14 +36,15 @@ from .common import (
     expect_object,
     item_object,
     opt_bool,
-    opt_int,
     opt_list,
     opt_map,
+    positive,
+    prefixed,
     required,
     schema_of,
     tool_def,
 )
-from .openai_chat import openai_error_body
+from .openai_chat import OpenAiErrors
 
 OUTPUT_TYPES = (
     "function_call_output",
@@ -85,10 +87,18 @@ def _tools(raw: list[Any]) -> tuple[ToolDef, ...]:
     return tuple(out)
 
 
-class ResponsesWire:
+class ResponsesWire(OpenAiErrors):
     style: Style = "openai-responses"
+    routes = tuple(prefixed(("/v1", ""), "POST", "/responses", "turn"))
 
-    def parse(self, body: Any) -> ChatRequest:
+    def claims(self, path: str, headers: Mapping[str, str]) -> bool:
+        return path.rstrip("/").endswith("/responses")
+
+    def shape(self, reply: Reply, chat: ChatRequest) -> Reply:
+        # reasoning items are always sent; their summary shows the text only when asked for
+        return shape(reply, show_thinking=True, coalesce=reply.coalesce_thinking)
+
+    def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:
         b = expect_object(body)
         model = required(b, "model")
         if not isinstance(model, str):
@@ -115,16 +125,18 @@ class ResponsesWire:
             stream=opt_bool(b, "stream"),
             system=instructions if isinstance(instructions, str) else "",
             tools=_tools(opt_list(b, "tools")),
-            max_tokens=opt_int(b, "max_output_tokens"),
+            max_tokens=positive(
+                b,
+                "max_output_tokens",
+                "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16.",
+                16,
+            ),
             reasoning_summary=bool(reasoning.get("summary")),
             encrypted_reasoning="reasoning.encrypted_content" in include,
             output_schema=schema,
             json_mode=json_mode,
             raw=b,
         )
-
-    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
-        return openai_error_body(error, request_id)
 
     # ------------------------------------------------------------------ shapes
 

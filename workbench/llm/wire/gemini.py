@@ -1,0 +1,322 @@
+"""Google's Gemini API: `POST /v1beta/models/{model}:generateContent` and
+`:streamGenerateContent` (`?alt=sse` for server-sent events, else one JSON array).
+
+The model is in the path, not the body. A request holds `contents` (turns of
+role `user` or `model`, each a list of parts: `text`, `thought` text,
+`functionCall {name, args}`, `functionResponse {name, response}`),
+`systemInstruction`, `tools` (`functionDeclarations` with `parameters` or
+`parametersJsonSchema`, and built-ins such as `googleSearch`) and
+`generationConfig` (`maxOutputTokens`, `thinkingConfig.includeThoughts`,
+`responseMimeType`, `responseSchema` / `responseJsonSchema`).
+
+Function calls carry no ids on this API, so calls and responses are matched by
+name and order: the k-th call of `write_file` in a conversation is answered by
+its k-th `write_file` response, whatever ids an agent adds of its own. Replies
+are `candidates[0].content.parts` with `finishReason` (`STOP`, `MAX_TOKENS`) and
+`usageMetadata`; thought parts (`{"text", "thought": true}`) are shown only when
+the request asked for them with `includeThoughts`. Errors are Google's shape,
+`{"error": {"code", "message", "status"}}` with its status names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aiohttp import web
+
+from workbench.scenario import model as m
+
+from ..conversation import ChatRequest, Message, Style, ToolDef, ToolResult
+from ..ids import IdMaker
+from ..reply import ApiError, Reply, TextBlock, ThinkingBlock, ToolCallBlock, deltas, estimate_tokens
+from ..sse import SseWriter, dumps, open_stream
+from .common import Output, Route, Wire, WireError, expect_object, item_object, json_response, tool_def
+
+VERSIONS = ("/v1beta", "/v1", "/v1alpha")
+STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+          405: "INVALID_ARGUMENT", 409: "ABORTED", 413: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED",
+          499: "CANCELLED", 500: "INTERNAL", 501: "UNIMPLEMENTED", 503: "UNAVAILABLE",
+          504: "DEADLINE_EXCEEDED"}  # fmt: skip
+MODEL = "{model:[^/:]+}"
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+
+
+def _routes() -> tuple[Route, ...]:
+    out: list[Route] = []
+    for v in VERSIONS:
+        for method in ("generateContent", "streamGenerateContent"):
+            out.append(Route("POST", f"{v}/models/{MODEL}:{method}", "turn", (("method", method),)))
+        out.append(Route("POST", f"{v}/models/{MODEL}:countTokens", "count"))
+        out.append(Route("GET", f"{v}/models", "models"))
+        out.append(Route("GET", f"{v}/models/{MODEL}", "model"))
+    return tuple(out)
+
+
+def _call_key(name: str, n: int) -> str:
+    return f"{name}#{n}"
+
+
+def _response_text(response: Any) -> tuple[str, bool]:
+    """The text of a `functionResponse.response` and whether it reports an error."""
+    if not isinstance(response, Mapping):
+        return ("" if response is None else dumps(response)), False
+    if "error" in response and len(response) == 1:
+        error = response["error"]
+        return (error if isinstance(error, str) else dumps(error)), True
+    for key in ("output", "content", "result"):
+        if isinstance(response.get(key), str):
+            return response[key], False
+    return dumps(response), False
+
+
+def _texts(parts: Any, where: str) -> list[Mapping[str, Any]]:
+    if parts is None:
+        return []
+    if not isinstance(parts, list):
+        raise WireError(f"Invalid value at '{where}' (type.googleapis.com/google.ai.generativelanguage.v1beta.Part), "
+                        "expected a list", where)  # fmt: skip
+    return [item_object(p, f"{where}[{i}]") for i, p in enumerate(parts)]
+
+
+def _system(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    content = item_object(value, "system_instruction")
+    parts = _texts(content.get("parts"), "system_instruction.parts")
+    return "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str))
+
+
+def _contents(raw: Any) -> tuple[Message, ...]:
+    if raw is None or raw == []:
+        raise WireError("* GenerateContentRequest.contents: contents is not specified", "contents")
+    if not isinstance(raw, list):
+        raise WireError("Invalid value at 'contents', expected a list", "contents")
+    calls: dict[str, int] = {}
+    answers: dict[str, int] = {}
+    out: list[Message] = []
+    for i, item in enumerate(raw):
+        content = item_object(item, f"contents[{i}]")
+        role = content.get("role", "user")
+        if role not in ("user", "model", "function"):
+            raise WireError(f"Please use a valid role: user, model. (contents[{i}].role: {role!r})", "role")
+        texts: list[str] = []
+        results: list[ToolResult] = []
+        made: list[str] = []
+        for part in _texts(content.get("parts"), f"contents[{i}].parts"):
+            call, response = part.get("functionCall"), part.get("functionResponse")
+            if isinstance(call, Mapping) and isinstance(call.get("name"), str):
+                n = calls[call["name"]] = calls.get(call["name"], 0) + 1
+                made.append(_call_key(call["name"], n))
+            elif isinstance(response, Mapping) and isinstance(response.get("name"), str):
+                n = answers[response["name"]] = answers.get(response["name"], 0) + 1
+                text, is_error = _response_text(response.get("response"))
+                results.append(ToolResult(_call_key(response["name"], n), text, is_error))
+            elif isinstance(part.get("text"), str) and not part.get("thought"):
+                texts.append(part["text"])
+        out.append(
+            Message("assistant" if role == "model" else "user", tuple(texts), tuple(results), tuple(made))
+        )
+    return tuple(out)
+
+
+def _tools(raw: Any) -> tuple[ToolDef, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise WireError("Invalid value at 'tools', expected a list", "tools")
+    out: list[ToolDef] = []
+    for i, t in enumerate(raw):
+        tool = item_object(t, f"tools[{i}]")
+        declarations = tool.get("functionDeclarations", tool.get("function_declarations"))
+        if declarations is None:
+            out.extend(ToolDef(str(kind), str(kind)) for kind in tool)  # googleSearch, codeExecution...
+            continue
+        if not isinstance(declarations, list):
+            raise WireError(f"Invalid value at 'tools[{i}].function_declarations', expected a list", "tools")
+        for j, d in enumerate(declarations):
+            decl = item_object(d, f"tools[{i}].function_declarations[{j}]")
+            schema = decl.get("parametersJsonSchema", decl.get("parameters"))
+            out.append(
+                tool_def(decl.get("name"), "function", schema, f"tools[{i}].function_declarations[{j}]")
+            )
+    return tuple(out)
+
+
+def _schema(config: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, bool]:
+    for key in ("responseJsonSchema", "responseSchema", "response_json_schema", "response_schema"):
+        if isinstance(config.get(key), Mapping):
+            return config[key], False
+    return None, config.get("responseMimeType") == "application/json"
+
+
+class GeminiWire(Wire):
+    style: Style = "gemini"
+    routes = _routes()
+
+    def claims(self, path: str, headers: Mapping[str, str]) -> bool:
+        return (
+            "x-goog-api-key" in headers
+            or path.startswith(("/v1beta/", "/v1alpha/"))
+            or ":" in path.rsplit("/", 1)[-1]
+        )
+
+    def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:
+        params = params or {}
+        b = expect_object(body)
+        config = b.get("generationConfig", b.get("generation_config")) or {}
+        if not isinstance(config, Mapping):
+            raise WireError("Invalid value at 'generation_config', expected an object", "generationConfig")
+        limit = config.get("maxOutputTokens")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise WireError(f"* GenerateContentRequest.generation_config.max_output_tokens: must be a positive "
+                            f"integer, got {limit!r}", "maxOutputTokens")  # fmt: skip
+        thinking = config.get("thinkingConfig") or {}
+        schema, json_mode = _schema(config)
+        return ChatRequest(
+            style=self.style,
+            model=params.get("model", "gemini"),
+            messages=_contents(b.get("contents")),
+            stream=params.get("method") == "streamGenerateContent",
+            system=_system(b.get("systemInstruction", b.get("system_instruction"))),
+            tools=_tools(b.get("tools")),
+            max_tokens=limit,
+            thinking=isinstance(thinking, Mapping) and thinking.get("includeThoughts") is True,
+            output_schema=schema,
+            json_mode=json_mode,
+            raw=b,
+            route=dict(params),
+        )
+
+    def count_tokens(self, body: Any, params: Mapping[str, str] | None = None) -> dict[str, Any]:
+        b = expect_object(body)
+        inner = b.get("generateContentRequest")
+        source = inner if isinstance(inner, Mapping) else b
+        chat = self.parse(source, params)
+        return {"totalTokens": estimate_tokens(chat.context_chars())}
+
+    def call_id(self, chat: ChatRequest, name: str, ids: IdMaker, earlier: Sequence[str]) -> str:
+        """`name#k`: the k-th call of ``name`` in the conversation, as :func:`_contents` numbers them."""
+        before = sum(1 for msg in chat.messages for key in msg.tool_calls if key.rsplit("#", 1)[0] == name)
+        return _call_key(name, before + sum(1 for n in earlier if n == name) + 1)
+
+    # ------------------------------------------------------------------ replies
+
+    def _part(
+        self, block: ThinkingBlock | TextBlock | ToolCallBlock, text: str | None = None
+    ) -> dict[str, Any]:
+        if isinstance(block, ToolCallBlock):
+            return {"functionCall": {"name": block.name, "args": dict(block.arguments)}}
+        part: dict[str, Any] = {"text": block.text if text is None else text}
+        if isinstance(block, ThinkingBlock):
+            part["thought"] = True
+        return part
+
+    def _usage(self, chat: ChatRequest, reply: Reply) -> dict[str, Any]:
+        prompt, output, thoughts = reply.input_tokens(chat), reply.output_tokens(), reply.reasoning_tokens()
+        usage = {"promptTokenCount": prompt, "candidatesTokenCount": output, "totalTokenCount": prompt + output + thoughts,
+                 "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}]}  # fmt: skip
+        if thoughts:
+            usage["thoughtsTokenCount"] = thoughts
+        return usage
+
+    def _chunk(
+        self, chat: ChatRequest, parts: list[dict[str, Any]], out: Output, finish: str | None = None
+    ) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        if finish is not None:
+            candidate["finishReason"] = finish
+        return {"candidates": [candidate], "modelVersion": chat.model, "responseId": out.ids.opaque(22)}
+
+    def _finish(self, reply: Reply) -> str:
+        return "MAX_TOKENS" if reply.truncated else "STOP"
+
+    def body(self, chat: ChatRequest, reply: Reply, out: Output) -> Any:
+        parts = [self._part(b) for b in reply.blocks] or [{"text": ""}]
+        response = self._chunk(chat, parts, out, self._finish(reply))
+        response["usageMetadata"] = self._usage(chat, reply)
+        if chat.route.get("method") == "streamGenerateContent":
+            return [response]  # streamGenerateContent without `alt=sse`: a JSON array of chunks
+        return response
+
+    async def send(
+        self, request: web.Request, chat: ChatRequest, reply: Reply, out: Output
+    ) -> web.StreamResponse:
+        if request.query.get("alt") != "sse":
+            await out.pacer.wait(reply.total_delay_ms())
+            return json_response(self.body(chat, reply, out), headers=out.headers)
+        response = await open_stream(request, out.headers)
+        sse = SseWriter(response, out.pacer, named=False)
+        await sse.pause(reply.delay_ms)
+        pending: dict[str, Any] | None = None  # the last chunk waits: it carries finishReason and usage
+
+        def emit(part: dict[str, Any]) -> None:
+            nonlocal pending
+            if pending is not None:
+                sse.event("", pending)
+            pending = self._chunk(chat, [part], out)
+
+        for block in reply.blocks:
+            if isinstance(block, ToolCallBlock):
+                await sse.pause(block.delay_ms)
+                emit(self._part(block))
+                continue
+            for chunk in block.chunks:
+                await sse.pause(chunk.delay_ms)
+                for piece in deltas(chunk.text):
+                    emit(self._part(block, piece))
+                    await sse.maybe_flush()
+        last = pending or self._chunk(chat, [{"text": ""}], out)
+        last["candidates"][0]["finishReason"] = self._finish(reply)
+        last["usageMetadata"] = self._usage(chat, reply)
+        sse.event("", last)
+        await sse.close()
+        return response
+
+    async def send_partial(self, request: web.Request, chat: ChatRequest, text: str, out: Output) -> None:
+        response = await open_stream(request, out.headers)
+        sse = SseWriter(response, out.pacer, named=False)
+        for piece in deltas(text):
+            sse.event("", self._chunk(chat, [{"text": piece}], out))
+        await sse.flush()
+
+    # ------------------------------------------------------------------ models
+
+    def models_body(self, ids: Sequence[str]) -> dict[str, Any]:
+        return {"models": [self.model_body(i) for i in ids]}
+
+    def model_body(self, model: str) -> dict[str, Any]:
+        return {"name": f"models/{model}", "version": "001", "displayName": model,
+                "inputTokenLimit": 1048576, "outputTokenLimit": 65536,
+                "supportedGenerationMethods": ["generateContent", "countTokens"]}  # fmt: skip
+
+    # ------------------------------------------------------------------ errors
+
+    def error(self, status: int, message: str) -> ApiError:
+        return ApiError(
+            status, STATUS.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION"), message
+        )
+
+    def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
+        status = error.type if error.type.isupper() else self.error(error.status, "").type
+        inner: dict[str, Any] = {"code": error.status, "message": error.message, "status": status}
+        if isinstance(error.details, list):
+            inner["details"] = error.details
+        return {"error": inner}
+
+    def failure_error(self, failure: m.Failure) -> ApiError | None:
+        kind, p = failure.type, failure.params
+        if kind == "auth_error":  # Google answers a bad key with 400, reason API_KEY_INVALID
+            details = [{"@type": ERROR_INFO, "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]
+            return ApiError(400, "INVALID_ARGUMENT", str(p["message"]), details=details)
+        if kind == "rate_limit":
+            retry = int(p["retry_after"])
+            details = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry}s"}]
+            return ApiError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).",
+                            retry_after=retry, details=details)  # fmt: skip
+        if kind == "out_of_credits":
+            message = "You exceeded your current quota, please check your plan and billing details."
+            return ApiError(429, "RESOURCE_EXHAUSTED", message)
+        return None
