@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.agent import render
+from workbench.agent.claude import command as claude_command
 from workbench.agent.control import ENV_VAR, AgentLink, ControlError
 from workbench.crash import summary, write_crash_report
 from workbench.scenario import model as m
@@ -264,17 +265,27 @@ class MockAgent:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of `workbench mock-agent` (the CLI builds its parser from these)."""
-    p.add_argument("scenario", type=Path, metavar="SCENARIO", help="the scenario (or Claudeless rules) to play")
+    p.add_argument(
+        "scenario",
+        type=Path,
+        nargs="?",
+        metavar="SCENARIO",
+        help="the scenario (or Claudeless rules) to play",
+    )
     p.add_argument("--workspace", type=Path, default=None, metavar="DIR",
                    help="where tools run (default: a fresh temporary folder, printed at exit)")  # fmt: skip
     p.add_argument("--speed", default="1", help="1 = real time, 4 = four times faster, max = no waiting")
     p.add_argument("--checkpoint-cmd", default=None, help="a shell command run after each tool and edit")
-    p.add_argument("--control", default=os.environ.get(ENV_VAR), help="the engine's control socket (set by the engine)")
+    p.add_argument(
+        "--control", default=os.environ.get(ENV_VAR), help="the engine's control socket (set by the engine)"
+    )
     p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--interactive", dest="interactive", action="store_true", default=None,
                       help="wait for typed prompts (default when the scenario has user input)")  # fmt: skip
-    mode.add_argument("--print", dest="interactive", action="store_false", help="play the steps and exit")
+    mode.add_argument("-p", "--print", dest="print_mode", nargs="?", const=True, default=None, metavar="PROMPT",
+                      help="play the steps and exit; with Claudeless rules, answer PROMPT as `claude -p`")  # fmt: skip
+    claude_command.add_arguments(p)
 
 
 def has_user_input(scenario: m.Scenario) -> bool:
@@ -289,7 +300,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play the scenario's agent steps in this terminal (or paced by the engine over ``--control``)."""
+    """Play the scenario's agent steps in this terminal (or paced by the engine over ``--control``).
+
+    Claudeless rules with ``-p`` or a prompt (argument or stdin) answer as Claude Code's print mode."""
+    if args.print_mode is not None:
+        args.interactive = False
+        if isinstance(args.print_mode, str):
+            args.prompt = args.print_mode
+    if args.install_shim is not None:
+        return claude_command.install_shim(args)
+    if args.scenario is None:
+        print("workbench mock-agent: error: give a SCENARIO (or --install-shim DIR)", file=sys.stderr)
+        return EXIT_INVALID
     try:
         scenario = load_scenario(args.scenario, defines=args.define)
         schedule = compile_schedule(scenario)
@@ -297,6 +319,8 @@ def run(args: argparse.Namespace) -> int:
         for d in exc.diagnostics:
             print(d, file=sys.stderr)
         return EXIT_INVALID
+    if scenario.format == "claudeless" and claude_command.wants_print_mode(args):
+        return claude_command.run_print(args)
     from workbench.clock import parse_speed
 
     try:
@@ -329,7 +353,10 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a bug here or in a tool: a crash file, whose path the engine learns
         cause = exc.__cause__ if isinstance(exc, _Crashed) and exc.__cause__ is not None else exc
         path = exc.crash_path if isinstance(exc, _Crashed) else write_crash_report(exc)
-        print(f"workbench mock-agent: internal error: {summary(cause)}; the traceback is in {path}", file=sys.stderr)
+        print(
+            f"workbench mock-agent: internal error: {summary(cause)}; the traceback is in {path}",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL
     except KeyboardInterrupt:
         return 130

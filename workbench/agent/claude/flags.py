@@ -1,0 +1,227 @@
+"""Claude Code's command line, as the shim and `workbench mock-agent -p` accept it.
+
+Every flag of Claude Code's print mode is accepted, so an orchestrator's command
+line never fails on an unknown option; the ones that change what a scripted
+model does are honoured (``--output-format``, ``--verbose``,
+``--include-partial-messages``, ``--model``, ``--allowedTools``,
+``--disallowedTools``, ``--permission-mode``, ``--dangerously-skip-permissions``,
+``--session-id``, ``--resume``, ``--continue``, ``--fork-session``,
+``--no-session-persistence``, ``--settings``, ``--max-turns``), the rest are
+read and ignored, as a model that is not there cannot use a system prompt.
+
+Bad values fail as Claude Code fails (its commander texts, exit 1), not with
+argparse's usage and exit 2. Which rules answer comes from ``--scenario FILE``
+or ``$CLAUDELESS_SCENARIO`` (``$WORKBENCH_CLAUDE_RULES`` is the same).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+INPUT_FORMATS = ("text", "stream-json")
+# Claude Code 2.1.12's permission modes (its `--permission-mode` choices).
+PERMISSION_MODES = ("acceptEdits", "bypassPermissions", "default", "delegate", "dontAsk", "plan")
+SCENARIO_ENV = ("CLAUDELESS_SCENARIO", "WORKBENCH_CLAUDE_RULES")
+FAILURE_ENV = "CLAUDELESS_FAILURE"
+
+# Flags read and ignored: (flags, takes a value).
+_IGNORED: tuple[tuple[tuple[str, ...], bool], ...] = (
+    (("--system-prompt",), True), (("--system-prompt-file",), True), (("--append-system-prompt",), True),
+    (("--append-system-prompt-file",), True), (("--add-dir",), True), (("--agent",), True), (("--agents",), True),
+    (("--betas",), True), (("--fallback-model",), True), (("--max-budget-usd",), True), (("--json-schema",), True),
+    (("--plugin-dir",), True), (("--tools",), True), (("--setting-sources",), True), (("--mcp-config",), True),
+    (("--permission-prompt-tool",), True), (("-d", "--debug"), False), (("--mcp-debug",), False),
+    (("--strict-mcp-config",), False), (("--replay-user-messages",), False), (("--ide",), False),
+    (("--chrome",), False), (("--no-chrome",), False), (("--disable-slash-commands",), False),
+    (("--allow-dangerously-skip-permissions",), False),
+)  # fmt: skip
+
+
+class ClaudeUsageError(Exception):
+    """A command line Claude Code refuses: printed as it prints it, exit 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments: "):
+            message = f"unknown option '{message.split(': ', 1)[1].split()[0]}'"
+        raise ClaudeUsageError(f"error: {message}")
+
+
+class PrintOptions:
+    """What one print-mode call asked for (a plain class: the shim must not import ``dataclasses``)."""
+
+    def __init__(self, prompt: str | None, **values: Any) -> None:
+        self.prompt = prompt
+        self.output_format: str = values.get("output_format", "text")
+        self.input_format: str = values.get("input_format", "text")
+        self.verbose: bool = values.get("verbose", False)
+        self.partial: bool = values.get("partial", False)
+        self.model: str | None = values.get("model")
+        self.allowed: tuple[str, ...] = values.get("allowed", ())
+        self.disallowed: tuple[str, ...] = values.get("disallowed", ())
+        self.permission_mode: str | None = values.get("permission_mode")
+        self.skip_permissions: bool = values.get("skip_permissions", False)
+        self.session_id: str | None = values.get("session_id")
+        self.resume: str | None = values.get("resume")
+        self.resume_given: bool = values.get("resume_given", False)
+        self.continue_: bool = values.get("continue_", False)
+        self.fork: bool = values.get("fork", False)
+        self.persist: bool = values.get("persist", True)
+        self.settings: str | None = values.get("settings")
+        self.max_turns: int | None = values.get("max_turns")
+        self.scenario: str | None = values.get("scenario")
+        self.failure: str | None = values.get("failure")
+
+
+def add_claude_arguments(p: argparse._ActionsContainer) -> None:
+    """Claude Code's flags (but not ``-p``/``--print``, nor the prompt: the caller adds those)."""
+    p.add_argument(
+        "--output-format", default=None, metavar="FORMAT", help="text, json or stream-json (print mode)"
+    )
+    p.add_argument("--input-format", default=None, metavar="FORMAT", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--verbose", action="store_true", help="with stream-json or json: every message, not only the result"
+    )
+    p.add_argument(
+        "--include-partial-messages", action="store_true", help="stream-json: Anthropic stream events too"
+    )
+    p.add_argument("--model", default=None, help="the model reported (alias or full name)")
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed", action="extend", nargs="+", default=[],
+                   metavar="TOOL", help="tools allowed without asking, e.g. Bash(git:*) Edit")  # fmt: skip
+    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed", action="extend", nargs="+",
+                   default=[], metavar="TOOL", help="tools refused")  # fmt: skip
+    p.add_argument("--permission-mode", default=None, metavar="MODE", help=", ".join(PERMISSION_MODES))
+    p.add_argument("--dangerously-skip-permissions", action="store_true", help="allow every tool")
+    p.add_argument("--session-id", default=None, metavar="UUID", help="the new session's id")
+    p.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="SESSION",
+                   help="continue the session with this id")  # fmt: skip
+    p.add_argument(
+        "-c", "--continue", dest="continue_", action="store_true", help="continue the latest session here"
+    )
+    p.add_argument("--fork-session", action="store_true", help="with --resume/--continue: a new session id")
+    p.add_argument("--no-session-persistence", action="store_true", help="write no session files")
+    p.add_argument("--settings", default=None, metavar="FILE_OR_JSON", help="settings (permissions) to add")
+    p.add_argument("--max-turns", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--failure", default=None, help="inject a failure (rate-limit, auth-error, ...); $CLAUDELESS_FAILURE"
+    )
+    for flags, takes_value in _IGNORED:
+        if takes_value:
+            p.add_argument(*flags, action="append", default=None, help=argparse.SUPPRESS)
+        else:
+            p.add_argument(*flags, action="store_true", help=argparse.SUPPRESS)
+
+
+def shim_parser() -> argparse.ArgumentParser:
+    """The parser of the installed ``claude``: Claude Code's flags plus ``--scenario``."""
+    p = _Parser(
+        prog="claude", add_help=True, description="A mock Claude Code answering from Claudeless rules."
+    )
+    p.add_argument("prompt", nargs="?", default=None)
+    p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="print the answer and exit")
+    p.add_argument("-v", "--version", action="store_true", help="print the version")
+    p.add_argument("--scenario", default=None, metavar="FILE", help="the rules ($CLAUDELESS_SCENARIO)")
+    add_claude_arguments(p)
+    return p
+
+
+def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> PrintOptions:
+    """Check the values as Claude Code checks them; ClaudeUsageError with its text."""
+    out = args.output_format or "text"
+    if out not in OUTPUT_FORMATS:
+        raise ClaudeUsageError(
+            f"error: option '--output-format <format>' argument '{out}' is invalid. "
+            f"Allowed choices are {', '.join(OUTPUT_FORMATS)}."
+        )
+    inp = args.input_format[-1] if isinstance(args.input_format, list) else args.input_format or "text"
+    if inp not in INPUT_FORMATS:
+        raise ClaudeUsageError(
+            f"error: option '--input-format <format>' argument '{inp}' is invalid. "
+            f"Allowed choices are {', '.join(INPUT_FORMATS)}."
+        )
+    mode = args.permission_mode
+    if mode is not None and mode not in PERMISSION_MODES:
+        raise ClaudeUsageError(
+            f"error: option '--permission-mode <mode>' argument '{mode}' is invalid. "
+            f"Allowed choices are {', '.join(PERMISSION_MODES)}."
+        )
+    if out == "stream-json" and not args.verbose:
+        raise ClaudeUsageError("Error: When using --print, --output-format=stream-json requires --verbose")
+    if args.include_partial_messages and out != "stream-json":
+        raise ClaudeUsageError(
+            "Error: --include-partial-messages requires --print and --output-format=stream-json."
+        )
+    if args.session_id is not None and not is_uuid(args.session_id):
+        raise ClaudeUsageError("Error: Invalid session ID. Must be a valid UUID.")
+    if args.resume == "":
+        raise ClaudeUsageError(
+            "Error: --resume requires a valid session ID or session title when used with --print. "
+            "Usage: claude -p --resume <session-id|title>."
+        )
+    scenario = getattr(args, "scenario", None) or next(
+        (environ[k] for k in SCENARIO_ENV if environ.get(k)), None
+    )
+    return PrintOptions(
+        prompt=args.prompt,
+        output_format=out,
+        input_format=inp,
+        verbose=args.verbose,
+        partial=args.include_partial_messages,
+        model=args.model,
+        allowed=tuple(_split_tools(args.allowed)),
+        disallowed=tuple(_split_tools(args.disallowed)),
+        permission_mode=mode,
+        skip_permissions=args.dangerously_skip_permissions,
+        session_id=args.session_id,
+        resume=args.resume,
+        resume_given=args.resume is not None,
+        continue_=args.continue_,
+        fork=args.fork_session,
+        persist=not args.no_session_persistence,
+        settings=args.settings,
+        max_turns=args.max_turns,
+        scenario=scenario,
+        failure=args.failure or environ.get(FAILURE_ENV) or None,
+    )
+
+
+def _split_tools(values: Sequence[str]) -> list[str]:
+    """``Bash,Read`` and ``Bash Read`` both list two tools; a comma inside ``Bash(a,b)`` does not split."""
+    out: list[str] = []
+    for value in values:
+        depth, start = 0, 0
+        for i, ch in enumerate(value + ","):
+            depth += ch == "("
+            depth -= ch == ")"
+            if ch in ", " and depth == 0:
+                if value[start:i].strip():
+                    out.append(value[start:i].strip())
+                start = i + 1
+    return out
+
+
+def is_uuid(text: str) -> bool:
+    parts = text.split("-")
+    if [len(x) for x in parts] != [8, 4, 4, 4, 12]:
+        return False
+    return all(c in "0123456789abcdefABCDEF" for c in "".join(parts))
+
+
+def read_prompt(prompt: str | None) -> str | None:
+    """The prompt argument, else everything on stdin when stdin is not a terminal (as Claude Code)."""
+    if prompt is not None:
+        return prompt
+    try:
+        if os.isatty(0):
+            return None
+        data = sys.stdin.buffer.read()
+    except (OSError, ValueError):
+        return None
+    text = data.decode("utf-8", "replace").strip()
+    return text or None

@@ -1,0 +1,198 @@
+"""One print-mode call: the prompt in, Claude Code's output out, the session written.
+
+Exit codes and error texts are Claude Code's: 0 when the model answered, 1 for
+an API error (its text on stdout in the chosen format) or a refused command line
+(its text on stderr). Problems that are ours, not Claude Code's, keep the
+workbench's codes: 2 for rules that are missing or invalid (the diagnostics at
+``file:line:col``), 3 for an internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from workbench.agent.claude import events as ev
+from workbench.agent.claude import ids, output, sessions
+from workbench.agent.claude.flags import (
+    ClaudeUsageError,
+    PrintOptions,
+    options_from,
+    read_prompt,
+    shim_parser,
+)
+
+EXIT_OK, EXIT_API_ERROR, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def shim_main(argv: Sequence[str], environ: Mapping[str, str] | None = None,
+              default_scenario: str | None = None) -> int:  # fmt: skip
+    """The installed ``claude``: Claude Code's command line; the rules from ``--scenario``, else
+    ``$CLAUDELESS_SCENARIO``, else ``default_scenario`` (the rules named when the shim was installed)."""
+    environ = os.environ if environ is None else environ
+    try:
+        args = shim_parser().parse_args(list(argv))
+        if args.version:
+            print(f"{ev.VERSION} (Claude Code)")
+            return EXIT_OK
+        opts = options_from(args, environ)
+        opts.scenario = opts.scenario or default_scenario
+    except ClaudeUsageError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_API_ERROR
+    if not args.print_mode and os.isatty(0):
+        print(
+            "claude (workbench shim): only print mode is scripted here; pass -p PROMPT or pipe the prompt on stdin. "
+            "For a terminal session use `workbench mock-agent RULES`.",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+    return run_print(opts, environ)
+
+
+def run_print(opts: PrintOptions, environ: Mapping[str, str], cwd: Path | None = None,
+              stdout: TextIO | None = None) -> int:  # fmt: skip
+    """Answer one prompt from ``opts.scenario``'s rules."""
+    started = time.monotonic()
+    stdout = stdout or sys.stdout
+    if not opts.scenario:
+        print(
+            "Error: no rules to answer from: give --scenario FILE or set CLAUDELESS_SCENARIO to a Claudeless "
+            "rules file (TOML or JSON)",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+    from workbench.agent.claude.rules_cache import RulesError, load_rules
+
+    try:
+        rules = load_rules(Path(opts.scenario), environ)
+    except RulesError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_INVALID
+    prompt = read_prompt(opts.prompt)
+    if prompt is None:
+        print("Error: Input must be provided either through stdin or as a prompt argument when using --print",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_API_ERROR
+    here = (cwd or Path.cwd()).absolute()
+    try:
+        return _answer(opts, rules, prompt, here, environ, stdout, started)
+    except _Refused as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_API_ERROR
+
+
+class _Refused(Exception):
+    """A session flag Claude Code refuses (unknown session, id in use)."""
+
+
+def _session(opts: PrintOptions, rules: Any, config: Path, cwd: str) -> tuple[str, Path | None]:
+    """(the session id, the transcript to go on from or None for a new session)."""
+    resumed: str | None = None
+    if opts.resume_given and opts.resume:
+        resumed = opts.resume
+        if sessions.find(config, cwd, resumed) is None:
+            if not _is_uuid(resumed):
+                raise _Refused(
+                    "Error: --resume requires a valid session ID or session title when used with --print. "
+                    f'Usage: claude -p --resume <session-id|title>. Provided value "{resumed}" is not a UUID '
+                    "and does not match any session title."
+                )
+            raise _Refused(f"No conversation found with session ID: {resumed}")
+    elif opts.continue_:
+        resumed = sessions.latest(config, cwd)
+    if resumed is not None:
+        source = sessions.find(config, cwd, resumed)
+        if opts.fork:
+            return opts.session_id or ids.uuid4(), source
+        return resumed, source
+    if opts.session_id:
+        if opts.persist and sessions.find(config, cwd, opts.session_id) is not None:
+            raise _Refused(f"Error: Session ID {opts.session_id} is already in use.")
+        return opts.session_id, None
+    fixed = rules.identity.get("session_id")
+    return (str(fixed) if fixed else ids.uuid4()), None
+
+
+def _is_uuid(text: str) -> bool:
+    from workbench.agent.claude.flags import is_uuid
+
+    return is_uuid(text)
+
+
+def _answer(opts: PrintOptions, rules: Any, prompt: str, here: Path, environ: Mapping[str, str],
+            stdout: TextIO, started: float) -> int:  # fmt: skip
+    from workbench.agent.claude import conversation, permissions
+    from workbench.agent.claude.rules_cache import timeouts
+    from workbench.agent.claude.tools import ToolState, run_call
+    from workbench.scenario.matching import RuleMatcher
+
+    config = sessions.config_dir(environ)
+    cwd = str(here)
+    session_id, source = _session(opts, rules, config, cwd)
+    allow, deny, settings_mode = permissions.load_settings(here, config, opts.settings)
+    identity = rules.identity
+    mode = opts.permission_mode or settings_mode or identity.get("permission_mode") or "default"
+    model = opts.model or identity.get("model") or ev.DEFAULT_MODEL
+    call = ev.Call(session_id=session_id, cwd=cwd, model=str(model), permission_mode=str(mode),
+                   disallowed=opts.disallowed, version=str(identity.get("version") or ev.VERSION),
+                   api_key_source="ANTHROPIC_API_KEY" if environ.get("ANTHROPIC_API_KEY") else "none")  # fmt: skip
+    if opts.output_format == "stream-json":
+        stdout.write(output.dump(ev.init(call)) + "\n")
+        stdout.flush()
+    matcher = RuleMatcher(rules)
+    state = sessions.load_rules_state(config, session_id) if source is not None else {}
+    matcher.counts = {int(k): int(v) for k, v in (state.get("counts") or {}).items()}
+    active = state.get("active")
+    matcher.active = (
+        (int(active[0]), int(active[1])) if isinstance(active, list) and len(active) == 2 else None
+    )
+    tool_state = ToolState(lambda todos: sessions.write_todos(config, session_id, todos),
+                           lambda plan: sessions.write_plan(config, session_id, plan))  # fmt: skip
+
+    def run_tool(tool: str, tool_input: Mapping[str, Any], canned: str | None) -> tuple[Any, bool]:
+        setting = rules.tools.get(tool)
+        allowed = permissions.decide(
+            tool, tool_input, mode=str(mode), skip=opts.skip_permissions,
+            auto_approve=getattr(setting, "auto_approve", None), allow=[*allow, *opts.allowed],
+            deny=[*deny, *opts.disallowed],
+        )  # fmt: skip
+        if not allowed:
+            from workbench.agent.claude.tools import ToolRun
+
+            text = permissions.refusal(tool)
+            return ToolRun(text, True, f"Error: {text}"), False
+        return run_call(tool, tool_input, canned, setting, rules.tool_mode, here, tool_state), True
+
+    try:
+        conv = conversation.answer(
+            prompt, rules, matcher, run_tool,
+            first_delay_ms=timeouts(rules, environ)["response_delay_ms"],
+            forced_failure=opts.failure, max_turns=opts.max_turns,
+        )  # fmt: skip
+    finally:
+        tool_state.close()
+    msgs = list(ev.messages(call, conv, opts.partial))
+    duration = int((time.monotonic() - started) * 1000)
+    result = ev.result(call, conv, duration)
+    if opts.output_format == "json" and opts.verbose:
+        msgs.insert(0, ev.init(call))
+    output.write(stdout, opts.output_format, opts.verbose, msgs, result)
+    if opts.persist:
+        target = sessions.project_dir(config, cwd) / f"{session_id}.jsonl"
+        if source is not None and source != target:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(
+                source.read_bytes()
+            )  # a fork (or a session from another folder) continues here
+        transcript = sessions.Transcript(target, call, sessions.git_branch(here), sessions.last_uuid(target))
+        transcript.record(prompt, conv)
+        transcript.save(prompt)
+        sessions.write_json(sessions.rules_state_file(config, session_id),
+                            {"counts": {str(k): v for k, v in matcher.counts.items()},
+                             "active": list(matcher.active) if matcher.active else None})  # fmt: skip
+    return EXIT_API_ERROR if conv.failure is not None else EXIT_OK
