@@ -45,6 +45,7 @@ from workbench.engine.report import Failure, ScenarioResult, ShotResult
 from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
+from workbench.scenario.names import folder_name
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
 from workbench.terminal.masks import mask_shot
 from workbench.timeline import Schedule, Step
@@ -151,11 +152,11 @@ class ScenarioRun:
         scenario, schedule = self.scenario, self.schedule
         profile = scenario.terminal
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        self.run_dir = self.options.out_dir / scenario.name / profile.id / f"{stamp}-{os.getpid()}"
+        self.run_dir = self.options.out_dir / folder_name(scenario.name) / profile.id / f"{stamp}-{os.getpid()}"
         self.run_dir.mkdir(parents=True, exist_ok=True)
         result.run_dir = str(self.run_dir)
         self._workspace = Workspace.create(self.path.parent, scenario.repo, keep=self.options.keep)
-        self._goldens = GoldenStore(self.options.goldens_dir, scenario.name, profile.id,
+        self._goldens = GoldenStore(self.options.goldens_dir, folder_name(scenario.name), profile.id,
                                     ci=self.options.ci, update=self.options.update_goldens)  # fmt: skip
         home = self.run_dir / "home"
         home.mkdir(exist_ok=True)

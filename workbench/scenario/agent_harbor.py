@@ -50,6 +50,7 @@ from .fields import (
     warn_unknown,
     wrong_type,
 )
+from .names import check_name
 from .paths import check_relative, resolve_inside
 from .source import PList, PMap, load_document
 
@@ -136,6 +137,7 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
         name = as_str(doc["name"], doc.at_value("name"), "`name`", allow_scalars=True).strip()
         if not name:
             raise ScenarioError.at(doc.at_value("name"), "`name` must not be empty")
+        check_name(name, doc.at_value("name"))  # it names a folder: `../..` must not write elsewhere
 
     timeline = _timeline_source(doc, ctx)
     events = tuple(timeline)

@@ -67,6 +67,7 @@ from . import model as m
 from .diagnostics import Pos, Reporter, ScenarioError, one_of
 from .fields import as_bool, expect_list, expect_map, type_name
 from .matching import Untranslatable, python_regex
+from .names import check_name
 from .paths import resolve_inside
 from .source import PList, PMap
 
@@ -444,6 +445,8 @@ class _Loader:
             if "timeouts" in doc:
                 timeouts_doc = expect_map(doc["timeouts"], doc.at_value("timeouts"), "`timeouts`")
         name = _str(doc["name"], doc.at_value("name"), "`name`") if "name" in doc else ""
+        if name:
+            check_name(name, doc.at_value("name"))  # it names a folder: `../..` must not write elsewhere
         default_key = "default" if self.v2 else "default_response"
         default = None
         if default_key in doc:
