@@ -47,6 +47,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example_goldens: Path)
     shutil.copytree(example_goldens, tmp_path / "goldens")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WORKBENCH_KEYMAP", str(tmp_path / "no-keymap.toml"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # the theme choice is saved there
     return tmp_path
 
 

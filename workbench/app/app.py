@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import tomllib
@@ -12,12 +13,20 @@ from typing import ClassVar
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets.text_area import TextAreaTheme
 
 from workbench.app.commands import WorkbenchCommands
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.screens.help import HelpScreen
 from workbench.app.screens.main import MainScreen
-from workbench.app.themes import DEFAULT_THEME, DEFAULT_VARIABLES, load_themes
+from workbench.app.themes import (
+    DEFAULT_THEME,
+    DEFAULT_VARIABLES,
+    load_themes,
+    save_theme,
+    saved_theme,
+    syntax_theme,
+)
 
 
 def keymap_path() -> Path:
@@ -39,7 +48,7 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str | None]:
 
 class WorkbenchApp(App[int]):
     TITLE = "Scenario Workbench"
-    CSS_PATH = ["app.tcss", "widgets/widgets.tcss"]  # noqa: RUF012 (typed by App as a plain attribute)
+    CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="quit"),
@@ -55,6 +64,8 @@ class WorkbenchApp(App[int]):
         run_dir: Path | None = None,
         theme_name: str | None = None,
         keymap: dict[str, str] | None = None,
+        mode: str = "mock-agent",
+        agent: str | None = None,
     ) -> None:
         super().__init__()
         self.path = path
@@ -63,6 +74,23 @@ class WorkbenchApp(App[int]):
         self.run_dir = run_dir
         self._theme_name = theme_name
         self._keymap_override = keymap
+        self.mode = mode
+        self.agent = agent
+        self._themes_ready = False
+        self._syntax_themes: dict[str, TextAreaTheme] = {}
+
+    def set_mode(self, mode: str, agent: str | None = None) -> None:
+        from workbench.engine.drivers import driver_names
+
+        if mode not in driver_names():
+            self.notify(f"unknown mode {mode!r}; modes: {', '.join(driver_names())}", severity="error")
+            return
+        self.mode = mode
+        if agent is not None:
+            self.agent = agent
+        self.notify(
+            f"runs use mode {mode}" + (f" with {self.agent}" if mode == "real-agent" and self.agent else "")
+        )
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(DEFAULT_VARIABLES)
@@ -72,12 +100,16 @@ class WorkbenchApp(App[int]):
         for theme in themes:
             self.register_theme(theme)
         self._startup_warnings = list(warnings)
+        for theme in themes:
+            self._syntax_themes[theme.name] = syntax_theme(theme)
         names = {t.name for t in themes}
-        wanted = self._theme_name or DEFAULT_THEME
+        wanted = self._theme_name or saved_theme() or DEFAULT_THEME
         if wanted in names or wanted in self.available_themes:
             self.theme = wanted
-        elif self._theme_name:
-            self._startup_warnings.append(f"unknown theme {wanted!r}")
+        else:
+            self._startup_warnings.append(f"unknown theme {wanted!r}; themes: {', '.join(sorted(names))}")
+            self.theme = DEFAULT_THEME
+        self._themes_ready = True
         if self._keymap_override is not None:
             keymap: dict[str, str] = self._keymap_override
         else:
@@ -86,6 +118,15 @@ class WorkbenchApp(App[int]):
                 self._startup_warnings.append(warning)
         if keymap:
             self.set_keymap(keymap)
+
+    def _watch_theme(self, theme_name: str) -> None:
+        """A theme change: remembered for next time, and the editor's highlighting follows it."""
+        super()._watch_theme(theme_name)
+        if not self._themes_ready:
+            return
+        save_theme(theme_name)
+        with contextlib.suppress(LookupError):  # no main screen yet
+            self.main_screen.retheme()
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self.path, self.run_dir)
@@ -108,19 +149,31 @@ class WorkbenchApp(App[int]):
         yield from super().get_system_commands(screen)
         yield SystemCommand("help: keys and panes", "Show the help screen", self.action_help)
 
+    def syntax_theme_for(self, name: str) -> TextAreaTheme | None:
+        return self._syntax_themes.get(name)
+
+    def key_rows(self) -> list[tuple[str, str, str, str]]:
+        """Every key of every screen and pane: (where, key, what it does, binding id), remaps applied."""
+        from workbench.app.screens.help import binding_owners
+
+        keymap: dict[str, str] = dict(getattr(self, "_keymap", {}) or {})
+        rows: list[tuple[str, str, str, str]] = []
+        for where, owner in binding_owners():
+            for binding in owner.BINDINGS:
+                if not isinstance(binding, Binding) or not binding.description:
+                    continue
+                ident = binding.id or ""
+                keys = keymap.get(ident, binding.key)
+                shown = ", ".join(
+                    self.get_key_display(Binding(k.strip(), binding.action)) for k in keys.split(",")
+                )
+                rows.append((where, shown, binding.description, ident))
+        return rows
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        rows: list[tuple[str, str, str]] = []
-        seen: set[tuple[str, str]] = set()
-        for key, active in self.active_bindings.items():
-            binding = active.binding
-            ident = binding.id or ""
-            if (ident, key) in seen or not binding.description or not ident:
-                continue
-            seen.add((ident, key))
-            rows.append((self.get_key_display(binding), binding.description, ident))
-        self.push_screen(HelpScreen(rows))
+        self.push_screen(HelpScreen(self.key_rows()))
 
     async def action_quit(self) -> None:
         try:

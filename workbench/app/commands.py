@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,13 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("run: step back", "step_back", "show the recorded screen of the previous step"),
     ("run: run to cursor", "run_to_cursor", "run until the timeline cursor's step has run"),
     ("run: restart", "restart", "stop the run and start again"),
+    ("run: stop", "stop", "stop the run (it is recorded as cancelled)"),
+    ("terminal: record", "record", "focus mode that writes what you type as steps at the editor's cursor"),
+    ("file: new scenario", "new_scenario", "a new scenario file from a template"),
+    ("editor: find / go to line", "find", "find text, or :N for line N"),
+    ("view: failures", "show_failures", "every failure of the last run"),
+    ("view: maximize pane", "maximize_pane", "the focused pane fills the screen (again: back)"),
+    ("view: show/hide scenarios", "toggle_browser", "the scenario list"),
     ("run: faster", "faster", "raise the speed (0.25x .. max)"),
     ("run: slower", "slower", "lower the speed"),
     ("file: save", "save", "save the scenario (atomically)"),
@@ -24,7 +32,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("view: terminal / screenshots", "toggle_pane", "switch the right pane"),
     ("terminal: focus mode", "focus_mode", "send every key to the program under test (ctrl+] leaves)"),
     ("view: timeline", "focus_timeline", "focus the timeline scrubber"),
-    ("view: scenarios", "focus_browser", "focus the scenario list"),
+    ("view: scenarios", "focus_browser", "show and focus the scenario list"),
     ("view: editor", "focus_editor", "focus the editor"),
     ("screenshots: accept", "accept_screenshot", "write the highlighted actual capture as its golden"),
     ("screenshots: compare now", "compare_now", "the highlighted golden against the screen shown now"),
@@ -49,6 +57,28 @@ class WorkbenchCommands(Provider):
             return
         for title, action, help_text in COMMANDS:
             yield DiscoveryHit(title, partial(target.run_command, action), help=help_text)
+        for title, callback, help_text in self._modes():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    def _modes(self) -> list[tuple[str, Callable[[], None], str]]:
+        """`run: mode NAME` for every driver (the names `run --mode` takes), plus one per real-agent preset."""
+        from workbench.app.app import WorkbenchApp
+        from workbench.engine.drivers import driver_summaries
+        from workbench.llm.presets import PRESETS
+
+        app = self.app
+        if not isinstance(app, WorkbenchApp):
+            return []
+        out: list[tuple[str, Callable[[], None], str]] = []
+        for name, summary in driver_summaries().items():
+            if name == "real-agent":
+                for preset in PRESETS:
+                    out.append(
+                        (f"run: mode real-agent {preset}", partial(app.set_mode, name, preset), summary)
+                    )
+            else:
+                out.append((f"run: mode {name}", partial(app.set_mode, name), summary))
+        return out
 
     async def search(self, query: str) -> Hits:
         target = self._target()
@@ -61,3 +91,7 @@ class WorkbenchCommands(Provider):
                 yield Hit(
                     score, matcher.highlight(title), partial(target.run_command, action), help=help_text
                 )
+        for title, callback, help_text in self._modes():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)

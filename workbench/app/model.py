@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.scenario.diagnostics import Diagnostic, Reporter, ScenarioError, Severity
-from workbench.scenario.loader import load_scenario
+from workbench.scenario.diagnostics import Diagnostic, Severity
 from workbench.scenario.model import Scenario
 from workbench.terminal import GoldenStore, Shot, StyleRun, compare_text
 from workbench.terminal.style import FIELDS, make_style
-from workbench.timeline import Schedule, compile_schedule
+from workbench.timeline import Schedule
 
 
 @dataclass
@@ -34,23 +33,17 @@ class Validation:
 
 def validate_text(path: Path, text: str) -> Validation:
     """Load and compile unsaved ``text`` as if it were ``path``; never raises for bad input."""
-    reporter = Reporter()
+    from workbench.timeline.prepare import prepare
+
     try:
-        scenario = load_scenario(path, text=text, reporter=reporter)
-    except ScenarioError as exc:
-        return Validation([*reporter.warnings, *exc.diagnostics])
+        prepared = prepare(path, text=text)
     except Exception as exc:  # a loader bug must not take the editor down
         from workbench.scenario.diagnostics import Pos
 
         return Validation([Diagnostic(Pos(str(path)), f"internal error while validating: {exc!r}")])
-    result = Validation(list(reporter.diagnostics), scenario)
-    if scenario.format == "claudeless":
-        return result
-    try:
-        result.schedule = compile_schedule(scenario)
-    except ScenarioError as exc:
-        result.diagnostics += exc.diagnostics
-    return result
+    scenario = prepared.scenario
+    schedule = prepared.schedule if scenario is not None and scenario.format != "claudeless" else None
+    return Validation(prepared.diagnostics, scenario, schedule)
 
 
 # --------------------------------------------------------------------------- verdicts

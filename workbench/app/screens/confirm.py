@@ -12,6 +12,34 @@ from textual.widgets import Button, Static
 
 
 class ConfirmScreen(ModalScreen[str | None]):
+    """The first choice is the primary action: it has the focus, so Enter confirms it; Esc cancels."""
+
+    DEFAULT_CSS = """
+    ConfirmScreen {
+        align: center middle;
+    }
+    #confirm-dialog {
+        width: 70;
+        max-width: 100%;
+        height: auto;
+        border: thick $warning;
+        background: $surface;
+        padding: 1 2;
+    }
+    #confirm-question {
+        margin-bottom: 1;
+    }
+    #confirm-buttons {
+        height: auto;
+        align: center middle;
+    }
+    #confirm-buttons Button {
+        margin: 0 1;
+    }
+    #confirm-buttons Button:focus {
+        text-style: bold reverse;
+    }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="confirm-cancel")]
 
     def __init__(
@@ -20,7 +48,7 @@ class ConfirmScreen(ModalScreen[str | None]):
         super().__init__()
         self.question = question
         self.choices = choices or [("yes", "Yes"), ("no", "No")]
-        self.default = default or self.choices[-1][0]
+        self.default = default or self.choices[0][0]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):

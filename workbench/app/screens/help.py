@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -12,18 +12,47 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+
+def binding_owners() -> list[tuple[str, type[Any]]]:
+    """Every class that has key bindings, with the place its keys work (for the help screen and its test)."""
+    from workbench.app.app import WorkbenchApp
+    from workbench.app.screens.confirm import ConfirmScreen
+    from workbench.app.screens.main import MainScreen
+    from workbench.app.screens.new import NewScenarioScreen
+    from workbench.app.widgets.diff import ScreenshotDiff
+    from workbench.app.widgets.editor import FindBar
+    from workbench.app.widgets.terminal import TerminalView
+    from workbench.app.widgets.timeline import TimelineBar
+
+    return [
+        ("everywhere", WorkbenchApp), ("main screen", MainScreen), ("find bar", FindBar),
+        ("timeline", TimelineBar), ("terminal (focus mode)", TerminalView), ("screenshot list", ScreenshotDiff),
+        ("dialogs", ConfirmScreen), ("new scenario", NewScenarioScreen), ("help", HelpScreen),
+    ]  # fmt: skip
+
+
 INTRO = """\
 [b]Scenario Workbench[/b]: write a scenario, run it on the engine's virtual clock, step through it,
 watch the program under test and accept or reject its screenshots.
 
-• [b]Scenarios[/b] (left): every scenario file with its last verdict; Enter opens one.
+• [b]Scenarios[/b] (left, ctrl+b shows/hides): every scenario file with its last verdict; Enter opens
+  one; typing filters the list. It follows the folder: new files appear by themselves.
 • [b]Editor[/b]: diagnostics appear as you type; choose one to jump to it; saves are atomic.
+  ctrl+f finds (":42" goes to line 42); Enter keeps the YAML indentation; the step the
+  timeline is at is the highlighted line.
 • [b]Timeline[/b] (bottom): one mark per step, coloured by actor; · pending, ● passed, ✗ failed.
-  Moving the cursor to a step that ran shows the screen recorded there.
+  Moving the cursor (arrows, a click, or dragging along it) to a step that ran shows the
+  screen recorded there. Esc or ctrl+c stops a run (it is then recorded as cancelled).
 • [b]Terminal[/b]: the program under test, live while a run goes on. [b]ctrl+g[/b] (focus mode) sends
   every key to the program, the app's own keys included; [b]ctrl+][/b] gives the keys back.
-• [b]Screenshots[/b]: golden and actual side by side; changed cells are highlighted. [b]a[/b] accepts
-  one (after a confirmation), [b]ctrl+n[/b] compares the golden with the screen shown now.
+  [b]F10[/b] records: what you type becomes userInputs steps at the editor's cursor, and
+  [b]ctrl+\\[/b] adds a screenshot step there.
+• [b]Failures[/b] (F12): every failure of the last run; Enter shows its step and screen.
+• [b]Screenshots[/b] (ctrl+t): golden and actual side by side (stacked when narrow); changed cells
+  are highlighted. In the list, [b]a[/b] accepts one (after a confirmation; Enter confirms),
+  [b]A[/b] accepts all, [b]c[/b] compares the golden with the screen shown now.
+• ctrl+o maximizes the focused pane; ctrl+n makes a new scenario from a template. In a narrow
+  window the panes are tabs (click them, or use the keys above).
 
 Keys can be remapped by binding id in [b]$XDG_CONFIG_HOME/workbench/keymap.toml[/b]
 (for example [i]play = "ctrl+enter"[/i]). Press escape to close this screen.
@@ -36,17 +65,36 @@ class HelpScreen(ModalScreen[None]):
         Binding("f1", "dismiss", "Close", show=False, id="help-close-f1"),
     ]
 
-    def __init__(self, bindings: list[tuple[str, str, str]]) -> None:
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+    }
+    #help-dialog {
+        width: 100;
+        max-width: 100%;
+        height: 90%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    #help-keys {
+        margin-top: 1;
+    }
+    """
+
+    def __init__(self, rows: list[tuple[str, str, str, str]]) -> None:
         super().__init__()
-        self.key_rows = bindings
+        self.rows = rows
+        self.key_rows = [(key, description, ident) for _, key, description, ident in rows]
 
     def compose(self) -> ComposeResult:
-        table = Table(title="Keys", expand=True, show_edge=False)
+        table = Table(title="Keys (every screen)", expand=True, show_edge=False)
+        table.add_column("where")
         table.add_column("key", style="bold")
         table.add_column("action")
-        table.add_column("id", style="dim")
-        for key, description, binding_id in self.key_rows:
-            table.add_row(key, description, binding_id)
+        table.add_column("id")
+        for where, key, description, binding_id in self.rows:
+            table.add_row(where, key, description, binding_id)
         with VerticalScroll(id="help-dialog"):
             yield Static(Text.from_markup(INTRO), id="help-intro")
             yield Static(table, id="help-keys")

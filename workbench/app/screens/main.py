@@ -1,20 +1,18 @@
-"""The main screen: browser, editor and diagnostics, terminal and screenshot panes, timeline.
+"""The main screen: it composes the panes and turns keys into calls of the session controller.
 
-Runs go through :class:`workbench.engine.runner.ScenarioRun` on the app's
-asyncio loop (an async worker); the screen is one of its observers and drives
-its :class:`~workbench.clock.VirtualClock` (play = resume, pause, step,
-run-to-cursor, speed). Stepping back needs no engine: each finished step's
-record (screen rows, files, checks) is kept and shown from memory; `workbench
-show RUN` fills the same records from the run's trace.jsonl, read-only.
+The run lifecycle (start, pause, step, stop, step records, speed, follow) lives
+in :class:`workbench.engine.session_controller.SessionController`, which is
+tested without Textual; this screen draws what it holds. Runs go through
+:class:`workbench.engine.runner.ScenarioRun` on the app's loop. The layout comes
+from :func:`workbench.app.layout.plan`: panes share the width, the terminal pane
+is never narrower than the program's screen while the window allows, and a
+narrow window shows one pane at a time with tabs.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,9 +21,11 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, TabbedContent, TabPane, TextArea
-from textual.worker import Worker, WorkerCancelled, WorkerFailed
+from textual.widget import Widget
+from textual.widgets import Header, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets._tabs import Tab
 
+from workbench.app.layout import plan
 from workbench.app.model import (
     ShotPair,
     Validation,
@@ -35,16 +35,19 @@ from workbench.app.model import (
     validate_text,
 )
 from workbench.app.screens.confirm import ConfirmScreen
+from workbench.app.screens.new import NewScenarioScreen
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.diff import ScreenshotDiff
-from workbench.app.widgets.editor import DiagnosticsList, ScenarioEditor
+from workbench.app.widgets.editor import DiagnosticsList, FindBar, ScenarioEditor
+from workbench.app.widgets.failures import FailuresList
+from workbench.app.widgets.footer import StableFooter
 from workbench.app.widgets.terminal import TerminalView
-from workbench.app.widgets.timeline import FAILED, TimelineBar, marks_from_schedule, marks_from_trace
+from workbench.app.widgets.timeline import TimelineBar, marks_from_records, marks_from_schedule
 from workbench.atomic import write_atomic
-from workbench.clock import ClockState
-from workbench.engine.report import ScenarioResult
+from workbench.engine.recording import InputRecorder
 from workbench.engine.runner import RunOptions, ScenarioRun
-from workbench.engine.trace import StepRecord, Trace
+from workbench.engine.session_controller import SPEEDS, Event, RecordedRun, SessionController
+from workbench.engine.trace import StepRecord
 from workbench.scenario.diagnostics import Severity
 from workbench.scenario.loader import discover
 from workbench.terminal import GoldenStore, Shot
@@ -53,82 +56,46 @@ from workbench.terminal.masks import mask_shot
 if TYPE_CHECKING:  # the app imports this screen
     from workbench.app.app import WorkbenchApp
 
-SPEEDS: list[float | None] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, None]
+__all__ = ["SPEEDS", "MainScreen"]
+
 VALIDATE_DELAY_S = 0.3
+VIEWS = ("browser", "editor", "terminal", "shots", "failures")  # the tabs of a narrow window
+PANE_TABS = {"terminal": "tab-terminal", "shots": "tab-shots", "failures": "tab-failures"}
 
 
-def speed_text(speed: float | None) -> str:
-    return "max" if speed is None else f"{speed:g}x"
+class SessionChanged(Message):
+    """The controller changed (a run event, the clock): redraw from its state on the UI's turn."""
 
-
-# --------------------------------------------------------------------------- the engine observer
-
-
-class RunStarted(Message):
-    def __init__(self, run: ScenarioRun) -> None:
+    def __init__(self, event: Event) -> None:
         super().__init__()
-        self.run = run
-
-
-class StepDone(Message):
-    def __init__(self, run: ScenarioRun, record: dict[str, Any]) -> None:
-        super().__init__()
-        self.run = run
-        self.record = record
-
-
-class RunDone(Message):
-    def __init__(self, run: ScenarioRun, result: ScenarioResult) -> None:
-        super().__init__()
-        self.run = run
-        self.result = result
-
-
-class ClockChanged(Message):
-    def __init__(self, run: ScenarioRun, state: ClockState) -> None:
-        super().__init__()
-        self.run = run
-        self.state = state
-
-
-@dataclass
-class ScreenObserver:
-    """The engine Observer: turns run events into messages to the screen (same loop, no threads)."""
-
-    screen: MainScreen
-
-    def run_started(self, run: ScenarioRun) -> None:
-        self.screen.post_message(RunStarted(run))
-
-    def step_finished(self, run: ScenarioRun, record: StepRecord) -> None:
-        self.screen.post_message(StepDone(run, record.to_json()))
-
-    def run_finished(self, run: ScenarioRun, result: ScenarioResult) -> None:
-        self.screen.post_message(RunDone(run, result))
-
-
-# --------------------------------------------------------------------------- the screen
+        self.event = event
 
 
 class MainScreen(Screen[None]):
     BINDING_GROUP_TITLE = "Workbench"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "save", "Save", id="save"),
         Binding("f5", "play", "Play", priority=True, id="play"),
         Binding("f6", "pause", "Pause", priority=True, id="pause"),
-        Binding("f7", "step_back", "Step back", priority=True, id="step-back"),
+        Binding("f7", "step_back", "Back", priority=True, id="step-back"),
         Binding("f8", "step", "Step", priority=True, id="step"),
-        Binding("f9", "run_to_cursor", "Run to cursor", priority=True, id="run-to-cursor"),
-        Binding("ctrl+r", "restart", "Restart", id="restart"),
+        Binding("f9", "run_to_cursor", "To cursor", priority=True, id="run-to-cursor"),
+        Binding("escape", "stop", "Stop", id="stop"),
+        Binding("ctrl+c", "stop", "Stop", show=False, priority=True, id="stop-ctrl-c"),
+        Binding("ctrl+s", "save", "Save", id="save"),
+        Binding("ctrl+r", "restart", "Restart", show=False, id="restart"),
         Binding("f2", "slower", "Slower", show=False, priority=True, id="slower"),
         Binding("f3", "faster", "Faster", show=False, priority=True, id="faster"),
         Binding("f4", "next_diagnostic", "Next problem", show=False, priority=True, id="next-diagnostic"),
-        Binding("ctrl+t", "toggle_pane", "Terminal/Shots", id="toggle-pane"),
-        Binding("ctrl+g", "focus_mode", "Keys to program", id="focus-mode"),
-        Binding("ctrl+n", "compare_now", "Compare now", show=False, id="compare-now"),
+        Binding("ctrl+t", "toggle_pane", "Terminal/Shots", show=False, id="toggle-pane"),
+        Binding("ctrl+g", "focus_mode", "Keys to program", show=False, id="focus-mode"),
+        Binding("f10", "record", "Record", show=False, priority=True, id="record"),
+        Binding("ctrl+o", "maximize_pane", "Maximize", show=False, id="maximize"),
+        Binding("ctrl+n", "new_scenario", "New", show=False, id="new-scenario"),
         Binding("ctrl+l", "focus_timeline", "Timeline", show=False, id="focus-timeline"),
-        Binding("ctrl+b", "focus_browser", "Browser", show=False, id="focus-browser"),
+        Binding("ctrl+b", "toggle_browser", "Browser", show=False, id="toggle-browser"),
         Binding("ctrl+e", "focus_editor", "Editor", show=False, id="focus-editor"),
+        Binding("f12", "show_failures", "Failures", show=False, priority=True, id="show-failures"),
+        Binding("ctrl+f", "find", "Find", show=False, id="find"),
     ]
     AUTO_FOCUS = "#editor"
 
@@ -139,23 +106,49 @@ class MainScreen(Screen[None]):
         self.read_only = run_dir is not None
         self.path: Path | None = None
         self.validation: Validation | None = None
-        self.run: ScenarioRun | None = None
-        self.result: ScenarioResult | None = None
-        self.records: dict[int, dict[str, Any]] = {}
-        self.speed_index = SPEEDS.index(1.0)
-        self.follow = True
+        self.session = SessionController(listener=self._session_event)
         self.term_size = (80, 24)
+        self.browser_mode = "auto"
+        self.view_name = "editor"  # the pane shown when the window is narrow
+        self.recorder: InputRecorder | None = None
         self._validate_timer: Timer | None = None
         self._diag_index = -1
         self._store: GoldenStore | None = None
+        self._tabs = False
+
+    # ------------------------------------------------------------------ the controller's state, by name
+
+    @property
+    def run(self) -> ScenarioRun | None:
+        return self.session.run
+
+    @property
+    def result(self) -> object | None:
+        return self.session.result
+
+    @property
+    def records(self) -> dict[int, StepRecord]:
+        return self.session.records
+
+    @property
+    def live(self) -> bool:
+        return self.session.live
+
+    @property
+    def speed(self) -> float | None:
+        return self.session.speed
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Tabs(*(Tab(label, id=f"view-{name}") for name, label in
+                     zip(VIEWS, ("Scenarios", "Editor", "Terminal", "Screenshots", "Failures"), strict=True)),
+                   active="view-editor", id="views")  # fmt: skip
         with Horizontal(id="body"):
             yield ScenarioBrowser(id="browser")
             with Vertical(id="editor-pane"):
+                yield FindBar(id="find")
                 yield ScenarioEditor(id="editor", read_only=self.read_only)
                 yield DiagnosticsList(id="diagnostics")
             with TabbedContent(id="panes", initial="tab-terminal"):
@@ -163,12 +156,13 @@ class MainScreen(Screen[None]):
                     yield TerminalView(id="terminal")
                 with TabPane("Screenshots", id="tab-shots"):
                     yield ScreenshotDiff(id="diff")
+                with TabPane("Failures", id="tab-failures"):
+                    yield FailuresList(id="failures")
         yield TimelineBar(id="timeline")
-        yield Footer()
+        yield StableFooter()
 
     @property
     def workbench(self) -> WorkbenchApp:
-        """The app, typed: its folders for goldens and runs."""
         return cast("WorkbenchApp", self.app)
 
     @property
@@ -192,74 +186,169 @@ class MainScreen(Screen[None]):
         return self.query_one("#browser", ScenarioBrowser)
 
     @property
-    def live(self) -> bool:
-        return self.run is not None and self.result is None
+    def failures(self) -> FailuresList:
+        return self.query_one("#failures", FailuresList)
+
+    @property
+    def panes(self) -> TabbedContent:
+        return self.query_one("#panes", TabbedContent)
+
+    def on_resize(self) -> None:
+        self.apply_layout()
+
+    def retheme(self) -> None:
+        """The theme changed: colours that widgets baked into their content are drawn again."""
+        syntax = self.workbench.syntax_theme_for(self.app.theme)
+        if syntax is not None:
+            self.editor.register_theme(syntax)
+            self.editor.theme = syntax.name
+        self.diff.redraw()
+        self.browser.refresh_labels()
+        self.timeline.refresh()
+        self.editor.refresh()
+
+    def apply_layout(self) -> None:
+        """Share the width by :func:`workbench.app.layout.plan` (again at every resize or toggle)."""
+        width = self.size.width or self.app.size.width
+        layout = plan(width, self.term_size[0], browser=self.browser_mode)
+        self._tabs = layout.tabs
+        self.set_class(layout.tabs, "-tabs")
+        self.query_one("#views", Tabs).display = layout.tabs
+        browser, editor_pane = self.browser, self.query_one("#editor-pane")
+        if layout.tabs:
+            view = self.view_name
+            browser.display = view == "browser" and not self.read_only
+            editor_pane.display = view == "editor"
+            self.panes.display = view in PANE_TABS
+            self.panes.styles.width = "1fr"
+        else:
+            browser.display = layout.browser and not self.read_only
+            browser.styles.width = layout.browser_width
+            editor_pane.display = True
+            self.panes.display = True
+            self.panes.styles.width = layout.panes_width
+        self.diff.stacked = layout.stacked_diff
+
+    def show_view(self, name: str) -> None:
+        """Bring a pane forward: its tab when the window is narrow, its tab in the right column else."""
+        if name in PANE_TABS:
+            self.panes.active = PANE_TABS[name]
+        self.view_name = name
+        if self._tabs:
+            tabs = self.query_one("#views", Tabs)
+            if tabs.active != f"view-{name}":
+                tabs.active = f"view-{name}"
+            self.apply_layout()
+
+    @on(Tabs.TabActivated, "#views")
+    def _view_tab(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        name = (event.tab.id or "view-editor").removeprefix("view-")
+        if name != self.view_name or self._tabs:
+            self.view_name = name
+            if name in PANE_TABS:
+                self.panes.active = PANE_TABS[name]
+            self.apply_layout()
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _pane_tab(self, event: TabbedContent.TabActivated) -> None:
+        if not self._tabs:
+            for name, tab in PANE_TABS.items():
+                if event.pane.id == tab:
+                    self.view_name = name
 
     def on_mount(self) -> None:
         self.query_one("#diagnostics", DiagnosticsList).show([])
+        self.retheme()
+        self.apply_layout()
         self._status()
         if self.read_only:
             assert self.run_dir is not None
             self.open_run(self.run_dir)
             return
         root = self.root if self.root is not None else Path("scenarios")
-        files: list[Path] = []
-        if root.exists():
-            files = list(discover([root]))
-        self.browser.load(
-            files, last_verdicts(self.workbench.out_dir), root if root.is_dir() else root.parent
-        )
+        folder = root if root.is_dir() else root.parent
+        files = list(discover([root])) if root.exists() else []
+        self.browser.load(files, last_verdicts(self.workbench.out_dir), folder)
+        if folder.is_dir():
+            self.browser.follow_folder(folder)
         first = root if root.is_file() else (files[0] if files else None)
         if first is not None:
             self.open_file(first)
             self.browser.select_path(first)
         elif not root.exists() and root.suffix:
-            self.open_file(root)  # a new file: author it from empty
+            self.open_file(root)  # a new file: author it from empty (the browser lists its folder)
         else:
-            self.notify(f"no scenario files under {root}", severity="warning")
+            self.notify(f"no scenario files under {root}: ctrl+n makes one", severity="warning")
 
     # ------------------------------------------------------------------ files
 
     def open_file(self, path: Path) -> None:
+        """Open ``path`` with a clean slate: the last file's run, timeline, terminal and status are gone."""
         try:
             text = path.read_text(encoding="utf-8") if path.exists() else ""
         except OSError as exc:
             self.notify(f"cannot open {path}: {exc}", severity="error")
             return
+        if not self.live:
+            self.session.reset()
         self.path = path
+        self.validation = None
+        self._store = None
         self.editor.open_text(path, text)
         self.editor.border_title = str(path)
         self.title = f"workbench: {path}"
-        self.records.clear()
+        self.timeline.set_steps([])
+        self.timeline.cursor = -1
+        self.editor.current_step_line = None
+        self.terminal.detach()
+        self.terminal.clear()
+        self.failures.show([], None)
+        self.diff.show_pairs([], *self.term_size)
         self.validate_now()
+        self._status()
         if not self.read_only:
             self.editor.follow_on_disk()
 
     @on(ScenarioBrowser.Opened)
     def _opened(self, event: ScenarioBrowser.Opened) -> None:
-        if self.path is not None and event.path.resolve() == self.path.resolve():
+        self.request_open(event.path)
+
+    def request_open(self, path: Path) -> None:
+        """Open another file, asking first when a run would be stopped or edits lost."""
+        if self.path is not None and path.resolve() == self.path.resolve():
+            self.show_view("editor")
             self.editor.focus()
             return
         if self.live:
-            self.notify("a run is going on; wait for it or restart", severity="warning")
+
+            async def stop_then(choice: str | None) -> None:
+                if choice == "stop":
+                    await self.session.stop()
+                    self.request_open(path)
+
+            self.app.push_screen(
+                ConfirmScreen(f"A run of {self.path} is going on. Stop it and open {path}?",
+                              [("stop", "Stop the run and open"), ("cancel", "Keep running")]),
+                stop_then,
+            )  # fmt: skip
             return
         if self.editor.dirty:
 
             def answered(choice: str | None) -> None:
-                if choice == "save":
-                    self.action_save()
+                if choice == "save" and not self.action_save():
+                    return
                 if choice in ("save", "discard"):
-                    self.open_file(event.path)
+                    self.open_file(path)
 
             self.app.push_screen(
-                ConfirmScreen(
-                    f"{self.path} has unsaved changes.",
-                    [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")],
-                ),
+                ConfirmScreen(f"{self.path} has unsaved changes.",
+                              [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),
                 answered,
-            )
+            )  # fmt: skip
             return
-        self.open_file(event.path)
+        self.open_file(path)
+        self.show_view("editor")
 
     def action_save(self) -> bool:
         if self.read_only or self.path is None:
@@ -274,7 +363,38 @@ class MainScreen(Screen[None]):
         self.editor.saved_text = text
         self.editor.border_title = str(self.path)
         self.notify(f"saved {self.path}", timeout=2)
+        self.browser.add_file(self.path)
         return True
+
+    def action_new_scenario(self) -> None:
+        if self.read_only:
+            return
+        folder = self.browser.root or Path("scenarios")
+
+        def made(path: Path | None) -> None:
+            if path is not None:
+                self.browser.add_file(path)
+                self.request_open(path)
+
+        self.app.push_screen(NewScenarioScreen(folder), made)
+
+    def action_find(self) -> None:
+        """Find in the editor, or go to a line (``:42``)."""
+        self.show_view("editor")
+        self.query_one("#find", FindBar).open()
+
+    @on(FindBar.Find)
+    def _find(self, event: FindBar.Find) -> None:
+        needle = event.needle.strip()
+        if needle.startswith(":") and needle[1:].isdigit():
+            self.editor.jump_to(int(needle[1:]))
+            self.query_one("#find", FindBar).action_close()
+        elif not self.editor.find(event.needle, backwards=event.backwards):
+            self.notify(f"not found: {event.needle!r}", severity="warning", timeout=2)
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        self.editor.focus()
 
     # ------------------------------------------------------------------ validation
 
@@ -304,15 +424,23 @@ class MainScreen(Screen[None]):
         self.editor.border_subtitle = (
             f"line {errors[0].pos.line}: {errors[0].message.splitlines()[0]}" if errors else ""
         )
+        scenario = result.scenario
+        if scenario is not None and scenario.format == "claudeless":
+            self.failures.show_rules(scenario)
+            self.show_view("failures" if self._tabs else self.view_name)
+            self.panes.active = "tab-failures"
         if not self.live and not self.read_only and result.schedule is not None:
             self.timeline.set_steps(marks_from_schedule(result.schedule.steps))
             for record in self.records.values():
                 self.timeline.set_record(record)
-        if result.scenario is not None:
-            self.term_size = (result.scenario.terminal.width, result.scenario.terminal.height)
+        if scenario is not None:
+            size = (scenario.terminal.width, scenario.terminal.height)
+            if size != self.term_size:
+                self.term_size = size
+                self.apply_layout()
             if not self.live:
                 self.terminal.resize_screen(*self.term_size)
-            store = golden_store(self.workbench.goldens_dir, result.scenario)
+            store = golden_store(self.workbench.goldens_dir, scenario)
             if not self.read_only and (self._store is None or store.folder != self._store.folder):
                 self._store = store  # read the goldens again only when the scenario or its terminal changed
                 self.refresh_shots()
@@ -328,6 +456,7 @@ class MainScreen(Screen[None]):
             return
         self._diag_index = (self._diag_index + 1) % len(diagnostics)
         d = diagnostics[self._diag_index]
+        self.show_view("editor")
         self.editor.jump_to(d.pos.line, d.pos.col)
         self.notify(f"{d.pos.line}:{d.pos.col}: {d.message}", timeout=4,
                     severity="error" if d.severity == Severity.ERROR else "warning")  # fmt: skip
@@ -340,7 +469,7 @@ class MainScreen(Screen[None]):
         line = event.selection.end[0] + 1
         marks, cursor = self.timeline.marks, self.timeline.cursor
         if 0 <= cursor < len(marks) and marks[cursor].line == line:
-            return  # the cursor step is written here already (maybe the timeline moved the editor)
+            return
         step = self.validation.schedule.step_at_line(line)
         if step is not None and step.index < len(self.timeline.marks):
             self.timeline.cursor = step.index
@@ -348,8 +477,15 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ runs
 
     @property
-    def speed(self) -> float | None:
-        return SPEEDS[self.speed_index]
+    def speed_index(self) -> int:
+        return self.session.speed_index
+
+    @speed_index.setter
+    def speed_index(self, value: int) -> None:
+        self.session.speed_index = value
+
+    def _apply_speed(self) -> None:
+        self.session._apply_speed()
 
     def start_run(self, *, paused: bool) -> ScenarioRun | None:
         if self.read_only:
@@ -359,150 +495,125 @@ class MainScreen(Screen[None]):
             return None
         if self.live:
             return self.run
+        scenario = self.validation.scenario if self.validation is not None else None
+        if scenario is not None and scenario.format == "claudeless" and self.workbench.mode != "real-agent":
+            self.notify("Claudeless rules answer a real agent: run them with --mode real-agent",
+                        severity="warning")  # fmt: skip
+            return None
         if self.editor.dirty and not self.action_save():
             return None
         app = self.workbench
         # ci=True: the engine never writes a golden for the app; a missing one is shown to be accepted.
-        options = RunOptions(speed=self.speed, goldens_dir=app.goldens_dir, out_dir=app.out_dir, ci=True)
-        run = ScenarioRun(self.path, options, observers=[ScreenObserver(self)])
-        if paused:
-            run.clock.pause()
-        run.clock.add_listener(lambda state: self._clock_listener(run, state))
-        self.run, self.result = run, None
-        self.records.clear()
-        self.follow = True
+        options = RunOptions(speed=self.speed, goldens_dir=app.goldens_dir, out_dir=app.out_dir, ci=True,
+                             mode=app.mode, agent=app.agent)  # fmt: skip
         self.timeline.reset_states()
+        self.failures.show([], None)
+        run = self.session.start(self.path, options, paused=paused)
         self.timeline.status = "starting…"
         self.browser.set_verdict(self.path, self._scenario_name(), "running")
-        self._run_worker = self.run_worker(self._drive(run), group="run", exclusive=True, exit_on_error=False)
         return run
 
-    def _clock_listener(self, run: ScenarioRun, state: ClockState) -> None:
-        self.post_message(ClockChanged(run, state))
-
-    _run_worker: Worker[None] | None = None
-
-    async def stop_run(self) -> None:
-        """Cancel a live run and wait for the engine's cleanup: its processes and workspace are gone after."""
-        worker, self._run_worker = self._run_worker, None
-        if worker is not None and not worker.is_finished:
-            worker.cancel()
-            with contextlib.suppress(WorkerCancelled, WorkerFailed, asyncio.CancelledError):
-                await worker.wait()
+    async def stop_run(self) -> bool:
+        """Cancel a live run and wait for the engine's cleanup (processes and workspace gone)."""
+        stopped = await self.session.stop()
+        self.terminal.detach()
+        return stopped
 
     async def on_unmount(self) -> None:
-        await self.stop_run()
+        await self.session.stop()
 
     def _scenario_name(self) -> str:
         if self.validation is not None and self.validation.scenario is not None:
             return self.validation.scenario.name
         return self.path.stem if self.path else ""
 
-    async def _drive(self, run: ScenarioRun) -> None:
-        result = await run.run()
-        if self.result is None and run is self.run:  # run_finished was not reached (should not happen)
-            self.post_message(RunDone(run, result))
+    def _session_event(self, event: Event) -> None:
+        self.post_message(SessionChanged(event))
 
-    @on(RunStarted)
-    def _run_started(self, event: RunStarted) -> None:
-        if event.run is not self.run:
-            return
-        run = event.run
-        if run.schedule is not None:
-            self.timeline.set_steps(marks_from_schedule(run.schedule.steps))
-        if run.screen is not None:
-            self.terminal.attach(run.screen)
-        self.timeline.status = f"running: {run.run_dir}"
-
-    @on(StepDone)
-    def _step_done(self, event: StepDone) -> None:
-        if event.run is not self.run:
-            return
-        record = event.record
-        index = int(record["index"])
-        self.records[index] = record
-        self.timeline.set_record(record)
-        if self.follow:
-            self.timeline.cursor = index
-
-    @on(ClockChanged)
-    def _clock_changed(self, event: ClockChanged) -> None:
-        if event.run is not self.run or self.result is not None:
-            return
-        state = event.state
-        self.timeline.engine_step = state.step
+    @on(SessionChanged)
+    def _session_changed(self, message: SessionChanged) -> None:
+        event, session = message.event, self.session
+        run = session.run
+        if event == "started" and run is not None:
+            if run.schedule is not None:
+                self.timeline.set_steps(marks_from_schedule(run.schedule.steps))
+            if run.screen is not None:
+                self.terminal.attach(run.screen)
+        elif event == "step":
+            for record in session.records.values():
+                self.timeline.set_record(record)
+            if session.follow and session.records:
+                self.timeline.cursor = session.newest
+                self._mark_step_line(session.newest)
+        elif event == "clock" and run is not None and session.live:
+            self.timeline.engine_step = run.clock.state.step
+        elif event == "finished":
+            self._run_done()
         self._status()
 
-    @on(RunDone)
-    def _run_done(self, event: RunDone) -> None:
-        if event.run is not self.run or self.result is not None:
-            return
-        result = event.result
-        self.result = result
+    def _run_done(self) -> None:
+        result = self.session.result
+        assert result is not None
         self.terminal.detach()
+        self.timeline.engine_step = -1
+        for record in self.records.values():
+            self.timeline.set_record(record)
         for failure in result.failures:
             if failure.step in self.records:
-                self.timeline.set_state(failure.step, FAILED)
-        self.timeline.engine_step = -1
+                self.timeline.set_failed(failure.step)
+        self.failures.show(result.failures, result.status)
         if result.failures:
-            first = result.failures[0]
-            self.notify(f"{result.status}: {first.message.splitlines()[0]}", severity="error", timeout=6)
+            self.notify(f"{result.status}: {len(result.failures)} failure(s): see the Failures pane (F12)",
+                        severity="error", timeout=4)  # fmt: skip
         if self.path is not None:
             self.browser.set_verdict(self.path, result.name, result.status)
         self.refresh_shots()
-        self._status()
 
     def _status(self) -> None:
-        parts = [f"speed {speed_text(self.speed)}"]
         if self.read_only:
-            parts.insert(0, f"read-only: {self.run_dir}")
-        elif self.result is not None:
-            parts.insert(0, f"{self.result.status}: {self.result.virtual_ms / 1000:g} s of virtual time")
-        elif self.run is not None:
-            state = self.run.clock.state
-            parts.insert(0, f"{'paused' if state.paused else 'running'} at {state.now_ms} ms")
-        else:
-            parts.insert(0, "idle: F5 play, F8 step, F9 run to cursor")
-        if not self.follow:
-            parts.append("viewing a recorded step (F5/F8 to follow the run)")
-        self.timeline.status = "  ·  ".join(parts)
+            return
+        text = self.session.status_text()
+        if self.run is None:
+            text = "idle: F5 play, F8 step, F9 run to cursor  ·  " + text.split("  ·  ", 1)[1]
+        elif self.live:
+            text += "  ·  Esc stops"
+        if self.recorder is not None:
+            text += "  ·  ● recording (ctrl+\\ screenshot, ctrl+] ends)"
+        self.timeline.status = text
 
     def action_play(self) -> None:
-        self.follow = True
-        if self.live:
-            assert self.run is not None
-            self.run.clock.resume()
+        if self.session.play():
             self.terminal.follow_live()
         else:
             self.start_run(paused=False)
         self._status()
 
     def action_pause(self) -> None:
-        if self.live:
-            assert self.run is not None
-            self.run.clock.pause()
+        self.session.pause()
         self._status()
 
     # Actions that change a run or the file; a recorded run (workbench show) hides them.
     WRITING_ACTIONS = frozenset(
-        {"play", "pause", "run_to_cursor", "restart", "slower", "faster", "save", "focus_mode",
-         "accept_screenshot", "accept_all_screenshots", "compare_now"}
+        {"play", "pause", "run_to_cursor", "restart", "slower", "faster", "save", "focus_mode", "record",
+         "accept_screenshot", "accept_all_screenshots", "compare_now", "stop", "new_scenario"}
     )  # fmt: skip
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (self.read_only and action in self.WRITING_ACTIONS)
+        if self.read_only and action in self.WRITING_ACTIONS:
+            return False
+        if action == "stop":
+            return self.live  # Esc and ctrl+c stop a run; otherwise they keep their usual meaning
+        return True
 
     def action_step(self) -> None:
         if not self.live:
-            if self.read_only or (self.result is not None and not self.follow):
+            if self.read_only or (self.result is not None and not self.session.follow):
                 self._view(min(self.timeline.cursor + 1, len(self.timeline.marks) - 1))
                 return
             if self.start_run(paused=True) is None:
                 return
-        assert self.run is not None
-        self.follow = True
+        self.session.step()
         self.terminal.follow_live()
-        self.run.clock.step()
         self._status()
 
     def action_step_back(self) -> None:
@@ -518,38 +629,53 @@ class MainScreen(Screen[None]):
             return
         if not self.live and self.start_run(paused=True) is None:
             return
-        assert self.run is not None
-        self.follow = True
+        self.session.run_to(index)
         self.terminal.follow_live()
-        self.run.clock.run_to(index + 1)  # hold once the cursor step has run
         self._status()
+
+    async def action_stop(self) -> None:
+        """Stop the live run (asking first when it would lose a recording)."""
+        if not self.live:
+            return
+        if self.recorder is not None and self.recorder.steps():
+
+            async def answered(choice: str | None) -> None:
+                if choice == "stop":
+                    self.recorder = None
+                    await self.stop_run()
+
+            self.app.push_screen(
+                ConfirmScreen("Stopping loses the recording that is not in the editor yet. Stop?",
+                              [("stop", "Stop and drop it"), ("cancel", "Keep running")]),
+                answered,
+            )  # fmt: skip
+            return
+        await self.stop_run()
+        self.notify("run stopped: cancelled", timeout=2)
 
     async def action_restart(self) -> None:
         if self.read_only:
             return
         await self.stop_run()
-        self.terminal.detach()
-        self.run, self.result = None, None
+        self.session.reset()
         self.start_run(paused=False)
 
     def action_slower(self) -> None:
-        self.speed_index = max(0, self.speed_index - 1)
-        self._apply_speed()
+        self.session.slower()
 
     def action_faster(self) -> None:
-        self.speed_index = min(len(SPEEDS) - 1, self.speed_index + 1)
-        self._apply_speed()
-
-    def _apply_speed(self) -> None:
-        if self.live and self.run is not None:
-            self.run.clock.set_speed(self.speed)
-        self._status()
+        self.session.faster()
 
     # ------------------------------------------------------------------ scrubbing
 
     @on(TimelineBar.CursorMoved)
     def _cursor_moved(self, event: TimelineBar.CursorMoved) -> None:
         self._view(event.index)
+
+    def _mark_step_line(self, index: int) -> None:
+        marks = self.timeline.marks
+        line = marks[index].line if 0 <= index < len(marks) else 0
+        self.editor.current_step_line = line - 1 if line > 0 else None
 
     def _view(self, index: int) -> None:
         """Show step ``index``: its recorded screen if it ran, and its line in the editor."""
@@ -560,50 +686,53 @@ class MainScreen(Screen[None]):
             if line > 0:
                 row = min(line - 1, self.editor.document.line_count - 1)
                 self.editor.move_cursor((row, 0), center=True)
-        record = self.records.get(index)
-        newest = max(self.records) if self.records else -1
-        if self.live and index >= newest:
-            self.follow = True
+        self._mark_step_line(index)
+        record = self.session.view(index)
+        if record is None and self.live:
             self.terminal.follow_live()
         elif record is not None:
-            self.follow = False if self.live else index == newest
-            cursor = record.get("cursor") or (0, 0)
-            self.terminal.show_recorded(list(record.get("screen", [])), (int(cursor[0]), int(cursor[1])),
-                                        record.get("style"))  # fmt: skip
+            self.terminal.show_recorded(record.screen, record.cursor, record.style)
         self._status()
+
+    @on(FailuresList.Jump)
+    def _failure_jump(self, event: FailuresList.Jump) -> None:
+        failure = event.failure
+        if failure.step in self.records or 0 <= failure.step < len(self.timeline.marks):
+            self._view(failure.step)
+        elif failure.line > 0:
+            self.editor.jump_to(failure.line)
+        self.show_view("terminal")
+
+    def action_show_failures(self) -> None:
+        self.show_view("failures")
+        self.failures.focus()
 
     # ------------------------------------------------------------------ recorded runs (workbench show)
 
     def open_run(self, run_dir: Path) -> None:
         try:
-            trace = Trace.read(run_dir)
-        except (OSError, ValueError) as exc:
+            recorded = RecordedRun.read(run_dir)
+        except (OSError, ValueError, KeyError) as exc:
             self.notify(f"cannot read the trace of {run_dir}: {exc}", severity="error", timeout=10)
             return
-        header = trace.header
-        profile = header.get("profile") or {}
-        self.term_size = (int(profile.get("width", 80)), int(profile.get("height", 24)))
+        self.term_size = recorded.size
         self.terminal.resize_screen(*self.term_size)
-        self.title = f"workbench show: {header.get('scenario', run_dir.name)}"
-        self.browser.display = False
-        source = Path(str(header.get("file", "")))
-        if source.is_file():
-            self.path = source
-            self.editor.open_text(source, source.read_text(encoding="utf-8", errors="replace"))
-            self.editor.border_title = f"{source} (read-only)"
-        result = trace.result or {}
-        failed = {int(f.get("step", -1)) for f in result.get("failures", [])}
-        marks = marks_from_trace(trace.steps, failed)
-        self.records.update({mark.index: record for mark, record in zip(marks, trace.steps, strict=True)})
+        self.apply_layout()
+        self.title = f"workbench show: {recorded.scenario}"
+        if recorded.file is not None and recorded.file.is_file():
+            self.path = recorded.file
+            self.editor.open_text(recorded.file, recorded.file.read_text(encoding="utf-8", errors="replace"))
+            self.editor.border_title = f"{recorded.file} (read-only)"
+        self.session.load_recorded(recorded)
+        failed = {f.step for f in recorded.failures}
+        marks = marks_from_records(recorded.steps, failed)
         self.timeline.set_steps(marks)
         if marks:
             self._view(marks[-1].index)
-        pairs = recorded_pairs(result.get("screenshots", []))
-        self.diff.show_pairs(pairs, *self.term_size)
-        status = result.get("status", "unfinished")
-        self.timeline.status = (
-            f"read-only: {run_dir}  ·  {status}  ·  {len(marks)} of {header.get('steps', '?')} steps"
-        )
+        self.diff.show_pairs(recorded_pairs(recorded.screenshots), *self.term_size)
+        self.failures.show(recorded.failures, recorded.status)
+        self.timeline.status = (f"read-only: {run_dir}  ·  {recorded.status}  ·  {len(marks)} of "
+                                f"{recorded.total_steps} steps  ·  F7/F8 step")  # fmt: skip
 
     # ------------------------------------------------------------------ screenshots
 
@@ -616,8 +745,12 @@ class MainScreen(Screen[None]):
         return self.diff.pairs
 
     def action_toggle_pane(self) -> None:
-        panes = self.query_one("#panes", TabbedContent)
-        panes.active = "tab-shots" if panes.active == "tab-terminal" else "tab-terminal"
+        """Terminal <-> screenshots; the screenshot list takes the focus, so its keys (a, c) work at once."""
+        if self.panes.active == "tab-shots" and (not self._tabs or self.view_name == "shots"):
+            self.show_view("terminal")
+        else:
+            self.show_view("shots")
+            self.diff.focus_list()
 
     def action_compare_now(self) -> None:
         """The highlighted golden against what a screenshot would capture now (masks applied); writes nothing."""
@@ -633,47 +766,106 @@ class MainScreen(Screen[None]):
         now = ShotPair(
             pair.label, pair.golden_path, Path("(the screen now, not saved)"), pair.golden, shot.text()
         )
-        self.show_shots()
+        self.show_view("shots")
         self.diff.show_now(now)
 
     def show_shots(self) -> None:
-        self.query_one("#panes", TabbedContent).active = "tab-shots"
+        self.show_view("shots")
 
     def action_accept_screenshot(self) -> None:
-        if self.read_only:
-            self.notify("a recorded run is read-only: open the scenario to accept", severity="warning")
-            return
         self.diff.accept_current()
 
     def action_accept_all_screenshots(self) -> None:
-        if not self.read_only:
-            self.diff.accept_all()
+        self.diff.accept_all()
 
-    # ------------------------------------------------------------------ focus
+    # ------------------------------------------------------------------ focus, panes
 
     def action_focus_mode(self) -> None:
         """Hand the keyboard to the program under test until ctrl+] (see TerminalView)."""
         if not self.live or not self.terminal.is_live:
             self.notify("no program is running: start a run first (F5 or F8)", severity="warning")
             return
-        self.query_one("#panes", TabbedContent).active = "tab-terminal"
+        self.show_view("terminal")
         self.terminal.enter_focus_mode()
         self.notify("keys go to the program now; ctrl+] gives them back", timeout=3)
+
+    def action_record(self) -> None:
+        """Focus mode that writes what is typed as scenario steps at the editor's cursor when it ends."""
+        if not self.live or not self.terminal.is_live:
+            self.notify("start a run first (F8 holds it at the first step), then record", severity="warning")
+            return
+        self.recorder = InputRecorder(clock_ms=lambda: self.run.clock.now_ms if self.run else 0)
+        self.action_focus_mode()
+        self.terminal.recording = True
+        self._status()
 
     @on(TerminalView.Input)
     def _typed_into_program(self, event: TerminalView.Input) -> None:
         if self.run is None or not self.live or not self.run.send_input(event.data):
             self.terminal.action_leave_focus_mode()
             self.notify("the program has ended; focus mode is off", severity="warning")
+            return
+        if self.recorder is not None:
+            self.recorder.typed(event.data)
+
+    @on(TerminalView.ScreenshotRequested)
+    def _record_screenshot(self, event: TerminalView.ScreenshotRequested) -> None:
+        if self.recorder is not None:
+            label = self.recorder.screenshot()
+            self.notify(f"screenshot step `{label}` recorded", timeout=2)
+
+    @on(TerminalView.FocusModeLeft)
+    def _focus_mode_left(self, event: TerminalView.FocusModeLeft) -> None:
+        recorder, self.recorder = self.recorder, None
+        self.terminal.recording = False
+        if recorder is not None and recorder.steps():
+            row = self.editor.cursor_location[0]
+            self.editor.insert_steps(recorder.yaml(indent=self.editor.step_indent(row)))
+            self.show_view("editor")
+            self.notify(f"recorded {len(recorder.steps())} step(s) into the editor; ctrl+s saves", timeout=4)
+        self._status()
 
     def action_focus_timeline(self) -> None:
         self.timeline.focus()
 
+    def action_toggle_browser(self) -> None:
+        """Show or hide the scenario list (in a narrow window: its tab)."""
+        if self._tabs:
+            self.show_view("browser")
+            self.browser.focus()
+            return
+        if self.browser.display:
+            self.browser_mode = "hidden"
+            if self.browser.has_focus_within:
+                self.editor.focus()
+        else:
+            self.browser_mode = "shown"
+        self.apply_layout()
+        if self.browser.display:
+            self.browser.focus()
+        elif self.browser_mode == "shown":
+            self.notify("no room for the scenario list beside the terminal: ctrl+o maximizes a pane")
+
     def action_focus_browser(self) -> None:
-        self.browser.focus()
+        self.action_toggle_browser()
 
     def action_focus_editor(self) -> None:
+        self.show_view("editor")
         self.editor.focus()
+
+    def action_maximize_pane(self) -> None:
+        """The focused pane fills the screen; again restores the layout."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        if focused is None:
+            return
+        target: Widget = focused
+        for ancestor in focused.ancestors:
+            if isinstance(ancestor, ScreenshotDiff):
+                target = ancestor
+        self.maximize(target, container=False)
 
     def run_command(self, action: str) -> None:
         """For the command palette: run ``action_<action>`` of this screen (sync or async)."""

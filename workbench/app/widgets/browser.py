@@ -1,4 +1,10 @@
-"""The scenario browser: every scenario file under the app's path (all formats) with its last verdict."""
+"""The scenario browser: every scenario file under the app's folder, as a tree, with its last verdict.
+
+The list follows the folder (watchfiles): a file written while the app runs
+appears, a deleted one goes. Typing while the list has focus filters it (the
+filter shows in the border; Backspace edits it, Esc clears it). Names never
+wrap: a long one ends in an ellipsis.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,24 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import events, work
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from workbench.app.model import scenario_name
 
-VERDICT_STYLES = {"passed": "green", "failed": "bold red", "error": "bold red", "skipped": "yellow"}
-VERDICT_GLYPHS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "-", "running": "…"}
+VERDICT_STYLES = {"passed": "success", "failed": "error", "error": "error", "skipped": "warning",
+                  "cancelled": "warning"}  # fmt: skip
+VERDICT_GLYPHS = {
+    "passed": "✓",
+    "failed": "✗",
+    "error": "!",
+    "skipped": "-",
+    "running": "…",
+    "cancelled": "■",
+}
+SUFFIXES = (".yaml", ".yml", ".json", ".toml")
 
 
 @dataclass
@@ -25,8 +41,19 @@ class Entry:
 
 
 class ScenarioBrowser(OptionList):
-    """A flat list of scenario files (relative to the root) with a verdict glyph."""
+    """Scenario files grouped by folder, with a verdict glyph; see the module docstring."""
 
+    DEFAULT_CSS = """
+    ScenarioBrowser {
+        width: 28;
+        border: round $foreground 30%;
+        border-title-color: $text;
+        border-subtitle-color: $text;
+    }
+    ScenarioBrowser:focus {
+        border: round $primary;
+    }
+    """
     BORDER_TITLE = "Scenarios"
 
     class Opened(Message):
@@ -38,15 +65,40 @@ class ScenarioBrowser(OptionList):
         super().__init__(**kwargs)
         self.root = root
         self.entries: list[Entry] = []
+        self.filter = ""
+        self._rows: list[int | None] = []  # option index -> entry index (None: a folder row)
+
+    # ------------------------------------------------------------------ data
 
     def load(self, files: list[Path], verdicts: dict[str, str], root: Path | None = None) -> None:
         self.root = root
-        self.entries = [Entry(p, scenario_name(p), verdicts.get(scenario_name(p))) for p in files]
+        old = {e.path.resolve(): e.verdict for e in self.entries}
+        self.entries = []
+        for p in sorted(files, key=self._sort_key):
+            name = scenario_name(p)
+            self.entries.append(Entry(p, name, old.get(p.resolve()) or verdicts.get(name)))
         self._redraw()
+
+    def _sort_key(self, path: Path) -> tuple[str, ...]:
+        return self._relative(path).parts
+
+    def _relative(self, path: Path) -> Path:
+        if self.root is not None:
+            try:
+                return path.relative_to(self.root)
+            except ValueError:
+                pass
+        return Path(path.name)
+
+    def add_file(self, path: Path) -> None:
+        """A file the app made or saved: listed at once (the watcher would list it a moment later)."""
+        if path.suffix in SUFFIXES and all(e.path.resolve() != path.resolve() for e in self.entries):
+            self.load([*(e.path for e in self.entries), path], {}, self.root)
+            self.select_path(path)
 
     def set_verdict(self, path: Path, name: str, verdict: str) -> None:
         for entry in self.entries:
-            if entry.path.resolve() == path.resolve() or entry.name == name:
+            if entry.path.resolve() == path.resolve():
                 entry.name = name
                 entry.verdict = verdict
         self._redraw()
@@ -57,33 +109,104 @@ class ScenarioBrowser(OptionList):
                 return entry.verdict
         return None
 
-    def _label(self, entry: Entry) -> Text:
+    # ------------------------------------------------------------------ following the folder
+
+    def follow_folder(self, folder: Path) -> None:
+        self._watch_folder(folder)
+
+    @work(exclusive=True, group="watch-folder", exit_on_error=False)
+    async def _watch_folder(self, folder: Path) -> None:
+        from watchfiles import awatch  # imported here: not needed for the first frame
+
+        from workbench.scenario.loader import discover
+
+        async for _changes in awatch(folder, watch_filter=lambda _c, p: p.endswith(SUFFIXES),
+                                     debounce=300, step=50):  # fmt: skip
+            files = list(discover([folder])) if folder.is_dir() else []
+            self.load(files, {}, self.root)
+
+    # ------------------------------------------------------------------ filter
+
+    def on_key(self, event: events.Key) -> None:
+        character = event.character
+        if character and len(character) == 1 and character.isprintable() and not character.isspace():
+            self.filter += character
+        elif event.key == "backspace" and self.filter:
+            self.filter = self.filter[:-1]
+        elif event.key == "escape" and self.filter:
+            self.filter = ""
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+        self._redraw()
+        self.highlighted = next((i for i, row in enumerate(self._rows) if row is not None), None)
+
+    def _matches(self, entry: Entry) -> bool:
+        needle = self.filter.lower()
+        return not needle or needle in str(self._relative(entry.path)).lower() or needle in entry.name.lower()
+
+    # ------------------------------------------------------------------ drawing
+
+    def refresh_labels(self) -> None:
+        self._redraw()
+
+    def _verdict_style(self, verdict: str | None) -> str:
+        """The verdict's colour from the theme (success, error, warning), so every theme keeps its contrast."""
+        role = VERDICT_STYLES.get(verdict or "")
+        if role is None or not self.is_attached:
+            return ""
+        theme = self.app.current_theme
+        colour = {"success": theme.success, "error": theme.error, "warning": theme.warning}.get(role)
+        return f"bold {colour}" if colour else ""
+
+    def _label(self, entry: Entry, depth: int) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("  " * depth)
         verdict = entry.verdict
-        text.append(
-            f"{VERDICT_GLYPHS.get(verdict or '', ' ')} ", style=VERDICT_STYLES.get(verdict or "", "dim")
-        )
-        try:
-            shown = str(entry.path.relative_to(self.root)) if self.root else entry.path.name
-        except ValueError:
-            shown = entry.path.name
-        text.append(shown)
+        text.append(f"{VERDICT_GLYPHS.get(verdict or '', ' ')} ", style=self._verdict_style(verdict))
+        text.append(entry.path.name)
         return text
 
     def _redraw(self) -> None:
         highlighted = self.highlighted
+        current = (
+            self._rows[highlighted] if highlighted is not None and highlighted < len(self._rows) else None
+        )
+        options: list[Option] = []
+        rows: list[int | None] = []
+        shown_folders: set[Path] = set()
+        for i, entry in enumerate(self.entries):
+            if not self._matches(entry):
+                continue
+            parent = self._relative(entry.path).parent
+            folders = [*reversed([*parent.parents][:-1]), parent] if parent != Path() else []
+            for depth, folder in enumerate(folders):
+                if folder not in shown_folders:
+                    shown_folders.add(folder)
+                    label = Text(no_wrap=True, overflow="ellipsis")
+                    label.append("  " * depth + f"▾ {folder.name}/", style="bold")
+                    options.append(Option(label, disabled=True))
+                    rows.append(None)
+            depth = len(parent.parts)
+            options.append(Option(self._label(entry, depth), id=f"entry-{i}"))
+            rows.append(i)
+        self._rows = rows
         self.clear_options()
-        self.add_options([Option(self._label(e), id=str(i)) for i, e in enumerate(self.entries)])
-        if highlighted is not None and highlighted < len(self.entries):
-            self.highlighted = highlighted
+        self.add_options(options)
+        self.border_subtitle = f"filter: {self.filter}" if self.filter else ""
+        if current is not None and current in rows:
+            self.highlighted = rows.index(current)
 
     def select_path(self, path: Path) -> None:
-        for i, entry in enumerate(self.entries):
-            if entry.path.resolve() == path.resolve():
-                self.highlighted = i
+        for option_index, entry_index in enumerate(self._rows):
+            if entry_index is not None and self.entries[entry_index].path.resolve() == path.resolve():
+                self.highlighted = option_index
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         index = event.option_index
-        if 0 <= index < len(self.entries):
-            self.post_message(self.Opened(self.entries[index].path))
+        if 0 <= index < len(self._rows) and self._rows[index] is not None:
+            entry_index = self._rows[index]
+            assert entry_index is not None
+            self.post_message(self.Opened(self.entries[entry_index].path))

@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -45,12 +46,76 @@ def highlighted_pair(
 
 
 class ScreenshotDiff(Vertical, can_focus=False):
-    """The list of screenshots and the side-by-side view of the highlighted one."""
+    """The list of screenshots and the golden/actual view of the highlighted one.
 
+    Golden and actual sit side by side when both fit, else one above the other
+    (:attr:`stacked`). The keys live on the list, so they act on the screenshot the
+    list highlights, and the hint under the view names them only while the list has focus.
+    """
+
+    DEFAULT_CSS = """
+    ScreenshotDiff {
+        height: 1fr;
+    }
+    ScreenshotDiff #shot-list {
+        height: auto;
+        max-height: 6;
+        border: round $foreground 30%;
+        border-title-color: $text;
+    }
+    ScreenshotDiff #shot-list:focus {
+        border: round $primary;
+    }
+    ScreenshotDiff #shot-sides {
+        height: 1fr;
+    }
+    ScreenshotDiff.-stacked #shot-sides {
+        layout: vertical;
+    }
+    ScreenshotDiff #golden-side, ScreenshotDiff #actual-side {
+        width: 1fr;
+        border: round $foreground 30%;
+        border-title-color: $text;
+        overflow-x: auto;
+        scrollbar-size: 1 1;
+    }
+    ScreenshotDiff.-stacked #golden-side, ScreenshotDiff.-stacked #actual-side {
+        width: 100%;
+        height: 1fr;
+    }
+    ScreenshotDiff #golden-view, ScreenshotDiff #actual-view {
+        width: auto;
+    }
+    ScreenshotDiff #shot-message {
+        height: auto;
+        max-height: 8;
+        color: $text;
+    }
+    """
     BORDER_TITLE = "Screenshots"
+    ALLOW_MAXIMIZE = True
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "screen.accept_screenshot", "Accept", id="accept-screenshot")
+        Binding("a", "screen.accept_screenshot", "Accept", id="accept-screenshot"),
+        Binding("A", "screen.accept_all_screenshots", "Accept all", id="accept-all-screenshots"),
+        Binding("c", "screen.compare_now", "Compare now", id="compare-now"),
     ]
+
+    stacked: reactive[bool] = reactive(False)  # set by the screen's layout
+
+    def watch_stacked(self, stacked: bool) -> None:
+        self.set_class(stacked, "-stacked")
+
+    def on_mount(self) -> None:
+        self.query_one("#shot-list").border_title = "Screenshots"
+
+    def focus_list(self) -> None:
+        self.query_one("#shot-list", OptionList).focus()
+
+    def on_descendant_focus(self) -> None:
+        self._hint()
+
+    def on_descendant_blur(self) -> None:
+        self._hint()
 
     class Selected(Message):
         def __init__(self, pair: ShotPair) -> None:
@@ -95,9 +160,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
             if choice == "accept":
                 self._accept(pairs)
 
-        self.app.push_screen(
-            ConfirmScreen(question, [("accept", label), ("cancel", "Cancel")], default="cancel"), answered
-        )
+        self.app.push_screen(ConfirmScreen(question, [("accept", label), ("cancel", "Cancel")]), answered)
 
     def _accept(self, pairs: list[ShotPair]) -> None:
         """The only place the app writes goldens: through ``GoldenStore.accept``."""
@@ -183,11 +246,33 @@ class ScreenshotDiff(Vertical, can_focus=False):
         actual_view.update(a if pair.actual is not None else Text("(no capture)", style="dim"))
         self.query_one("#golden-side").border_title = f"golden: {pair.golden_path}"
         self.query_one("#actual-side").border_title = f"actual: {pair.actual_path}"
+        self._shown = (pair, now)
+        self._hint()
+        self.post_message(self.Selected(pair))
+
+    _shown: tuple[ShotPair, bool] | None = None
+
+    def redraw(self) -> None:
+        """Draw the shown pair again (the theme's highlight colour changed)."""
+        if self._shown is not None:
+            self._show(*self._shown)
+
+    def _hint(self) -> None:
+        """The line under the view: the status, and only keys that work here and now."""
+        if self._shown is None or not self.is_mounted:
+            return
+        pair, now = self._shown
+        focused = self.query_one("#shot-list", OptionList).has_focus
         if now:
             hint = "  (the screen now; nothing is written: accept works on captures of a run)"
+        elif self.store is None:
+            hint = "  (a recorded run: open the scenario to accept)" if pair.status != "match" else ""
         elif pair.status in ("mismatch", "missing"):
-            hint = "  press a to accept the actual as the golden"
+            hint = (
+                "  a: accept as golden · A: accept all" if focused else "  (tab to the list, then a accepts)"
+            )
         else:
             hint = ""
-        message.update(Text(f"{pair.label}: {pair.status}{hint}\n{pair.diff or ''}"))
-        self.post_message(self.Selected(pair))
+        self.query_one("#shot-message", Static).update(
+            Text(f"{pair.label}: {pair.status}{hint}\n{pair.diff or ''}")
+        )

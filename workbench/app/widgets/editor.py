@@ -13,17 +13,19 @@ column.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import events, work
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
-from textual.widgets import OptionList, TextArea
+from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
+from textual.widgets.text_area import Selection
 
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.scenario.diagnostics import Diagnostic, Severity
@@ -32,6 +34,30 @@ from workbench.scenario.diagnostics import Diagnostic, Severity
 # `json` (and `javascript`) grammars that textual[syntax] installs crash the interpreter (a segfault in
 # the highlight query), which no fallback could catch.
 LANGUAGES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "yaml"}
+
+
+def yaml_indent(before_cursor: str) -> int:
+    """The indentation of a new line after ``before_cursor``: kept, one level more after ``key:`` (two
+    inside a ``- key:`` item, where the value's list goes under the key)."""
+    stripped = before_cursor.rstrip()
+    indent = len(before_cursor) - len(before_cursor.lstrip())
+    if stripped.endswith(":") or stripped.endswith(("[", "{")):
+        return indent + 2 + (2 if stripped.lstrip().startswith("- ") else 0)
+    return indent if stripped else len(before_cursor)
+
+
+def _index(text: str, location: tuple[int, int]) -> int:
+    """The offset in ``text`` of a (row, column) location."""
+    row, column = location
+    lines = text.split("\n")
+    return sum(len(line) + 1 for line in lines[:row]) + column
+
+
+def _location(text: str, index: int) -> tuple[int, int]:
+    """The (row, column) of an offset in ``text``."""
+    before = text[:index]
+    row = before.count("\n")
+    return row, index - (before.rfind("\n") + 1)
 
 
 def language_for(path: Path | None) -> str | None:
@@ -49,8 +75,24 @@ def language_for(path: Path | None) -> str | None:
 
 
 class ScenarioEditor(TextArea):
-    """The scenario text. ``saved_text`` is what is on disk; ``dirty`` compares against it."""
+    """The scenario text. ``saved_text`` is what is on disk; ``dirty`` compares against it.
 
+    Enter keeps the line's indentation (one level more after a ``key:`` or a ``- `` item);
+    the step the timeline is at is drawn as a highlighted line.
+    """
+
+    DEFAULT_CSS = """
+    ScenarioEditor {
+        height: 1fr;
+        border: round $foreground 30%;
+        border-title-color: $text;
+        border-subtitle-color: $text;
+        scrollbar-size: 1 1;
+    }
+    ScenarioEditor:focus {
+        border: round $primary;
+    }
+    """
     BORDER_TITLE = "Editor"
 
     ERROR_STYLE = Style(color="red", bold=True)
@@ -61,6 +103,66 @@ class ScenarioEditor(TextArea):
         self.path: Path | None = None
         self.saved_text = ""
         self.problems: dict[int, tuple[str, bool]] = {}  # 0-based row -> (first message line, is an error)
+        self._step_row: int | None = None
+
+    @property
+    def current_step_line(self) -> int | None:
+        """The 0-based row of the step the timeline is at (highlighted), or None."""
+        return self._step_row
+
+    @current_step_line.setter
+    def current_step_line(self, row: int | None) -> None:
+        if row != self._step_row:
+            self._step_row = row
+            self._line_cache.clear()
+            self.refresh()
+
+    # ------------------------------------------------------------------ typing
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter" and not self.read_only and self.selection.is_empty:
+            event.stop()
+            event.prevent_default()
+            row, column = self.cursor_location
+            line = self.document.get_line(row)
+            self.insert("\n" + " " * yaml_indent(line[:column]))
+            return
+        await super()._on_key(event)
+
+    def step_indent(self, row: int) -> int:
+        """The indentation of the step list around ``row`` (the nearest ``- `` item at or above it)."""
+        for r in range(min(row, self.document.line_count - 1), -1, -1):
+            line = self.document.get_line(r)
+            if line.lstrip().startswith("- "):
+                return len(line) - len(line.lstrip())
+        return 2
+
+    def insert_steps(self, yaml: str) -> None:
+        """Insert whole lines after the cursor's line (recorded steps), as one undoable edit."""
+        row = self.cursor_location[0]
+        end = (row, len(self.document.get_line(row)))
+        self.insert("\n" + yaml.rstrip("\n"), end)
+
+    def find(self, needle: str, *, backwards: bool = False) -> bool:
+        """Select the next (or previous) match of ``needle`` from the cursor, wrapping; False if none."""
+        if not needle:
+            return False
+        text = self.text
+        start = _index(text, self.selection.start if backwards else self.selection.end)
+        if backwards:
+            index = text.rfind(needle, 0, max(0, start))
+            if index < 0:
+                index = text.rfind(needle)
+        else:
+            index = text.find(needle, start)
+            if index < 0:
+                index = text.find(needle)
+        if index < 0:
+            return False
+        begin, finish = _location(text, index), _location(text, index + len(needle))
+        self.selection = Selection(begin, finish)
+        self.scroll_cursor_visible(center=True)
+        return True
 
     def show_problems(self, diagnostics: list[Diagnostic]) -> None:
         """Mark the lines of ``diagnostics`` (an error outranks a warning on the same line)."""
@@ -124,9 +226,11 @@ class ScenarioEditor(TextArea):
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
+        scroll_x, scroll_y = self.scroll_offset
+        if self._step_row is not None and scroll_y + y == self._step_row:
+            strip = strip.apply_style(self._step_style())
         if not self.problems:
             return strip
-        scroll_x, scroll_y = self.scroll_offset
         problem = self.problems.get(scroll_y + y)  # no soft wrap: one screen line per document line
         if problem is None or scroll_y + y >= self.document.line_count:
             return strip
@@ -145,6 +249,10 @@ class ScenarioEditor(TextArea):
         note = Segment(f"◀ {message}"[:room], style + Style(bold=False, italic=True, dim=True))
         tail = strip.crop(start + cell_len(note.text), width)
         return Strip.join([marked, strip.crop(gutter, start), Strip([note]), tail])
+
+    def _step_style(self) -> Style:
+        colour = self.app.current_theme.variables.get("step-line") if self.is_attached else None
+        return Style(bgcolor=colour or "#2A3A4F")
 
     def open_text(self, path: Path | None, text: str) -> None:
         self.path = path
@@ -248,9 +356,33 @@ class ScenarioEditor(TextArea):
         self.focus()
 
 
-class DiagnosticsList(OptionList):
-    """The validator's messages for the buffer; choosing one jumps the editor there."""
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
+
+class DiagnosticsList(OptionList):
+    """The validator's messages for the buffer; choosing one jumps the editor there.
+
+    It takes one row per message (up to five) and none when there are none: "no problems"
+    is said in its title, not in seven empty rows.
+    """
+
+    DEFAULT_CSS = """
+    DiagnosticsList {
+        height: auto;
+        max-height: 7;
+        border: round $foreground 30%;
+        border-title-color: $text;
+    }
+    DiagnosticsList.-empty {
+        height: 1;
+        border: none;
+        border-top: round $foreground 30%;
+    }
+    DiagnosticsList:focus {
+        border: round $primary;
+    }
+    """
     BORDER_TITLE = "Diagnostics"
 
     class Jump(Message):
@@ -265,8 +397,7 @@ class DiagnosticsList(OptionList):
     def show(self, diagnostics: list[Diagnostic]) -> None:
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.pos.line, d.pos.col))
         self.clear_options()
-        if not self.diagnostics:
-            self.add_option(Option(Text("✓ no problems", style="green"), disabled=True))
+        self.set_class(not self.diagnostics, "-empty")
         for i, d in enumerate(self.diagnostics):
             text = Text(no_wrap=True, overflow="ellipsis")
             error = d.severity == Severity.ERROR
@@ -275,9 +406,58 @@ class DiagnosticsList(OptionList):
             text.append(d.message.splitlines()[0] if d.message else "")
             self.add_option(Option(text, id=str(i)))
         errors = sum(1 for d in self.diagnostics if d.severity == Severity.ERROR)
-        self.border_title = f"Diagnostics: {errors} errors, {len(self.diagnostics) - errors} warnings"
+        if not self.diagnostics:
+            self.border_title = "Diagnostics: ✓ no problems"
+        else:
+            warnings = len(self.diagnostics) - errors
+            self.border_title = f"Diagnostics: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id is not None and event.option.id.isdigit():
             self.post_message(self.Jump(self.diagnostics[int(event.option.id)]))
+
+
+class FindBar(Input):
+    """Find in the editor (ctrl+f): Enter finds the next match, ``:N`` goes to line N, Esc closes."""
+
+    DEFAULT_CSS = """
+    FindBar {
+        display: none;
+        height: 3;
+        border: round $primary;
+    }
+    FindBar.-open {
+        display: block;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close find", id="find-close"),
+        Binding("shift+enter", "previous", "Previous match", show=False, id="find-previous"),
+    ]
+
+    class Find(Message):
+        def __init__(self, needle: str, backwards: bool) -> None:
+            super().__init__()
+            self.needle = needle
+            self.backwards = backwards
+
+    class Closed(Message):
+        pass
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(placeholder="find text, or :line", **kwargs)
+
+    def open(self) -> None:
+        self.add_class("-open")
+        self.focus()
+
+    def action_close(self) -> None:
+        self.remove_class("-open")
+        self.post_message(self.Closed())
+
+    def action_previous(self) -> None:
+        self.post_message(self.Find(self.value, True))
+
+    async def action_submit(self) -> None:
+        self.post_message(self.Find(self.value, False))

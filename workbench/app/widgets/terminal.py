@@ -134,15 +134,43 @@ def key_bytes(key: str, character: str | None, *, application_cursor: bool = Fal
 
 
 class TerminalView(ScrollView, can_focus=True):
-    """A fixed-size view of a terminal screen: live from a :class:`Screen`, or a recorded one."""
+    """A fixed-size view of a terminal screen: live from a :class:`Screen`, or a recorded one.
 
+    The view asks for the program's size plus its border; when the window gives it less,
+    it scrolls and says so in its border ("showing 60x17 of 80x24") instead of cutting silently.
+    """
+
+    DEFAULT_CSS = """
+    TerminalView {
+        max-width: 100%;
+        max-height: 100%;
+        background: black;
+        color: white;
+        border: round $foreground 30%;
+        border-title-color: $text;
+        scrollbar-size: 1 1;
+    }
+    TerminalView:focus {
+        border: round $accent;
+    }
+    TerminalView.-passthrough {
+        border: heavy $warning;
+        border-subtitle-color: $warning;
+    }
+    TerminalView.-scaled {
+        border-subtitle-color: $warning;
+    }
+    """
     BORDER_TITLE = "Terminal"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+right_square_bracket", "leave_focus_mode", "Leave focus mode", priority=True,
                 id="terminal-leave-focus-mode"),
+        Binding("ctrl+backslash", "record_screenshot", "Screenshot step", priority=True,
+                id="terminal-record-screenshot"),
     ]  # fmt: skip
     source: reactive[str] = reactive("idle")  # idle | live | recorded
     passthrough: reactive[bool] = reactive(False)
+    recording = False  # focus mode records the keys (the screen inserts them as steps when it ends)
 
     class Input(Message):
         """Bytes typed in focus mode, for the program under test."""
@@ -150,6 +178,12 @@ class TerminalView(ScrollView, can_focus=True):
         def __init__(self, data: bytes) -> None:
             super().__init__()
             self.data = data
+
+    class ScreenshotRequested(Message):
+        """While recording: the user asked for a screenshot step here."""
+
+    class FocusModeLeft(Message):
+        """Focus mode ended (the leave key, or the focus moved away)."""
 
     def __init__(self, width: int = 80, height: int = 24, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -177,16 +211,42 @@ class TerminalView(ScrollView, can_focus=True):
     def action_leave_focus_mode(self) -> None:
         self.passthrough = False
 
-    def watch_passthrough(self, on: bool) -> None:
+    def action_record_screenshot(self) -> None:
+        self.post_message(self.ScreenshotRequested())
+
+    def watch_passthrough(self, was: bool, on: bool) -> None:
         self.set_class(on, "-passthrough")
-        self.border_subtitle = "keys go to the program · ctrl+] leaves" if on else ""
+        self._subtitle()
         self.refresh_bindings()
+        if was and not on:
+            self.post_message(self.FocusModeLeft())
+
+    def _subtitle(self) -> None:
+        width, height = self._cells_size
+        shown = (self.scrollable_content_region.width, self.scrollable_content_region.height)
+        scaled = self.is_mounted and shown[0] > 0 and (shown[0] < width or shown[1] < height)
+        self.set_class(scaled, "-scaled")
+        if self.passthrough:
+            self.border_subtitle = ("● recording · ctrl+\\ screenshot · ctrl+] ends" if self.recording
+                                    else "keys go to the program · ctrl+] leaves")  # fmt: skip
+        elif scaled:
+            cols, rows = min(shown[0], width), min(shown[1], height)
+            self.border_subtitle = f"showing {cols}x{rows} of {width}x{height}: scroll, or widen the window"
+        else:
+            self.border_subtitle = ""
+
+    def on_resize(self) -> None:
+        self._subtitle()
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return self.passthrough  # hides every app binding but our own leave key
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.passthrough if action == "leave_focus_mode" else True
+        if action == "leave_focus_mode":
+            return self.passthrough
+        if action == "record_screenshot":
+            return self.passthrough and self.recording
+        return True
 
     def on_blur(self) -> None:
         self.passthrough = False
@@ -221,6 +281,13 @@ class TerminalView(ScrollView, can_focus=True):
             self._runs = [[] for _ in range(height)]
             self._fit()
             self.refresh()
+            self._subtitle()
+
+    def clear(self) -> None:
+        """Blank the view (another file was opened)."""
+        height = self._cells_size[1]
+        self.source = "idle"
+        self._set([""] * height, [], None, force=True)
 
     def attach(self, screen: Screen) -> None:
         """Follow a live screen until :meth:`detach`."""

@@ -6,7 +6,7 @@ The cursor is drawn reversed; the step the engine is at is underlined. When the
 steps fit, each sits at its virtual time along a rail (``─``) as wide as the
 widget, nudged only as far as needed to keep one cell per step; when they do not,
 they are placed one cell per step in schedule order and the view scrolls to keep
-the cursor visible. The second row tells the cursor step's virtual time. Clicking a mark or moving with the arrow keys moves the
+the cursor visible. The second row tells the cursor step's virtual time. Pressing on a mark, dragging along the rail or the arrow keys move the
 cursor; what to do with it (show a recorded screen, run to it) is the screen's
 business, told with :class:`TimelineBar.CursorMoved`.
 """
@@ -25,6 +25,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from workbench.engine.session_controller import step_failed
+from workbench.engine.trace import StepRecord
 from workbench.timeline import Step
 
 PENDING, PASSED, FAILED = "pending", "passed", "failed"
@@ -48,37 +50,45 @@ def marks_from_schedule(steps: Iterable[Step]) -> list[Mark]:
     return [Mark(s.index, s.at_ms, s.actor, s.action, s.summary, s.pos.line) for s in steps]
 
 
-def marks_from_trace(records: Iterable[dict[str, Any]], failed_steps: set[int]) -> list[Mark]:
-    """The marks of a recorded run (trace step records), with their states and files."""
+def marks_from_records(records: Iterable[StepRecord], failed_steps: set[int]) -> list[Mark]:
+    """The marks of a recorded run (its step records), with their states and files."""
     marks: list[Mark] = []
     for record in records:
-        index = int(record.get("index", len(marks)))
-        mark = Mark(index, int(record.get("at_ms", 0)), str(record.get("actor", "control")),
-                    str(record.get("action", "")), str(record.get("summary", "")), int(record.get("line", 0)),
+        mark = Mark(record.index, record.at_ms, record.actor, record.action, record.summary, record.line,
                     record_state(record), record_files(record))  # fmt: skip
-        if index in failed_steps:
+        if record.index in failed_steps:
             mark.state = FAILED
         marks.append(mark)
     return marks
 
 
-def record_state(record: dict[str, Any]) -> str:
+def record_state(record: StepRecord) -> str:
     """A step record's state: failed if any of its checks failed."""
-    return FAILED if any(not c.get("ok", True) for c in record.get("checks", [])) else PASSED
+    return FAILED if step_failed(record) else PASSED
 
 
 _CHANGE_SIGNS = {"added": "+", "modified": "~", "deleted": "-"}
 
 
-def record_files(record: dict[str, Any]) -> tuple[str, ...]:
+def record_files(record: StepRecord) -> tuple[str, ...]:
     """The files a step changed, as ``+added ~modified -deleted`` paths."""
-    return tuple(
-        f"{_CHANGE_SIGNS.get(str(f.get('change')), '?')}{f.get('path')}" for f in record.get("files", [])
-    )
+    return tuple(f"{_CHANGE_SIGNS.get(str(f.get('change')), '?')}{f.get('path')}" for f in record.files)
 
 
 class TimelineBar(Widget, can_focus=True):
     """Marks along the schedule with a cursor; see the module docstring."""
+
+    DEFAULT_CSS = """
+    TimelineBar {
+        height: 5;
+        border: round $foreground 30%;
+        border-title-color: $text;
+        padding: 0 1;
+    }
+    TimelineBar:focus {
+        border: round $primary;
+    }
+    """
 
     BORDER_TITLE = "Timeline"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -117,9 +127,14 @@ class TimelineBar(Widget, can_focus=True):
                 self.marks[index].files = files
             self.refresh()
 
-    def set_record(self, record: dict[str, Any]) -> None:
-        """A step has run: its state and files from its trace record."""
-        self.set_state(int(record["index"]), record_state(record), record_files(record))
+    def set_record(self, record: StepRecord) -> None:
+        """A step has run: its state and files from its record (a failed mark stays failed)."""
+        if 0 <= record.index < len(self.marks) and self.marks[record.index].state == FAILED:
+            return
+        self.set_state(record.index, record_state(record), record_files(record))
+
+    def set_failed(self, index: int) -> None:
+        self.set_state(index, FAILED)
 
     def reset_states(self) -> None:
         for mark in self.marks:
@@ -143,16 +158,34 @@ class TimelineBar(Widget, can_focus=True):
         self.cursor = index
         self.post_message(self.CursorMoved(index))
 
-    def on_click(self, event: events.Click) -> None:
+    _dragging = False
+
+    def _index_at(self, x: int) -> int:
+        columns = self._columns(self._width())
+        if columns is None:
+            return self._offset + x
+        return min(range(len(columns)), key=lambda i: abs(columns[i] - x))
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """Pressing on the marks selects at once; dragging scrubs (the screen follows the pointer)."""
         x = event.x - self.gutter.left
         if event.y - self.gutter.top != 0 or x < 0 or not self.marks:
             return
-        columns = self._columns(self._width())
-        if columns is None:
-            self.move_cursor(self._offset + x)
+        self._dragging = True
+        self.capture_mouse()
+        self.move_cursor(self._index_at(x))
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if not self._dragging or not self.marks:
             return
-        nearest = min(range(len(columns)), key=lambda i: abs(columns[i] - x))
-        self.move_cursor(nearest)
+        index = self._index_at(max(0, event.x - self.gutter.left))
+        if index != self.cursor:
+            self.move_cursor(index)
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._dragging:
+            self._dragging = False
+            self.release_mouse()
 
     def _width(self) -> int:
         return max(1, self.content_region.width or self.size.width or 80)
@@ -241,4 +274,4 @@ class TimelineBar(Widget, can_focus=True):
         elif n:
             info.append(f"{n} steps", style="bold")
         status = Text(self.status, no_wrap=True, overflow="ellipsis", style="italic")
-        return Text("\n").join([marks, info, status])
+        return Text("\n", no_wrap=True, overflow="ellipsis").join([marks, info, status])

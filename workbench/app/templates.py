@@ -1,0 +1,117 @@
+"""Starting points for "New scenario": one small, valid scenario per kind of program under test.
+
+Each template validates and runs as it is (a test checks that), so a new file
+starts green and the user edits from something that works. ``{name}`` is
+replaced by the scenario's name. No Textual here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Template:
+    key: str
+    title: str
+    mode: str  # the `run --mode` it is meant for
+    text: str
+
+    def render(self, name: str) -> str:
+        return self.text.replace("{name}", name)
+
+
+MOCK_AGENT = """\
+# The built-in mock agent plays the timeline: the user asks, the agent thinks,
+# works with real tools in a private workspace, and the screen is checked.
+name: {name}
+tags: [mock-agent]
+repo:
+  init: true
+timeline:
+  - userInputs:
+      - [0, "Create notes.md"]
+  - llmResponse:
+      - think:
+          - relativeTime: 200
+            content: The user wants a notes file.
+      - assistant:
+          - relativeTime: 200
+            content: I'll create notes.md.
+  - writeFile:
+      path: notes.md
+      content: "# notes\\n"
+      status: ok
+  - llmResponse:
+      - assistant:
+          - [150, "Done: notes.md is there."]
+  - screenshot: done
+  - assert:
+      fs:
+        exists: [notes.md]
+  - complete: true
+"""
+
+PROGRAM = """\
+# Any terminal program is the program under test: `command` is its argv.
+# Record keys into it with F10 (F8 first to start it), or write them here.
+name: {name}
+tags: [program]
+command: [cat]
+terminal:
+  width: 60
+  height: 12
+timeline:
+  - userInputs:
+      - [0, "hello<Enter>"]
+  - advanceMs: 300
+  - assert:
+      text:
+        contains: [hello]
+  - userInputs:
+      - [0, "<C-d>"]
+  - advanceMs: 100
+"""
+
+REAL_AGENT = """\
+# A real coding agent talks to the mock LLM server, which answers with the
+# `llmResponse` steps below. Run it with:
+#   workbench run --mode real-agent --agent claude-code {name}.yaml
+# (the app: choose the mode with the command palette, "run: mode real-agent").
+name: {name}
+tags: [real-agent]
+repo:
+  init: true
+timeline:
+  - userInputs:
+      - [0, "Say hello"]
+  - llmResponse:
+      - assistant:
+          - [100, "Hello!"]
+  - assert:
+      text:
+        contains: [Hello]
+  - complete: true
+"""
+
+TEMPLATES: tuple[Template, ...] = (
+    Template("mock-agent", "Mock agent: a scripted agent with real tools", "mock-agent", MOCK_AGENT),
+    Template("program", "Program: any terminal program (a REPL, a TUI)", "program", PROGRAM),
+    Template(
+        "real-agent", "Real agent: Claude Code, Codex or pi against the mock LLM", "real-agent", REAL_AGENT
+    ),
+)
+
+
+def template_named(key: str) -> Template:
+    for template in TEMPLATES:
+        if template.key == key:
+            return template
+    raise KeyError(f"no template {key!r}; templates: {', '.join(t.key for t in TEMPLATES)}")
+
+
+def new_file_name(name: str) -> str:
+    """A file name for a scenario name: lower case, words joined by ``-``, ``.yaml``."""
+    cleaned = "".join(ch if ch.isalnum() else "-" for ch in name.strip().lower())
+    cleaned = "-".join(part for part in cleaned.split("-") if part)
+    return f"{cleaned or 'new-scenario'}.yaml"

@@ -1,0 +1,125 @@
+"""Authoring by recording: what a person types into the program becomes scenario steps.
+
+The app's record mode hands every key to the program under test and to an
+:class:`InputRecorder`. Keys become ``userInputs`` entries in key notation with
+the delays the person really took (a quick burst, such as a paste, stays one
+entry); a screenshot request closes the inputs so far with an ``advanceMs`` long
+enough for them and adds a ``screenshot`` step. The YAML is what a person would
+write, so the recording can be edited like any other scenario. No Textual here.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from workbench.terminal.keys import KEY_NAMES, key_sequence
+
+BURST_MS = 60  # keys closer together than this are one entry (a paste, a held key)
+SETTLE_MS = 300  # time left after the last key before a screenshot, for the program to draw
+
+_BY_SEQUENCE: dict[str, str] = {}
+for _name in KEY_NAMES:
+    _seq = key_sequence(_name)
+    if (
+        _seq is not None
+        and _seq not in _BY_SEQUENCE
+        and _name not in ("Return", "CR", "Escape", "Backspace", "Del")
+    ):
+        _BY_SEQUENCE[_seq] = _name
+_BY_SEQUENCE["\x1b"] = "Esc"
+_BY_SEQUENCE["\r"] = "Enter"
+_BY_SEQUENCE["\x7f"] = "BS"
+_BY_SEQUENCE[" "] = " "  # a space is typed as it is
+_BY_SEQUENCE["\x1bOA"], _BY_SEQUENCE["\x1bOB"] = "Up", "Down"  # application cursor keys
+_BY_SEQUENCE["\x1bOC"], _BY_SEQUENCE["\x1bOD"] = "Right", "Left"
+_LONGEST = max(len(s) for s in _BY_SEQUENCE)
+
+
+def key_notation(data: str) -> str:
+    """Bytes a person typed (decoded) in the scenario's key notation (``<Enter>``, ``<C-c>``, ``<lt>``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(data):
+        for size in range(min(_LONGEST, len(data) - i), 0, -1):
+            name = _BY_SEQUENCE.get(data[i : i + size])
+            if name is not None and (size > 1 or not data[i].isprintable() or name == " "):
+                out.append(name if name == " " else f"<{name}>")
+                i += size
+                break
+        else:
+            ch = data[i]
+            if ch == "\x1b" and i + 1 < len(data):  # Alt with a key
+                out.append(f"<M-{data[i + 1]}>")
+                i += 2
+                continue
+            out.append("<lt>" if ch == "<" else ch)
+            i += 1
+    return "".join(out)
+
+
+@dataclass
+class Segment:
+    inputs: list[tuple[int, str]] = field(default_factory=list)  # (ms from the segment's start, keys)
+    screenshot: str | None = None  # the screenshot that closes the segment
+
+
+@dataclass
+class InputRecorder:
+    """Collects typed keys and screenshot requests; :meth:`yaml` writes them as steps."""
+
+    clock_ms: Callable[[], int] = lambda: 0  # unused by the delays (real time), kept for the run's context
+    now: Callable[[], float] = time.monotonic
+    label_prefix: str = "recorded"
+    segments: list[Segment] = field(default_factory=lambda: [Segment()])
+    _start: float | None = None
+    _last: float | None = None
+    _shots: int = 0
+
+    def typed(self, data: bytes) -> None:
+        at = self.now()
+        if self._start is None:
+            self._start = at
+        segment = self.segments[-1]
+        offset = int((at - self._start) * 1000)
+        text = data.decode("utf-8", errors="replace")
+        if segment.inputs and self._last is not None and (at - self._last) * 1000 < BURST_MS:
+            ms, keys = segment.inputs[-1]
+            segment.inputs[-1] = (ms, keys + text)
+        else:
+            segment.inputs.append((offset, text))
+        self._last = at
+
+    def screenshot(self) -> str:
+        """Close the keys so far with a screenshot step; returns its label."""
+        self._shots += 1
+        label = f"{self.label_prefix}-{self._shots}"
+        self.segments[-1].screenshot = label
+        self.segments.append(Segment())
+        self._start = self._last = None
+        return label
+
+    def steps(self) -> list[str]:
+        """The steps as YAML list items (one string each, unindented)."""
+        out: list[str] = []
+        for segment in self.segments:
+            if segment.inputs:
+                base = segment.inputs[0][0]
+                entries = "\n".join(
+                    f"    - [{ms - base}, {json.dumps(key_notation(keys), ensure_ascii=False)}]"
+                    for ms, keys in segment.inputs
+                )
+                out.append(f"- userInputs:\n{entries}")
+                last = segment.inputs[-1][0] - base
+                out.append(f"- advanceMs: {last + SETTLE_MS}")
+            if segment.screenshot is not None:
+                out.append(f"- screenshot: {segment.screenshot}")
+        return out
+
+    def yaml(self, indent: int = 2) -> str:
+        """The steps indented by ``indent`` spaces, ending with a newline ("" when nothing was recorded)."""
+        pad = " " * indent
+        lines = [pad + line for step in self.steps() for line in step.splitlines()]
+        return "\n".join(lines) + "\n" if lines else ""
