@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -24,6 +26,7 @@ class RunOptions:
     masks: tuple[
         str, ...
     ] = ()  # --mask: regexes blanked out of every screenshot (with the scenario's `masks`)
+    driver: Callable[[Any], Any] | None = None  # a driver factory from the caller (a playbook run), not `mode`'s
 
     @property
     def speed_text(self) -> str:

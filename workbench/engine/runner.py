@@ -167,7 +167,7 @@ class ScenarioRun:
                          self.clock, self._spawn)  # fmt: skip
         self._ctx = ctx
         mode = self.options.mode
-        driver = driver_class(mode)(ctx)
+        driver = (self.options.driver or driver_class(mode))(ctx)
         self._driver = driver
         ctx.settle = driver.settle
         await driver.start(program)

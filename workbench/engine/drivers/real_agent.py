@@ -33,7 +33,7 @@ exits hold only the model's text) or, for the agents' TUIs, by the scenario's
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from workbench.engine.program import Program
 from workbench.scenario import model as m
@@ -71,7 +71,6 @@ class RealAgentDriver:
         await self.ctx.spawn(await self._agent_program(program))
 
     async def _agent_program(self, program: Program) -> Program:
-        from workbench.llm import LlmServer
         from workbench.llm.presets import Endpoint, PresetError, endpoint_env, expand_command, preset_named
 
         ctx = self.ctx
@@ -88,8 +87,8 @@ class RealAgentDriver:
         if scenario.rules is None:
             steps = [s.index for s in ctx.schedule.steps if s.action in AGENT_ACTIONS]
             self._last_agent_step = max(steps, default=-1)
-        self.server = LlmServer(
-            [scenario], speed=options.speed, out_dir=ctx.run_dir, workspace=ctx.workspace.path,
+        self.server = self.new_server(
+            speed=options.speed, out_dir=ctx.run_dir, workspace=ctx.workspace.path,
             on_assert=self._on_assert, profile=preset.profile if preset else None,
         )  # fmt: skip
         base_url = await self.server.start()
@@ -109,6 +108,12 @@ class RealAgentDriver:
         env.update(launch.env)
         self.ready = launch.ready
         return Program(launch.argv, env, mock_agent=False)
+
+    def new_server(self, **kwargs: Any) -> LlmServer:
+        """The run's mock LLM server, playing the scenario (a playbook run plays its playbook instead)."""
+        from workbench.llm import LlmServer
+
+        return LlmServer([self.ctx.scenario], **kwargs)
 
     def _prompt(self, scenario: m.Scenario) -> str:
         return scenario.effective_initial_prompt or "hello"

@@ -1,0 +1,160 @@
+"""A playbook run: the engine walks the playbook's schedule with an agent in a real pty.
+
+:func:`run_playbook` writes the playbook as a scenario file (the YAML of
+:meth:`Playbook.to_yaml`) into the output folder, then runs it like any
+scenario with one difference: its driver, :class:`PlaybookDriver`, is the
+real-agent driver whose mock LLM server answers from the playbook (late-bound
+params, ``.then``, the playbook's checks) instead of the scenario's timeline.
+The engine types each turn's prompt once the agent has answered the one before,
+takes the screen at every step and leaves a run folder (trace, recording,
+`playbook-events.jsonl`) that `workbench show RUN` opens like any other.
+
+The agent is a preset (``agent="pi"``, ``"claude-code"``, ``"codex"``), any
+command with `{base_url}`/`{api_key}` placeholders, or by default the built-in
+mock agent in LLM mode (:mod:`workbench.playbook.mock_agent`), which alone can
+honour ``mock_tools``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from workbench.engine.drivers.base import RunContext
+from workbench.engine.drivers.real_agent import RealAgentDriver
+from workbench.engine.options import RunOptions
+from workbench.engine.program import Program
+from workbench.engine.report import ScenarioResult
+from workbench.llm import LlmServer
+from workbench.playbook.dsl import Playbook
+from workbench.playbook.events import Events
+from workbench.playbook.mock_agent import MOCK_TOOLS_ENV
+from workbench.playbook.responder import PlaybookFailure, PlaybookState
+from workbench.playbook.schedule import scenario_yaml, timeline
+from workbench.playbook.server import PlaybookServer
+from workbench.scenario.names import folder_name
+from workbench.timeline import Schedule, Step
+
+BUILT_IN = "mock-agent"
+EVENTS_FILE = "playbook-events.jsonl"
+
+
+def mock_agent_command(name: str) -> list[str]:
+    return [sys.executable, "-m", "workbench.playbook.mock_agent", "--base-url", "{base_url}",
+            "--api-key", "{api_key}", "--name", name]  # fmt: skip
+
+
+def response_steps(playbook: Playbook, schedule: Schedule) -> list[list[int]]:
+    """Turn -> response -> the last schedule step of that response's `llmResponse` event."""
+    last: dict[int, int] = {}
+    for step in schedule.steps:
+        last[step.event_index] = max(last.get(step.event_index, -1), step.index)
+    return [[last.get(event, -1) for event in turn] for turn in timeline(playbook)[1]]
+
+
+class PlaybookDriver(RealAgentDriver):
+    """The real-agent driver, with the playbook's server; agent steps record the playbook's events."""
+
+    summary: ClassVar[str] = "a Python playbook served to any agent through the mock LLM server"
+
+    def __init__(self, ctx: RunContext, state: PlaybookState) -> None:
+        super().__init__(ctx)
+        self.state = state
+        self._shown = 0
+        self._events = (ctx.run_dir / EVENTS_FILE).open("w", encoding="utf-8")
+        state.events.listeners.append(self._write_event)
+
+    def _write_event(self, kind: str, record: dict[str, Any]) -> None:
+        self._events.write(json.dumps({"kind": kind, **record}, default=str) + "\n")
+        self._events.flush()
+
+    def new_server(self, **kwargs: Any) -> LlmServer:
+        steps = response_steps(self.state.playbook, self.ctx.schedule)
+        return PlaybookServer(self.state.playbook, scenario=self.ctx.scenario, response_steps=steps,
+                              state=self.state, **kwargs)  # fmt: skip
+
+    async def _agent_program(self, program: Program) -> Program:
+        agent = await super()._agent_program(program)
+        assert isinstance(self.server, PlaybookServer)
+        return replace(agent, env={**agent.env, MOCK_TOOLS_ENV: self.server.tools_url})
+
+    async def play(self, step: Step) -> list[dict[str, Any]] | None:
+        checks = await super().play(step)
+        if checks is None:
+            return None
+        return checks + self._new_events()
+
+    def _new_events(self) -> list[dict[str, Any]]:
+        """The playbook's events since the last step, as the step's checks (the trace and the app show them)."""
+        out = []
+        for kind, record in self.state.events.all[self._shown :]:
+            text = getattr(record, "text", None)
+            if kind in ("tool_call", "blocked_call"):
+                text = f"{record.tool} {json.dumps(record.input, default=str)[:200]}"
+            out.append({"ok": kind != "blocked_call", "message": f"playbook {kind}: {str(text)[:300]}"})
+        self._shown = len(self.state.events.all)
+        return out
+
+    async def stop(self) -> None:
+        await super().stop()
+        self._events.close()
+
+
+@dataclass
+class PlaybookRun:
+    """What a playbook run left: the report entry, the events, the playbook's own failures."""
+
+    result: ScenarioResult
+    events: Events
+    failures: list[PlaybookFailure]
+    scenario_file: Path
+
+    @property
+    def run_dir(self) -> Path | None:
+        return Path(self.result.run_dir) if self.result.run_dir else None
+
+    @property
+    def passed(self) -> bool:
+        return self.result.status in ("passed", "skipped")
+
+    def explain(self) -> str:
+        """Every failure with its line, the screen when it helps, and the run folder."""
+        lines = [f"{self.result.file}:{f.line}: {f.kind}: {f.message}" + (f"\n{f.diff}" if f.diff else "")
+                 for f in self.result.failures]  # fmt: skip
+        if self.result.run_dir:
+            lines.append(f"trace and recording in {self.result.run_dir} (workbench show {self.result.run_dir})")
+        return "\n".join(lines)
+
+
+async def run_playbook(
+    playbook: Playbook,
+    *,
+    agent: str = BUILT_IN,
+    command: Sequence[str] | None = None,
+    options: RunOptions | None = None,
+    terminal: tuple[int, int] | None = None,
+    masks: Sequence[str] = (),
+) -> PlaybookRun:
+    """Run ``playbook`` against ``agent`` (a preset name, or `mock-agent`) or ``command``; see the module docstring."""
+    from workbench.engine.runner import run_scenario
+
+    options = options or RunOptions()
+    if command is None and agent == BUILT_IN:
+        command = mock_agent_command(playbook.name)
+    folder = options.out_dir / folder_name(playbook.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{folder_name(playbook.name)}.playbook.yaml"
+    text = scenario_yaml(playbook, command, terminal)
+    if masks:
+        text += "masks:\n" + "".join(f"  - {json.dumps(mask)}\n" for mask in masks)
+    path.write_text(text, encoding="utf-8")
+    state = PlaybookState(playbook)
+    preset = None if command is not None else agent
+    run_options = replace(options, mode="real-agent", agent=preset,
+                          driver=lambda ctx: PlaybookDriver(ctx, state))  # fmt: skip
+    result = await run_scenario(path, run_options)
+    return PlaybookRun(result, state.events, state.failures, path)
