@@ -50,6 +50,10 @@ from .wire import WireRecorder
 Script = Callable[["TestContext"], Awaitable[None]]
 
 
+async def _no_note() -> str:
+    return ""
+
+
 class AcpError(Exception):
     """The conversation failed: the agent answered with an error, closed the connection, or broke the protocol."""
 
@@ -89,7 +93,7 @@ class TestSession:
             raise AcpError(f"session/prompt failed: {exc} {exc.data or ''}".rstrip()) from None
         except ConnectionError:
             raise AcpError(
-                f"the agent closed the connection during the turn {shown!r}{self.ctx.exit_note()}"
+                f"the agent closed the connection during the turn {shown!r}{await self.ctx.exit_note()}"
             ) from None
         finally:
             self.ctx.client.end(self.id)
@@ -142,7 +146,7 @@ class TestContext:
     init: InitializeResponse | None = None
     logs: list[tuple[str, str]] = field(default_factory=list)
     sessions: list[TestSession] = field(default_factory=list)
-    exit_note: Callable[[], str] = lambda: ""
+    exit_note: Callable[[], Awaitable[str]] = field(default=lambda: _no_note())
 
     async def start_session(self, cwd: Path | None = None) -> TestSession:
         response = await self.conn.new_session(cwd=str(cwd or self.cwd), mcp_servers=[])
@@ -185,7 +189,7 @@ async def _initialize(conn: Any, client: WorkbenchClient) -> InitializeResponse:
 
 
 async def _drive(conn: Any, client: WorkbenchClient, cwd: Path, script: Script, recorder: WireRecorder,
-                 timeout: float, exit_note: Callable[[], str]) -> RunResult:  # fmt: skip
+                 timeout: float, exit_note: Callable[[], Awaitable[str]]) -> RunResult:  # fmt: skip
     ctx = TestContext(conn, client, cwd, exit_note=exit_note)
 
     async def body() -> None:
@@ -193,7 +197,7 @@ async def _drive(conn: Any, client: WorkbenchClient, cwd: Path, script: Script, 
             ctx.init = await _initialize(conn, client)
         except ConnectionError:
             raise AcpError(
-                f"the agent closed the connection before answering initialize{exit_note()}"
+                f"the agent closed the connection before answering initialize{await exit_note()}"
             ) from None
         await script(ctx)
         await ctx.finish()
@@ -228,7 +232,16 @@ class DirectRunner:
         env = {**os.environ, **(self.env or {})}  # the SDK would pass a trimmed environment
         process: Any = None
 
-        def exit_note() -> str:
+        drain: asyncio.Future[None] | None = None
+
+        async def exit_note() -> str:
+            """How the agent ended: its exit code and the end of its stderr (once both are in)."""
+            if process is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait(), 2.0)
+            if drain is not None:
+                with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(drain), 1.0)
             code = process.returncode if process is not None else None
             tail = "".join(self.stderr_tail)[-800:].strip()
             return (f" (exit code {code})" if code is not None else "") + (
@@ -278,7 +291,7 @@ class InProcessRunner:
         serving = asyncio.ensure_future(run_agent(self.agent, agent_writer, agent_reader))
         conn = connect_to_agent(client, client_writer, client_reader, observers=[recorder])
         try:
-            return await _drive(conn, client, self.cwd, script, recorder, self.timeout, lambda: "")
+            return await _drive(conn, client, self.cwd, script, recorder, self.timeout, _no_note)
         finally:
             await conn.close()
             client_writer.close()

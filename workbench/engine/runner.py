@@ -39,7 +39,7 @@ from workbench.engine.drivers import (
 )
 from workbench.engine.drivers.base import key_notation
 from workbench.engine.options import RunOptions
-from workbench.engine.prepare import prepare
+from workbench.timeline.prepare import prepare
 from workbench.engine.program import Program, program_for
 from workbench.engine.report import Failure, ScenarioResult, ShotResult
 from workbench.engine.trace import StepRecord, TraceObserver
@@ -122,6 +122,11 @@ class ScenarioRun:
             return self._finish(result)
         self.scenario, self.schedule = prepared.scenario, prepared.schedule
         result.name = self.scenario.name
+        if self.scenario.extra.get("scp"):  # an SCP folder: its Python script talks ACP to its agent
+            from workbench.engine.scp_run import run_scp_scenario
+
+            await run_scp_scenario(self.path, self.scenario, self.options, result)
+            return self._finish(result)
         result.virtual_ms = self.schedule.duration_ms
         try:
             await asyncio.wait_for(self._run_body(result), self.options.timeout_s)

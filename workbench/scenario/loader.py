@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, Pos, Reporter, ScenarioError
 from .model import Scenario
+from .scp_folder import is_scp_folder, load_scp_folder
 from .source import SCENARIO_SUFFIXES, TOML_SUFFIXES, parse_document, read_text
 
 SKIPPED_DIRS = {".git", "node_modules", "__pycache__", ".venv", "target", "screenshots"}
@@ -52,13 +53,16 @@ def load_scenario(
 ) -> Scenario:
     """Load one file; raise ScenarioError with diagnostics if it is invalid.
 
-    ``text`` lets an editor validate unsaved contents of ``path``.
+    ``text`` lets an editor validate unsaved contents of ``path``. Errors found
+    along the way (one per bad timeline item) are raised together at the end.
     """
     from . import agent_harbor, claudeless, rules
 
     env = os.environ if env is None else env
     reporter = reporter or Reporter()
     name = display_name(path)
+    if is_scp_folder(path):
+        return load_scp_folder(path, name)
     if text is None:
         text = read_text(path, name)
     doc = parse_document(text, name, path.suffix)
@@ -75,25 +79,44 @@ def load_scenario(
     return result
 
 
-def try_load(path: Path, *, defines: Sequence[str] = (), env: Mapping[str, str] | None = None) -> LoadResult:
-    """Load without raising: the shape the CLI, the runner and the app all want."""
-    reporter = Reporter()
+def try_load(
+    path: Path,
+    *,
+    defines: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    strict: bool = False,
+) -> LoadResult:
+    """Load without raising: the shape the CLI, the runner and the app all want.
+
+    ``strict`` (``run --ci``) makes unknown keys inside known structures errors.
+    """
+    reporter = Reporter(strict=strict)
     try:
         scenario = load_scenario(path, defines=defines, env=env, reporter=reporter)
     except ScenarioError as exc:
-        return LoadResult(path, None, [*reporter.warnings, *exc.diagnostics])
+        found = list(reporter.diagnostics)
+        found += [d for d in exc.diagnostics if d not in found]
+        return LoadResult(path, None, found)
     return LoadResult(path, scenario, list(reporter.diagnostics))
 
 
 def discover(paths: Iterable[Path]) -> Iterator[Path]:
     """Expand folders into the scenario files below them, in a stable order."""
     for path in paths:
-        if path.is_dir():
+        if is_scp_folder(path):
+            yield path
+        elif path.is_dir():
+            scp: list[Path] = []
             for child in sorted(path.rglob("*")):
                 rel = child.relative_to(path).parts
                 if any(part in SKIPPED_DIRS or part.startswith((".", "_")) for part in rel):
                     continue
-                if child.is_file() and child.suffix.lower() in SCENARIO_SUFFIXES and not _is_sidecar(child):
+                if any(folder in child.parents for folder in scp):
+                    continue  # the files of an SCP folder are that one scenario
+                if is_scp_folder(child):
+                    scp.append(child)
+                    yield child
+                elif child.is_file() and child.suffix.lower() in SCENARIO_SUFFIXES and not _is_sidecar(child):
                     yield child
         else:
             yield path

@@ -1,0 +1,114 @@
+"""SCP-style scripts: one script under the direct and the in-process runner, and folders `workbench run` accepts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.acp.mock import PromptAgent
+from workbench.acp.scp import AcpError, AcpTimeout, DirectRunner, InProcessRunner, TestContext
+
+from .helpers import workspace
+
+ECHO = Path(__file__).parent / "scp_echo"
+
+
+async def _script(ctx: TestContext) -> None:
+    session = await ctx.start_session()
+    turn = await session.say("Hello, world")
+    assert (turn.text, turn.stop_reason) == ("Hello, user", "end_turn")
+    await session.send("again")
+    assert await session.read_response() == "echo: again"
+    ctx.log("info", "done")
+
+
+def _reply(text: str) -> list[str]:
+    return ["Hello, ", "user"] if text == "Hello, world" else [f"echo: {text}"]
+
+
+def test_the_same_script_passes_under_both_runners_with_the_same_wire(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    direct = asyncio.run(
+        DirectRunner([sys.executable, str(ECHO / "mock_agent.py")], ws, wire=tmp_path / "d.jsonl").run(
+            _script
+        )
+    )
+    inproc = asyncio.run(
+        InProcessRunner(PromptAgent(_reply, name="basic-echo"), ws, wire=tmp_path / "i.jsonl").run(_script)
+    )
+    assert direct.logs == inproc.logs == [("info", "done")]
+    assert [t.text for t in direct.turns] == [t.text for t in inproc.turns] == ["Hello, user", "echo: again"]
+
+    def shape(path: Path) -> list[tuple[str, str]]:
+        frames = [json.loads(line) for line in path.read_text().splitlines()]
+        return [(f["dir"], f["message"].get("method") or "response") for f in frames]
+
+    assert shape(tmp_path / "d.jsonl") == shape(tmp_path / "i.jsonl")
+    assert direct.messages == 11
+
+
+def test_an_agent_that_never_answers_times_out_naming_the_last_messages(tmp_path: Path) -> None:
+    async def never(text: str) -> str:
+        await asyncio.sleep(3600)
+        return ""
+
+    with pytest.raises(AcpTimeout) as info:
+        asyncio.run(InProcessRunner(PromptAgent(never), workspace(tmp_path), timeout=1).run(_script))
+    message = str(info.value)
+    assert message.startswith("no answer within 1 s; the last messages were:")
+    assert 'client->agent: {"jsonrpc": "2.0", "id": 2, "method": "session/prompt"' in message
+
+
+def test_an_agent_that_dies_mid_turn_is_a_clear_error_with_its_exit_code(tmp_path: Path) -> None:
+    agent = tmp_path / "dies.py"
+    agent.write_text(
+        "import os, sys\nfrom workbench.acp.mock import PromptAgent, serve\n"
+        "def reply(text):\n    print('going down', file=sys.stderr, flush=True)\n    os._exit(7)\n"
+        "serve(PromptAgent(reply))\n"
+    )
+    with pytest.raises(AcpError) as info:
+        asyncio.run(DirectRunner([sys.executable, str(agent)], workspace(tmp_path), timeout=60).run(_script))
+    assert "the agent closed the connection during the turn 'Hello, world' (exit code 7)" in str(info.value)
+    assert "going down" in str(info.value)
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "workbench", "run", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300, check=False)  # fmt: skip
+
+
+def test_workbench_run_accepts_an_scp_folder_and_reports_a_failing_assert_at_its_line(tmp_path: Path) -> None:
+    good = tmp_path / "suite" / "echo"
+    shutil.copytree(ECHO, good)
+    bad = tmp_path / "suite" / "echo-bad"
+    shutil.copytree(ECHO, bad)
+    user = bad / "mock_user.py"
+    user.write_text(user.read_text().replace('"echo: again"', '"something else"'))
+    (bad / "scenario.json").write_text('{"name": "echo-bad", "runners": ["in-process"]}')
+    done = _run(str(tmp_path / "suite"), "--report", str(tmp_path / "r.json"), cwd=tmp_path)
+    report = json.loads((tmp_path / "r.json").read_text())
+    by_name = {s["name"]: s for s in report["scenarios"]}
+    assert done.returncode == 1, done.stderr
+    assert by_name["basic-echo"]["status"] == "passed"
+    failure = by_name["echo-bad"]["failures"][0]
+    assert (failure["kind"], failure["line"]) == ("assert", 11)
+    assert failure["message"].startswith(
+        '[in-process] assert await session.read_response() == "something else"'
+    )
+    assert report["summary"]["passed"] == 1 and report["summary"]["failed"] == 1
+
+
+def test_a_bad_scenario_json_is_invalid_input_at_its_line(tmp_path: Path) -> None:
+    folder = tmp_path / "echo"
+    shutil.copytree(ECHO, folder)
+    (folder / "scenario.json").write_text('{\n  "name": "x",\n  "runner": ["direct"]\n}\n')
+    done = subprocess.run([sys.executable, "-m", "workbench", "validate", str(folder)], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 2
+    assert "echo/scenario.json:3:3" in done.stderr and "unknown key `runner`" in done.stderr
