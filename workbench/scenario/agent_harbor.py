@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from . import model as m
-from .diagnostics import Pos, Reporter, ScenarioError, one_of
+from .diagnostics import Pos, Reporter, ScenarioError, did_you_mean, one_of
 from .fields import (
     as_bool,
     as_int,
@@ -130,7 +130,7 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
         raise wrong_type(getattr(doc, "pos", Pos(file)), "a scenario", "a mapping of top-level keys", doc)
     ctx = _Context(file, base_dir, reporter)
     _reject_foreign_formats(doc)
-    warn_unknown(doc, TOP_LEVEL_KEYS, "the scenario", reporter)
+    warn_unknown(doc, TOP_LEVEL_KEYS, "the scenario", reporter, top_level=True)
 
     name = Path(file).stem
     if "name" in doc:
@@ -461,19 +461,36 @@ def _timeline_source(doc: PMap, ctx: _Context) -> list[m.Event]:
         if key in doc:
             items = expect_list(doc[key], doc.at_value(key), f"`{key}`")
             for item, pos in items.items_with_pos():
-                events.extend(_item(item, pos, ctx))
+                events.extend(_collecting(_item, item, pos, ctx))
     if "turns" in doc:
         items = expect_list(doc["turns"], doc.at_value("turns"), "`turns`")
         for item, pos in items.items_with_pos():
-            events.extend(_turn(item, pos, ctx))
+            events.extend(_collecting(_turn, item, pos, ctx))
     return events
+
+
+def _collecting(
+    parse: Callable[[Any, Pos, _Context], list[m.Event]], item: Any, pos: Pos, ctx: _Context
+) -> list[m.Event]:
+    """Parse one timeline item; its errors are kept and the next item is read all the same.
+
+    One typo must not hide the next mistake (`advanceMs: -5` three items
+    later): the loader raises every error together once the file is read.
+    """
+    try:
+        return parse(item, pos, ctx)
+    except ScenarioError as exc:
+        for d in exc.diagnostics:
+            ctx.reporter.error(d.pos, d.message)
+        return []
 
 
 def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
     if isinstance(item, str):
         raise ScenarioError.at(
             pos,
-            f"timeline item `{item}` must be a mapping such as `- {item}: ...`; allowed events: {one_of(ALL_EVENTS)}",
+            f"timeline item `{item}` must be a mapping such as `- {item}: ...`; "
+            + did_you_mean(item, ALL_EVENTS, "allowed events:"),
         )
     entry = expect_map(item, pos, "a timeline item")
     if "type" in entry:
@@ -484,7 +501,7 @@ def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
     name = keys[0]
     if name not in PARSERS:
         raise ScenarioError.at(
-            entry.at_key(name), f"unknown event `{name}`; allowed events: {one_of(ALL_EVENTS)}"
+            entry.at_key(name), f"unknown event `{name}`; {did_you_mean(name, ALL_EVENTS, 'allowed events:')}"
         )
     for extra in keys[1:]:
         if extra == "target" and name == "userInputs":
@@ -493,7 +510,11 @@ def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
             raise ScenarioError.at(
                 entry.at_key(extra), f"one event per timeline item: `{name}` and `{extra}` share one item"
             )
-        ctx.reporter.warn(entry.at_key(extra), f"unknown key `{extra}` beside `{name}` ignored")
+        ctx.reporter.unknown(
+            entry.at_key(extra),
+            f"unknown key `{extra}` beside `{name}`",
+            did_you_mean(extra, ("_meta", "target") if name == "userInputs" else ("_meta",), "known keys:"),
+        )
     meta = _meta(entry, ctx)
     if name == "userInputs" and "target" in entry:
         return [_user_inputs(entry[name], entry.at_value(name), entry.at_key(name), _target(entry), ctx)]
@@ -858,8 +879,8 @@ def _tool_event(name: str) -> Parser:
             if key in TOOL_RESULT_KEYS:
                 continue
             if key not in known:
-                ctx.reporter.warn(
-                    t.at_key(key), f"unknown `{name}` argument `{key}` passed through; known: {one_of(known)}"
+                ctx.reporter.unknown(
+                    t.at_key(key), f"unknown `{name}` argument `{key}`", did_you_mean(key, known, "known:")
                 )
             args[key] = t[key]
             args.key_pos[key] = t.at_key(key)

@@ -8,6 +8,7 @@ The command line prints them as ``file:line:col: error: message`` and exits 2.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -56,12 +57,25 @@ class ScenarioError(Exception):
 
 @dataclass
 class Reporter:
-    """Collects warnings (and deferred errors) while a file is loaded."""
+    """Collects warnings (and deferred errors) while a file is loaded.
+
+    ``strict`` (what ``workbench run --ci`` asks for) makes an unknown key inside
+    a known structure an error: there a typo such as `exist:` for `exists:` would
+    otherwise drop an assertion and let the scenario pass.
+    """
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    strict: bool = False
 
     def warn(self, pos: Pos, message: str) -> None:
         self.diagnostics.append(Diagnostic(pos, message, Severity.WARNING))
+
+    def unknown(self, pos: Pos, what: str, hint: str, *, top_level: bool = False) -> None:
+        """An unknown name: a warning (``what ignored; hint``), an error when strict and nested."""
+        if self.strict and not top_level:
+            self.error(pos, f"{what}; {hint}")
+        else:
+            self.warn(pos, f"{what} ignored; {hint}")
 
     def error(self, pos: Pos, message: str) -> None:
         self.diagnostics.append(Diagnostic(pos, message, Severity.ERROR))
@@ -82,3 +96,29 @@ class Reporter:
 def one_of(values: Iterable[str]) -> str:
     """Render an 'allowed values' list the same way in every message."""
     return ", ".join(f"`{v}`" for v in values)
+
+
+def nearest(word: str, names: Iterable[str]) -> str | None:
+    """The known name ``word`` is most likely a typo of, or None when none is close."""
+    names = tuple(names)
+    by_lower = {n.lower(): n for n in names}
+    if word.lower() in by_lower:
+        return by_lower[word.lower()]
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.75)
+    return by_lower[close[0]] if close else None
+
+
+def did_you_mean(word: str, names: Iterable[str], listing: str = "allowed:") -> str:
+    """``did you mean `x`?`` when a name is close; otherwise the list of allowed names.
+
+    One suggestion reads better than forty names; the list is only useful when
+    nothing is near.
+    """
+    names = tuple(names)
+    close = nearest(word, names)
+    return f"did you mean `{close}`?" if close else f"{listing} {one_of(names)}"
+
+
+def count(n: int, noun: str) -> str:
+    """``1 error``, ``2 errors``: counts printed anywhere agree with their number."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

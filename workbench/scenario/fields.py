@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .diagnostics import Pos, Reporter, ScenarioError, one_of
+from .diagnostics import Pos, Reporter, ScenarioError, did_you_mean
 from .source import PList, PMap
 
 _TYPE_NAMES = {
@@ -89,7 +89,9 @@ def choice(value: Any, pos: Pos, what: str, allowed: Iterable[str]) -> str:
     allowed = tuple(allowed)
     text = as_str(value, pos, what)
     if text not in allowed:
-        raise ScenarioError.at(pos, f"{what} `{text}` is not allowed; expected one of {one_of(allowed)}")
+        raise ScenarioError.at(
+            pos, f"{what} `{text}` is not allowed; {did_you_mean(text, allowed, 'expected one of')}"
+        )
     return text
 
 
@@ -102,13 +104,22 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-def warn_unknown(m: PMap, known: Iterable[str], where: str, reporter: Reporter) -> None:
-    """Agent Harbor is forward compatible: unknown keys are ignored with a warning."""
+def warn_unknown(
+    m: PMap, known: Iterable[str], where: str, reporter: Reporter, *, top_level: bool = False
+) -> None:
+    """Agent Harbor is forward compatible: unknown keys are ignored with a warning.
+
+    Each names the nearest known key when one is close. Inside a known
+    structure (``top_level`` False) a strict reporter makes them errors.
+    """
     known = tuple(known)
     for key in m:
         if key not in known:
-            reporter.warn(
-                m.at_key(key), f"unknown key `{key}` in {where} ignored; known keys: {one_of(known)}"
+            reporter.unknown(
+                m.at_key(key),
+                f"unknown key `{key}` in {where}",
+                did_you_mean(key, known, "known keys:"),
+                top_level=top_level,
             )
 
 
