@@ -1,0 +1,537 @@
+"""The mock agent as a drop-in `claude`: Claude Code's print mode answered from Claudeless rules.
+
+Everything runs through the installed shim (`workbench mock-agent --install-shim DIR`) as a
+real process, with a private config folder (`CLAUDE_CONFIG_DIR`), cache (`XDG_CACHE_HOME`)
+and HOME, in a working folder of the test's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import write
+
+
+class Claude:
+    """The installed shim and the environment it runs in."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.bin = root / "bin"
+        self.work = root / "work"
+        self.work.mkdir(parents=True)
+        self.config = root / "cfg"
+        done = subprocess.run(
+            [sys.executable, "-m", "workbench", "mock-agent", "--install-shim", str(self.bin)],
+            capture_output=True, text=True, check=False, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == str(self.bin / "claude")
+        self.env = {
+            "PATH": f"{self.bin}:{os.environ['PATH']}",
+            "HOME": str(root / "home"),
+            "CLAUDE_CONFIG_DIR": str(self.config),
+            "XDG_CACHE_HOME": str(root / "cache"),
+            "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+        }
+
+    def rules(self, text: str, name: str = "rules.toml") -> Path:
+        path = write(self.root, name, text)
+        self.env["CLAUDELESS_SCENARIO"] = str(path)
+        return path
+
+    def run(self, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["claude", *args], cwd=self.work, env={**self.env, **env}, input=stdin, capture_output=True,
+            text=True, check=False, timeout=60, stdin=None if stdin is not None else subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def stream(self, *args: str, **env: str) -> list[dict[str, Any]]:
+        done = self.run(*args, "--output-format", "stream-json", "--verbose", **env)
+        assert done.stderr == "", done.stderr
+        return [json.loads(line) for line in done.stdout.splitlines()]
+
+    def transcript(self, session_id: str) -> list[dict[str, Any]]:
+        files = list((self.config / "projects").glob(f"*/{session_id}.jsonl"))
+        assert len(files) == 1, files
+        return [json.loads(line) for line in files[0].read_text().splitlines()]
+
+
+@pytest.fixture
+def claude(tmp_path: Path) -> Claude:
+    return Claude(tmp_path)
+
+
+HELLO = """\
+[[responses]]
+pattern = { type = "contains", text = "hello" }
+response = "Hello! How can I help you today?"
+
+[default_response]
+text = "No rule for that."
+"""
+
+
+# --------------------------------------------------------------------------- output formats
+
+
+def test_text_is_the_answer_and_a_newline(claude: Claude) -> None:
+    claude.rules(HELLO)
+    done = claude.run("-p", "hello there")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "Hello! How can I help you today?\n", "")
+    assert claude.run("-p", "what?").stdout == "No rule for that.\n"
+
+
+def test_the_prompt_comes_from_stdin_when_stdin_is_not_a_terminal(claude: Claude) -> None:
+    claude.rules(HELLO)
+    assert claude.run("-p", stdin="well hello\n").stdout == "Hello! How can I help you today?\n"
+    assert claude.run(stdin="hello without -p").stdout == "Hello! How can I help you today?\n"
+
+
+def test_json_is_one_result_object(claude: Claude) -> None:
+    claude.rules(HELLO)
+    done = claude.run("-p", "hello", "--output-format", "json", "--model", "haiku")
+    result = json.loads(done.stdout)
+    assert list(result) == ["type", "subtype", "is_error", "duration_ms", "duration_api_ms", "num_turns", "result",
+                            "session_id", "total_cost_usd", "usage", "modelUsage", "permission_denials", "uuid"]  # fmt: skip
+    assert result["result"] == "Hello! How can I help you today?" and result["is_error"] is False
+    usage = result["usage"]
+    assert usage["input_tokens"] > 0 and usage["output_tokens"] == 8  # 32 characters at 4 a token
+    assert result["total_cost_usd"] == pytest.approx(usage["input_tokens"] * 3e-6 + 8 * 15e-6)
+    assert list(result["modelUsage"]) == ["claude-haiku-4-5-20251001"]
+
+
+def test_json_with_verbose_is_an_array_of_every_message(claude: Claude) -> None:
+    claude.rules(HELLO)
+    messages = json.loads(claude.run("-p", "hello", "--output-format", "json", "--verbose").stdout)
+    assert [(m["type"], m.get("subtype")) for m in messages] == [
+        ("system", "init"), ("assistant", None), ("result", "success")
+    ]  # fmt: skip
+
+
+def test_stream_json_needs_verbose_as_in_claude_code(claude: Claude) -> None:
+    claude.rules(HELLO)
+    done = claude.run("-p", "hello", "--output-format", "stream-json")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == "Error: When using --print, --output-format=stream-json requires --verbose\n"
+
+
+def test_stream_json_tool_use_and_result_events(claude: Claude) -> None:
+    claude.rules("""\
+[[responses]]
+pattern = { type = "any" }
+[responses.response]
+text = "Reading it."
+[[responses.response.tool_calls]]
+tool = "Read"
+input = { file_path = "notes.txt" }
+result = "line one"
+
+[tool_execution]
+mode = "mock"
+""")
+    events = claude.stream("-p", "read notes")
+    assert [e["type"] for e in events] == ["system", "assistant", "assistant", "user", "result"]
+    init, text, use, tool_result, result = events
+    sid = init["session_id"]
+    assert all(e["session_id"] == sid for e in events)
+    assert text["message"]["content"] == [{"type": "text", "text": "Reading it."}]
+    block = use["message"]["content"][0]
+    assert block["type"] == "tool_use" and block["name"] == "Read" and block["input"] == {"file_path": "notes.txt"}
+    assert block["id"].startswith("toolu_") and text["message"]["id"] == use["message"]["id"]
+    assert tool_result["message"]["content"] == [
+        {"tool_use_id": block["id"], "type": "tool_result", "content": "line one", "is_error": False}
+    ]
+    assert result["result"] == "Reading it." and result["num_turns"] == 1
+
+
+def test_partial_messages_are_anthropic_stream_events(claude: Claude) -> None:
+    claude.rules("""\
+[[responses]]
+pattern = { type = "any" }
+[responses.response]
+text = "A text that is longer than one chunk of twenty characters."
+[[responses.response.tool_calls]]
+tool = "Glob"
+input = { pattern = "**/*.py" }
+result = "a.py"
+
+[tool_execution]
+mode = "mock"
+""")
+    done = claude.run("-p", "x", "--include-partial-messages")
+    assert done.returncode == 1
+    assert done.stderr == "Error: --include-partial-messages requires --print and --output-format=stream-json.\n"
+    events = claude.stream("-p", "x", "--include-partial-messages")
+    kinds = [e["event"]["type"] if e["type"] == "stream_event" else e["type"] for e in events]
+    assert kinds[:2] == ["system", "message_start"] and kinds[-3:] == ["message_stop", "user", "result"]
+    text = "".join(e["event"]["delta"]["text"] for e in events
+                   if e["type"] == "stream_event" and e["event"]["type"] == "content_block_delta"
+                   and e["event"]["delta"]["type"] == "text_delta")  # fmt: skip
+    raw = "".join(e["event"]["delta"]["partial_json"] for e in events
+                  if e["type"] == "stream_event" and e["event"].get("delta", {}).get("type") == "input_json_delta")  # fmt: skip
+    assert text == "A text that is longer than one chunk of twenty characters."
+    assert json.loads(raw) == {"pattern": "**/*.py"}
+    # each block's complete assistant message comes right before its content_block_stop
+    stops = [i for i, k in enumerate(kinds) if k == "content_block_stop"]
+    assert [kinds[i - 1] for i in stops] == ["assistant", "assistant"]
+    delta = next(e["event"] for e in events if e["type"] == "stream_event" and e["event"]["type"] == "message_delta")
+    assert delta["delta"]["stop_reason"] == "tool_use"
+
+
+# --------------------------------------------------------------------------- command line and exit codes
+
+
+@pytest.mark.parametrize(
+    ("args", "stderr"),
+    [
+        (("-p",), "Error: Input must be provided either through stdin or as a prompt argument when using --print"),
+        (("-p", "hi", "--session-id", "bad"), "Error: Invalid session ID. Must be a valid UUID."),
+        (("-p", "hi", "--output-format", "xml"),
+         "error: option '--output-format <format>' argument 'xml' is invalid. Allowed choices are text, json, "
+         "stream-json."),
+        (("-p", "hi", "--permission-mode", "bogus"),
+         "error: option '--permission-mode <mode>' argument 'bogus' is invalid. Allowed choices are acceptEdits, "
+         "bypassPermissions, default, delegate, dontAsk, plan."),
+        (("-p", "hi", "--resume", "11111111-2222-3333-4444-555555555555"),
+         "No conversation found with session ID: 11111111-2222-3333-4444-555555555555"),
+        (("-p", "hi", "--frobnicate"), "error: unknown option '--frobnicate'"),
+    ],
+)  # fmt: skip
+def test_refused_command_lines_say_what_claude_code_says_and_exit_1(
+    claude: Claude, args: tuple[str, ...], stderr: str
+) -> None:
+    claude.rules(HELLO)
+    done = claude.run(*args)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", stderr + "\n")
+
+
+def test_every_flag_an_orchestrator_passes_is_accepted(claude: Claude) -> None:
+    claude.rules(HELLO)
+    settings = write(claude.root, "settings.json", '{"permissions": {"allow": ["Read"]}}')
+    done = claude.run(
+        "-p", "hello", "--output-format", "stream-json", "--verbose", "--model", "sonnet",
+        "--allowedTools", "Bash(git:*),Read", "Edit", "--disallowedTools", "WebFetch",
+        "--permission-mode", "acceptEdits", "--session-id", "0b5e7a43-2c49-4c63-9d5f-2a1a8c0d3f11",
+        "--settings", str(settings), "--append-system-prompt", "be brief", "--max-turns", "3",
+        "--mcp-config", "{}", "--add-dir", "/tmp", "--debug",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    init = json.loads(done.stdout.splitlines()[0])
+    assert init["session_id"] == "0b5e7a43-2c49-4c63-9d5f-2a1a8c0d3f11"
+    assert init["permissionMode"] == "acceptEdits" and init["model"] == "sonnet"
+    assert "WebFetch" not in init["tools"] and "Bash" in init["tools"]
+    assert claude.run("--version").stdout == "2.1.12 (Claude Code)\n"
+
+
+def test_rules_come_from_the_flag_the_environment_or_the_install(claude: Claude, tmp_path: Path) -> None:
+    other = write(tmp_path, "other.toml", '[default_response]\ntext = "from the flag"\n')
+    claude.rules(HELLO)
+    assert claude.run("-p", "hello", "--scenario", str(other)).stdout == "from the flag\n"
+    baked = tmp_path / "baked"
+    subprocess.run([sys.executable, "-m", "workbench", "mock-agent", str(other), "--install-shim", str(baked)],
+                   check=True, capture_output=True, timeout=60)  # fmt: skip
+    env = {k: v for k, v in claude.env.items() if k != "CLAUDELESS_SCENARIO"}
+    done = subprocess.run([str(baked / "claude"), "-p", "x"], env=env, capture_output=True, text=True, timeout=60,
+                          check=False, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert done.stdout == "from the flag\n"
+
+
+def test_missing_or_invalid_rules_are_invalid_input_with_the_position(claude: Claude) -> None:
+    done = claude.run("-p", "hi")
+    assert done.returncode == 2 and "CLAUDELESS_SCENARIO" in done.stderr
+    bad = claude.rules('[[responses]]\npatern = { type = "any" }\nresponse = "x"\n')
+    done = claude.run("-p", "hi")
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"{bad}:2:1: error: unknown field `patern`" in done.stderr
+
+
+def test_changed_rules_are_read_again(claude: Claude) -> None:
+    path = claude.rules('[default_response]\ntext = "first"\n')
+    assert claude.run("-p", "x").stdout == "first\n"
+    path.write_text('[default_response]\ntext = "second, and longer"\n')
+    assert claude.run("-p", "x").stdout == "second, and longer\n"
+    assert list((claude.root / "cache" / "workbench" / "claude-rules").glob("*.json"))
+
+
+def test_workbench_mock_agent_dash_p_answers_the_same(claude: Claude) -> None:
+    rules = claude.rules(HELLO)
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "mock-agent", str(rules), "-p", "hello", "--output-format", "json"],
+        cwd=claude.work, env={**os.environ, **claude.env}, capture_output=True, text=True, check=False, timeout=60,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "Hello! How can I help you today?"
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def test_a_rule_failure_is_claude_codes_api_error_in_every_format(claude: Claude) -> None:
+    claude.rules("""\
+[[responses]]
+pattern = { type = "contains", text = "busy" }
+failure = { type = "rate_limit", retry_after = 7 }
+""")
+    done = claude.run("-p", "busy?")
+    assert done.returncode == 1 and done.stderr == ""
+    assert done.stdout.startswith("API Error: 429 {") and '"type":"rate_limit_error"' in done.stdout
+    result = json.loads(claude.run("-p", "busy?", "--output-format", "json").stdout)
+    assert (result["subtype"], result["is_error"], result["api_error_status"]) == ("success", True, 429)
+    assert result["result"].startswith("API Error: 429")
+    events = claude.stream("-p", "busy?")
+    error = events[1]
+    assert error["type"] == "assistant" and error["error"] == "rate_limit"
+    assert error["message"]["model"] == "<synthetic>" and events[-1]["is_error"] is True
+    lines = claude.transcript(events[0]["session_id"])
+    assert lines[-1]["isApiErrorMessage"] is True and lines[-1]["error"] == "rate_limit"
+
+
+@pytest.mark.parametrize(
+    ("failure", "text", "status"),
+    [
+        ("network-unreachable", "API Error: Connection error.", None),
+        ("auth-error", "API Error: 401 ", 401),
+        ("out-of-credits", "Credit balance is too low", 400),
+    ],
+)
+def test_the_failure_flag_and_environment(claude: Claude, failure: str, text: str, status: int | None) -> None:
+    claude.rules(HELLO)
+    result = json.loads(claude.run("-p", "hello", "--output-format", "json", "--failure", failure).stdout)
+    assert result["result"].startswith(text) and result["api_error_status"] == status
+    done = claude.run("-p", "hello", CLAUDELESS_FAILURE=failure)
+    assert done.returncode == 1 and done.stdout.startswith(text)
+
+
+# --------------------------------------------------------------------------- tool_execution
+
+
+TOOLS = """\
+[[responses]]
+pattern = { type = "contains", text = "write" }
+[responses.response]
+text = "Writing."
+[[responses.response.tool_calls]]
+tool = "Write"
+input = { file_path = "out.txt", content = "written for real" }
+CANNED
+
+[tool_execution]
+mode = "MODE"
+[tool_execution.tools.Write]
+auto_approve = true
+SETTING
+"""
+
+
+def tools(canned: str = "", mode: str = "live", setting: str = "") -> str:
+    return TOOLS.replace("CANNED", canned).replace("MODE", mode).replace("SETTING", setting)
+
+
+def tool_result(claude: Claude, *args: str) -> dict[str, Any]:
+    events = claude.stream("-p", "write it", *args)
+    return next(e for e in events if e["type"] == "user")["message"]["content"][0]
+
+
+def test_live_runs_the_tool_for_real(claude: Claude) -> None:
+    claude.rules(tools(canned="", mode="live", setting=""))
+    result = tool_result(claude)
+    assert result["is_error"] is False
+    assert (claude.work / "out.txt").read_text() == "written for real"
+
+
+def test_live_with_a_canned_result_runs_nothing(claude: Claude) -> None:
+    claude.rules(tools(canned='result = "canned"', mode="live", setting=""))
+    assert tool_result(claude)["content"] == "canned"
+    assert not (claude.work / "out.txt").exists()
+
+
+def test_mock_returns_the_canned_result_and_fails_without_one(claude: Claude) -> None:
+    claude.rules(tools(canned='result = "canned"', mode="mock", setting=""))
+    assert tool_result(claude)["content"] == "canned"
+    claude.rules(tools(canned="", mode="mock", setting=""))
+    result = tool_result(claude)
+    assert (result["content"], result["is_error"]) == ("No mock result configured for tool 'Write'", True)
+    assert not (claude.work / "out.txt").exists()
+
+
+def test_per_tool_result_and_error(claude: Claude) -> None:
+    claude.rules(tools(canned="", mode="mock", setting='result = "per tool"'))
+    assert tool_result(claude)["content"] == "per tool"
+    claude.rules(tools(canned='result = "canned"', mode="live", setting='error = "disk full"'))
+    assert (tool_result(claude)["content"], tool_result(claude)["is_error"]) == ("disk full", True)
+
+
+BASH = """\
+[[responses]]
+pattern = { type = "any" }
+[responses.response]
+text = ""
+[[responses.response.tool_calls]]
+tool = "Bash"
+input = { command = "echo ran > ran.txt" }
+"""
+
+
+def test_a_tool_that_would_ask_is_refused_in_print_mode(claude: Claude) -> None:
+    claude.rules(BASH)
+    events = claude.stream("-p", "go")
+    result = events[-1]
+    use = events[1]["message"]["content"][0]
+    assert result["permission_denials"] == [
+        {"tool_name": "Bash", "tool_use_id": use["id"], "tool_input": {"command": "echo ran > ran.txt"}}
+    ]
+    refusal = events[2]["message"]["content"][0]
+    assert refusal["is_error"] is True
+    assert refusal["content"] == "Claude requested permissions to use Bash, but you haven't granted it yet."
+    assert not (claude.work / "ran.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--allowedTools", "Bash(echo:*)"), ("--dangerously-skip-permissions",),
+     ("--permission-mode", "bypassPermissions")],
+)  # fmt: skip
+def test_allowed_tools_and_modes_let_it_run(claude: Claude, args: tuple[str, ...]) -> None:
+    claude.rules(BASH)
+    events = claude.stream("-p", "go", *args)
+    assert events[-1]["permission_denials"] == []
+    assert (claude.work / "ran.txt").read_text() == "ran\n"
+
+
+def test_ask_user_question_is_answered_from_the_rules_else_the_first_option(claude: Claude) -> None:
+    claude.rules("""\
+[[responses]]
+pattern = { type = "any" }
+[responses.response]
+text = ""
+[[responses.response.tool_calls]]
+tool = "AskUserQuestion"
+[responses.response.tool_calls.input]
+questions = [
+  { question = "Language?", header = "Lang", options = [{ label = "Rust" }, { label = "Python" }], multiSelect = false },
+  { question = "License?", header = "Lic", options = [{ label = "MIT" }, { label = "Apache 2.0" }], multiSelect = false },
+]
+
+[tool_execution.tools.AskUserQuestion]
+auto_approve = true
+answers = { "Language?" = "Python" }
+""")
+    events = claude.stream("-p", "help me")
+    user = next(e for e in events if e["type"] == "user")
+    assert user["tool_use_result"]["answers"] == {"Language?": "Python", "License?": "MIT"}
+    assert '"Language?"="Python", "License?"="MIT"' in user["message"]["content"][0]["content"]
+
+
+def test_turns_continue_with_the_tool_results(claude: Claude) -> None:
+    claude.rules("""\
+[[responses]]
+pattern = { type = "contains", text = "fix" }
+[responses.response]
+text = "Reading first."
+[[responses.response.tool_calls]]
+tool = "Read"
+input = { file_path = "a.txt" }
+result = "old text"
+
+[[responses.turns]]
+expect = { type = "contains", text = "old text" }
+response = "Read it: old text."
+
+[tool_execution]
+mode = "mock"
+""")
+    events = claude.stream("-p", "fix a.txt")
+    assert [e["type"] for e in events] == ["system", "assistant", "assistant", "user", "assistant", "result"]
+    assert events[-1]["result"] == "Read it: old text." and events[-1]["num_turns"] == 2
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+def test_resume_goes_on_in_the_same_session_with_the_rules_state(claude: Claude) -> None:
+    claude.rules("""\
+[[responses]]
+pattern = { type = "any" }
+response = "first answer"
+max_matches = 1
+
+[default_response]
+text = "later answers"
+""")
+    first = claude.stream("-p", "one")
+    sid = first[0]["session_id"]
+    second = claude.stream("-p", "two", "--resume", sid)
+    assert second[0]["session_id"] == sid and second[-1]["result"] == "later answers"
+    third = claude.stream("-p", "three", "--continue")
+    assert third[0]["session_id"] == sid
+    lines = [line for line in claude.transcript(sid) if line["type"] in ("user", "assistant")]
+    assert [line["message"]["content"] for line in lines if line["type"] == "user"] == ["one", "two", "three"]
+    for before, after in zip(lines, lines[1:], strict=False):
+        assert after["parentUuid"] == before["uuid"]
+    forked = claude.stream("-p", "four", "--resume", sid, "--fork-session")
+    assert forked[0]["session_id"] != sid
+    assert len(claude.transcript(forked[0]["session_id"])) > len(lines)
+
+
+def test_session_id_in_use_and_no_persistence(claude: Claude) -> None:
+    claude.rules(HELLO)
+    sid = "3f2a1b0c-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+    assert claude.run("-p", "hello", "--session-id", sid).returncode == 0
+    done = claude.run("-p", "hello", "--session-id", sid)
+    assert (done.returncode, done.stderr) == (1, f"Error: Session ID {sid} is already in use.\n")
+    events = claude.stream("-p", "hello", "--no-session-persistence")
+    assert not list((claude.config / "projects").glob(f"*/{events[0]['session_id']}.jsonl"))
+
+
+def test_sessions_are_where_claude_code_keeps_them(claude: Claude) -> None:
+    claude.rules(HELLO)
+    sid = claude.stream("-p", "hello")[0]["session_id"]
+    project = claude.config / "projects" / str(claude.work).replace("/", "-").replace("_", "-").replace(".", "-")
+    assert (project / f"{sid}.jsonl").is_file()
+    index = json.loads((project / "sessions-index.json").read_text())
+    assert index["version"] == 1
+    [entry] = index["entries"]
+    assert (entry["sessionId"], entry["firstPrompt"], entry["projectPath"]) == (sid, "hello", str(claude.work))
+
+
+def test_orchestrator_resumes_through_path(claude: Claude) -> None:
+    """A small orchestrator, as such programs are written: `claude` from PATH, stream-json, --resume."""
+    claude.rules("""\
+[[responses]]
+pattern = { type = "contains", text = "plan" }
+response = "Step 1: write the code."
+[[responses.turns]]
+expect = { type = "contains", text = "go on" }
+response = "Step 2: test it."
+
+[default_response]
+text = "Done."
+""")
+    script = write(claude.root, "orchestrate.py", """\
+import json, subprocess, sys
+
+def ask(*args):
+    out = subprocess.run(["claude", "-p", *args, "--output-format", "stream-json", "--verbose"],
+                         capture_output=True, text=True, check=True).stdout
+    events = [json.loads(line) for line in out.splitlines()]
+    result = events[-1]
+    assert result["type"] == "result" and not result["is_error"], result
+    return result["session_id"], result["result"]
+
+sid, first = ask("make a plan")
+again, second = ask("go on", "--resume", sid)
+print(json.dumps({"same": sid == again, "answers": [first, second]}))
+""")
+    done = subprocess.run([sys.executable, str(script)], cwd=claude.work, env=claude.env, capture_output=True,
+                          text=True, check=False, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"same": True, "answers": ["Step 1: write the code.", "Step 2: test it."]}
