@@ -7,6 +7,7 @@ and HOME, in a working folder of the test's own.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -144,7 +145,11 @@ mode = "mock"
     assert all(e["session_id"] == sid for e in events)
     assert text["message"]["content"] == [{"type": "text", "text": "Reading it."}]
     block = use["message"]["content"][0]
-    assert block["type"] == "tool_use" and block["name"] == "Read" and block["input"] == {"file_path": "notes.txt"}
+    assert (
+        block["type"] == "tool_use"
+        and block["name"] == "Read"
+        and block["input"] == {"file_path": "notes.txt"}
+    )
     assert block["id"].startswith("toolu_") and text["message"]["id"] == use["message"]["id"]
     assert tool_result["message"]["content"] == [
         {"tool_use_id": block["id"], "type": "tool_result", "content": "line one", "is_error": False}
@@ -168,7 +173,9 @@ mode = "mock"
 """)
     done = claude.run("-p", "x", "--include-partial-messages")
     assert done.returncode == 1
-    assert done.stderr == "Error: --include-partial-messages requires --print and --output-format=stream-json.\n"
+    assert (
+        done.stderr == "Error: --include-partial-messages requires --print and --output-format=stream-json.\n"
+    )
     events = claude.stream("-p", "x", "--include-partial-messages")
     kinds = [e["event"]["type"] if e["type"] == "stream_event" else e["type"] for e in events]
     assert kinds[:2] == ["system", "message_start"] and kinds[-3:] == ["message_stop", "user", "result"]
@@ -182,7 +189,9 @@ mode = "mock"
     # each block's complete assistant message comes right before its content_block_stop
     stops = [i for i, k in enumerate(kinds) if k == "content_block_stop"]
     assert [kinds[i - 1] for i in stops] == ["assistant", "assistant"]
-    delta = next(e["event"] for e in events if e["type"] == "stream_event" and e["event"]["type"] == "message_delta")
+    delta = next(
+        e["event"] for e in events if e["type"] == "stream_event" and e["event"]["type"] == "message_delta"
+    )
     assert delta["delta"]["stop_reason"] == "tool_use"
 
 
@@ -303,7 +312,9 @@ failure = { type = "rate_limit", retry_after = 7 }
         ("out-of-credits", "Credit balance is too low", 400),
     ],
 )
-def test_the_failure_flag_and_environment(claude: Claude, failure: str, text: str, status: int | None) -> None:
+def test_the_failure_flag_and_environment(
+    claude: Claude, failure: str, text: str, status: int | None
+) -> None:
     claude.rules(HELLO)
     result = json.loads(claude.run("-p", "hello", "--output-format", "json", "--failure", failure).stdout)
     assert result["result"].startswith(text) and result["api_error_status"] == status
@@ -475,7 +486,7 @@ text = "later answers"
     assert third[0]["session_id"] == sid
     lines = [line for line in claude.transcript(sid) if line["type"] in ("user", "assistant")]
     assert [line["message"]["content"] for line in lines if line["type"] == "user"] == ["one", "two", "three"]
-    for before, after in zip(lines, lines[1:], strict=False):
+    for before, after in itertools.pairwise(lines):
         assert after["parentUuid"] == before["uuid"]
     forked = claude.stream("-p", "four", "--resume", sid, "--fork-session")
     assert forked[0]["session_id"] != sid
@@ -495,12 +506,18 @@ def test_session_id_in_use_and_no_persistence(claude: Claude) -> None:
 def test_sessions_are_where_claude_code_keeps_them(claude: Claude) -> None:
     claude.rules(HELLO)
     sid = claude.stream("-p", "hello")[0]["session_id"]
-    project = claude.config / "projects" / str(claude.work).replace("/", "-").replace("_", "-").replace(".", "-")
+    project = (
+        claude.config / "projects" / str(claude.work).replace("/", "-").replace("_", "-").replace(".", "-")
+    )
     assert (project / f"{sid}.jsonl").is_file()
     index = json.loads((project / "sessions-index.json").read_text())
     assert index["version"] == 1
     [entry] = index["entries"]
-    assert (entry["sessionId"], entry["firstPrompt"], entry["projectPath"]) == (sid, "hello", str(claude.work))
+    assert (entry["sessionId"], entry["firstPrompt"], entry["projectPath"]) == (
+        sid,
+        "hello",
+        str(claude.work),
+    )
 
 
 def test_orchestrator_resumes_through_path(claude: Claude) -> None:
@@ -516,7 +533,10 @@ response = "Step 2: test it."
 [default_response]
 text = "Done."
 """)
-    script = write(claude.root, "orchestrate.py", """\
+    script = write(
+        claude.root,
+        "orchestrate.py",
+        """\
 import json, subprocess, sys
 
 def ask(*args):
@@ -530,8 +550,12 @@ def ask(*args):
 sid, first = ask("make a plan")
 again, second = ask("go on", "--resume", sid)
 print(json.dumps({"same": sid == again, "answers": [first, second]}))
-""")
+""",
+    )
     done = subprocess.run([sys.executable, str(script)], cwd=claude.work, env=claude.env, capture_output=True,
                           text=True, check=False, timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"same": True, "answers": ["Step 1: write the code.", "Step 2: test it."]}
+    assert json.loads(done.stdout) == {
+        "same": True,
+        "answers": ["Step 1: write the code.", "Step 2: test it."],
+    }
