@@ -16,21 +16,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.scenario.diagnostics import Reporter, ScenarioError
-    from workbench.scenario.loader import load_scenario
-    from workbench.timeline import compile_schedule
+    from workbench.timeline.prepare import prepare
     from workbench.timeline.table import render_table
 
-    reporter = Reporter()
-    try:
-        scenario = load_scenario(args.file, defines=args.define, reporter=reporter)
-        schedule = compile_schedule(scenario)
-    except ScenarioError as exc:
-        for d in [*reporter.warnings, *exc.diagnostics]:
-            print(d, file=sys.stderr)
-        return EXIT_INVALID
-    for d in reporter.warnings:
+    prepared = prepare(args.file, defines=args.define)
+    for d in prepared.diagnostics:
         print(d, file=sys.stderr)
+    scenario, schedule = prepared.scenario, prepared.schedule
+    if scenario is None or schedule is None:
+        return EXIT_INVALID
     if scenario.format == "claudeless":
         from workbench.timeline.rules_table import rules_table
 

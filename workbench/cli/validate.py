@@ -16,21 +16,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.scenario.diagnostics import ScenarioError
-    from workbench.scenario.loader import try_load
-    from workbench.timeline import compile_schedule
+    from workbench.timeline.prepare import prepare
 
     files = scenario_files(args.paths)
     valid = invalid = warnings = 0
     for path in files:
-        result = try_load(path, defines=args.define)
-        diagnostics = list(result.diagnostics)
-        if result.scenario is not None:
-            try:
-                compile_schedule(result.scenario)
-            except ScenarioError as exc:
-                diagnostics += exc.diagnostics
-        errors = [d for d in diagnostics if d.severity.value == "error"]
+        prepared = prepare(path, defines=args.define)
+        diagnostics, errors = prepared.diagnostics, prepared.errors
         for d in diagnostics:
             if d.severity.value == "error" or not args.quiet:
                 print(d, file=sys.stderr)

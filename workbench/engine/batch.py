@@ -31,7 +31,8 @@ from typing import Any, TextIO
 from workbench.engine.report import Failure, RunReport, ScenarioResult
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
 from workbench.scenario.diagnostics import Diagnostic
-from workbench.scenario.loader import discover, display_name, try_load
+from workbench.scenario.loader import discover, display_name
+from workbench.timeline.prepare import prepare
 from workbench.usage import Terminated
 
 
@@ -55,15 +56,15 @@ def collect(paths: Sequence[Path], selection: Selection, defines: Sequence[str])
     """Scenario files under ``paths`` that the selection keeps, in a stable order."""
     candidates: list[Candidate] = []
     for path in discover(paths):
-        loaded = try_load(path, defines=defines)
-        if loaded.scenario is not None:
+        loaded = prepare(path, defines=defines)
+        if loaded.ok and loaded.scenario is not None:
             candidates.append(Candidate(path, loaded.scenario.name, loaded.scenario.tags))
             continue
         result = ScenarioResult(name=path.stem, file=display_name(path), status="error")
-        for d in loaded.diagnostics:
-            if d.severity.value == "error":
-                result.failures.append(Failure(0, d.pos.line, "validation", d.message, d.pos.file))
-        candidates.append(Candidate(path, path.stem, (), result, tuple(loaded.diagnostics)))
+        for d in loaded.errors:
+            result.failures.append(Failure(0, d.pos.line, "validation", d.message, d.pos.file))
+        name = loaded.scenario.name if loaded.scenario is not None else path.stem
+        candidates.append(Candidate(path, name, (), result, tuple(loaded.diagnostics)))
     kept = [
         c
         for c in candidates

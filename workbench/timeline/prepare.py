@@ -15,7 +15,8 @@ from pathlib import Path
 from workbench.scenario.diagnostics import Diagnostic, Pos, Reporter, ScenarioError, Severity
 from workbench.scenario.loader import discover, load_scenario
 from workbench.scenario.model import Scenario
-from workbench.timeline import Schedule, compile_schedule
+
+from .compiler import Schedule, compile_schedule
 
 
 @dataclass
