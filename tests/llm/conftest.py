@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 import anthropic
 import openai
 import pytest
+from google import genai
+from google.genai import types
 
 from tests.conftest import write
 from workbench.llm import LlmServer
@@ -58,6 +60,11 @@ class Running:
 
     def openai(self, key: str = "test", **kw: Any) -> openai.OpenAI:
         return openai.OpenAI(base_url=self.openai_url, api_key=key, max_retries=0, **kw)
+
+    def gemini(self, key: str = "test") -> genai.Client:
+        """Google's SDK pointed at the server (no retries: a failure must show at once)."""
+        options = types.HttpOptions(base_url=self.url, retry_options=types.HttpRetryOptions(attempts=1))
+        return genai.Client(api_key=key, http_options=options)
 
     def finish(self) -> list[Any]:
         return self.call(self.server.finish())
@@ -119,3 +126,23 @@ RESPONSES_TOOLS: list[dict[str, Any]] = [
                                                      "yield_time_ms": {"type": "number"}}, "required": ["cmd"]}},
     {"type": "web_search", "external_web_access": False},
 ]  # fmt: skip
+
+
+def gemini_tool(name: str, props: dict[str, str], required: list[str]) -> dict[str, Any]:
+    schema = {
+        "type": "object",
+        "properties": {k: {"type": v} for k, v in props.items()},
+        "required": required,
+    }
+    return {"name": name, "description": name, "parametersJsonSchema": schema}
+
+
+# Function declarations as Gemini CLI 0.61.0 sends them (property names from its requests).
+GEMINI_TOOLS: list[dict[str, Any]] = [{"functionDeclarations": [
+    gemini_tool("write_file", {"file_path": "string", "content": "string"}, ["file_path", "content"]),
+    gemini_tool("read_file", {"file_path": "string", "start_line": "integer", "end_line": "integer"}, ["file_path"]),
+    gemini_tool("run_shell_command", {"command": "string", "description": "string", "dir_path": "string",
+                                      "is_background": "boolean"}, ["command"]),
+    gemini_tool("replace", {"file_path": "string", "instruction": "string", "old_string": "string",
+                            "new_string": "string", "allow_multiple": "boolean"}, ["file_path", "old_string", "new_string"]),
+]}]  # fmt: skip

@@ -100,7 +100,9 @@ def instance(
             return instance(options[0], title, defs)
     kind = schema.get("type")
     if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
+        kind = next((k for k in kind if str(k).lower() != "null"), "null")
+    if isinstance(kind, str):
+        kind = kind.lower()  # Google's schemas say OBJECT, STRING, INTEGER
     if kind == "object" or (kind is None and "properties" in schema):
         props = _map(schema.get("properties"))
         required = schema.get("required")
@@ -110,7 +112,7 @@ def instance(
             sub = _map(props.get(name))
             out[name] = (
                 _string(sub, title)
-                if name == "title" and sub.get("type") == "string"
+                if name == "title" and str(sub.get("type")).lower() == "string"
                 else instance(sub, title, defs)
             )
         return out

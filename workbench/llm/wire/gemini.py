@@ -20,6 +20,7 @@ the request asked for them with `includeThoughts`. Errors are Google's shape,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,6 +52,17 @@ def _routes() -> tuple[Route, ...]:
         out.append(Route("GET", f"{v}/models", "models"))
         out.append(Route("GET", f"{v}/models/{MODEL}", "model"))
     return tuple(out)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def _get(obj: Mapping[str, Any], name: str) -> Any:
+    """A field by its JSON name or its proto name (`includeThoughts` / `include_thoughts`):
+    Google's API accepts both, and its Python SDK sends some fields in each."""
+    value = obj.get(name)
+    return obj.get(_snake(name)) if value is None else value
 
 
 def _call_key(name: str, n: int) -> str:
@@ -106,7 +118,7 @@ def _contents(raw: Any) -> tuple[Message, ...]:
         results: list[ToolResult] = []
         made: list[str] = []
         for part in _texts(content.get("parts"), f"contents[{i}].parts"):
-            call, response = part.get("functionCall"), part.get("functionResponse")
+            call, response = _get(part, "functionCall"), _get(part, "functionResponse")
             if isinstance(call, Mapping) and isinstance(call.get("name"), str):
                 n = calls[call["name"]] = calls.get(call["name"], 0) + 1
                 made.append(_call_key(call["name"], n))
@@ -130,7 +142,7 @@ def _tools(raw: Any) -> tuple[ToolDef, ...]:
     out: list[ToolDef] = []
     for i, t in enumerate(raw):
         tool = item_object(t, f"tools[{i}]")
-        declarations = tool.get("functionDeclarations", tool.get("function_declarations"))
+        declarations = _get(tool, "functionDeclarations")
         if declarations is None:
             out.extend(ToolDef(str(kind), str(kind)) for kind in tool)  # googleSearch, codeExecution...
             continue
@@ -138,7 +150,7 @@ def _tools(raw: Any) -> tuple[ToolDef, ...]:
             raise WireError(f"Invalid value at 'tools[{i}].function_declarations', expected a list", "tools")
         for j, d in enumerate(declarations):
             decl = item_object(d, f"tools[{i}].function_declarations[{j}]")
-            schema = decl.get("parametersJsonSchema", decl.get("parameters"))
+            schema = _get(decl, "parametersJsonSchema") or decl.get("parameters")
             out.append(
                 tool_def(decl.get("name"), "function", schema, f"tools[{i}].function_declarations[{j}]")
             )
@@ -146,10 +158,10 @@ def _tools(raw: Any) -> tuple[ToolDef, ...]:
 
 
 def _schema(config: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, bool]:
-    for key in ("responseJsonSchema", "responseSchema", "response_json_schema", "response_schema"):
-        if isinstance(config.get(key), Mapping):
-            return config[key], False
-    return None, config.get("responseMimeType") == "application/json"
+    for key in ("responseJsonSchema", "responseSchema"):
+        if isinstance(_get(config, key), Mapping):
+            return _get(config, key), False
+    return None, _get(config, "responseMimeType") == "application/json"
 
 
 class GeminiWire(Wire):
@@ -166,24 +178,24 @@ class GeminiWire(Wire):
     def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:
         params = params or {}
         b = expect_object(body)
-        config = b.get("generationConfig", b.get("generation_config")) or {}
+        config = _get(b, "generationConfig") or {}
         if not isinstance(config, Mapping):
             raise WireError("Invalid value at 'generation_config', expected an object", "generationConfig")
-        limit = config.get("maxOutputTokens")
+        limit = _get(config, "maxOutputTokens")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise WireError(f"* GenerateContentRequest.generation_config.max_output_tokens: must be a positive "
                             f"integer, got {limit!r}", "maxOutputTokens")  # fmt: skip
-        thinking = config.get("thinkingConfig") or {}
+        thinking = _get(config, "thinkingConfig") or {}
         schema, json_mode = _schema(config)
         return ChatRequest(
             style=self.style,
             model=params.get("model", "gemini"),
             messages=_contents(b.get("contents")),
             stream=params.get("method") == "streamGenerateContent",
-            system=_system(b.get("systemInstruction", b.get("system_instruction"))),
+            system=_system(_get(b, "systemInstruction")),
             tools=_tools(b.get("tools")),
             max_tokens=limit,
-            thinking=isinstance(thinking, Mapping) and thinking.get("includeThoughts") is True,
+            thinking=isinstance(thinking, Mapping) and _get(thinking, "includeThoughts") is True,
             output_schema=schema,
             json_mode=json_mode,
             raw=b,
@@ -192,7 +204,7 @@ class GeminiWire(Wire):
 
     def count_tokens(self, body: Any, params: Mapping[str, str] | None = None) -> dict[str, Any]:
         b = expect_object(body)
-        inner = b.get("generateContentRequest")
+        inner = _get(b, "generateContentRequest")
         source = inner if isinstance(inner, Mapping) else b
         chat = self.parse(source, params)
         return {"totalTokens": estimate_tokens(chat.context_chars())}
