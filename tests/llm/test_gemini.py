@@ -190,7 +190,7 @@ def test_injected_failures(serve: Callable[..., Running]) -> None:
         client.models.generate_content(model="m", contents="trigger-credits")
     assert credits.value.code == 429 and credits.value.status == "RESOURCE_EXHAUSTED"
     seen: list[str] = []
-    with pytest.raises(Exception):  # noqa: B017,PT011 - the SDK meets a stream cut mid-way
+    with pytest.raises(Exception):  # noqa: B017 - the SDK meets a stream cut mid-way
         for chunk in client.models.generate_content_stream(model="m", contents="trigger-partial"):
             seen.append(chunk.text or "")
     assert "".join(seen) == "half of it"
