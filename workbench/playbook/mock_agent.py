@@ -66,7 +66,9 @@ class Client:
             body = {"model": "mock-model", "max_tokens": 8192, "messages": self.messages, "tools": self.tools,
                     "thinking": {"type": "enabled", "budget_tokens": 1024}}  # fmt: skip
             try:
-                message = self._post(self.url, body, {"x-api-key": self.api_key, "anthropic-version": "2023-06-01"})
+                message = self._post(
+                    self.url, body, {"x-api-key": self.api_key, "anthropic-version": "2023-06-01"}
+                )
             except urllib.error.HTTPError as exc:
                 self._api_error(exc)
                 return
@@ -86,7 +88,9 @@ class Client:
             error = json.loads(exc.read()).get("error", {})
         except ValueError:
             error = {}
-        self.term.emit(render.llm_error(exc.code, str(error.get("type", "error")), str(error.get("message", exc))))
+        self.term.emit(
+            render.llm_error(exc.code, str(error.get("type", "error")), str(error.get("message", exc)))
+        )
         self.messages.pop()  # the prompt was not answered: it is not part of the conversation
 
     def _block(self, block: dict[str, Any]) -> dict[str, Any] | None:

@@ -83,6 +83,9 @@ class PlaybookDriver(RealAgentDriver):
         return replace(agent, env={**agent.env, MOCK_TOOLS_ENV: self.server.tools_url})
 
     async def play(self, step: Step) -> list[dict[str, Any]] | None:
+        if step.action == "advance":  # a turn's end: its screen is final once the agent is quiet
+            await self.settle()
+            return self._new_events()
         checks = await super().play(step)
         if checks is None:
             return None
@@ -126,7 +129,9 @@ class PlaybookRun:
         lines = [f"{self.result.file}:{f.line}: {f.kind}: {f.message}" + (f"\n{f.diff}" if f.diff else "")
                  for f in self.result.failures]  # fmt: skip
         if self.result.run_dir:
-            lines.append(f"trace and recording in {self.result.run_dir} (workbench show {self.result.run_dir})")
+            lines.append(
+                f"trace and recording in {self.result.run_dir} (workbench show {self.result.run_dir})"
+            )
         return "\n".join(lines)
 
 
