@@ -13,7 +13,12 @@ from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, U
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_scenario_paths(p)
     p.add_argument(
-        "--ci", action="store_true", help="never write goldens; plain output; a missing golden fails"
+        "--ci", action="store_true",
+        help="never write goldens; plain output; a missing golden fails; "
+             "an unknown key inside a known structure is an error (exit 2)",
+    )  # fmt: skip
+    p.add_argument(
+        "--lenient", action="store_true", help="with --ci: unknown keys stay warnings, as without --ci"
     )
     from workbench.engine.drivers import DEFAULT_MODE, driver_summaries
 
@@ -89,13 +94,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
     paths = args.paths or [Path("scenarios")]
     scenario_files(args.paths)
-    candidates = collect(paths, selection, args.define)
+    candidates = collect(paths, selection, args.define, strict=args.ci and not args.lenient)
     if not candidates:
         print("workbench: no scenario matches the selection", file=sys.stderr)
         return EXIT_INVALID
-    for candidate in candidates:
+    for candidate in candidates:  # the warnings of every file, once; errors are in the failures
         for d in candidate.diagnostics:
-            print(d, file=sys.stderr)
+            if d.severity.value == "warning":
+                print(d, file=sys.stderr)
     options = RunOptions(
         speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
         defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd,

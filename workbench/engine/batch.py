@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 from workbench.engine.report import Failure, RunReport, ScenarioResult
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
-from workbench.scenario.diagnostics import Diagnostic
+from workbench.scenario.diagnostics import Diagnostic, count
 from workbench.scenario.loader import discover, display_name
 from workbench.timeline.prepare import prepare
 from workbench.usage import Terminated
@@ -52,17 +52,24 @@ class Candidate:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
-def collect(paths: Sequence[Path], selection: Selection, defines: Sequence[str]) -> list[Candidate]:
-    """Scenario files under ``paths`` that the selection keeps, in a stable order."""
+def collect(
+    paths: Sequence[Path], selection: Selection, defines: Sequence[str], *, strict: bool = False
+) -> list[Candidate]:
+    """Scenario files under ``paths`` that the selection keeps, in a stable order, with their warnings.
+
+    ``strict`` (``run --ci``): unknown keys inside known structures are errors.
+    """
     candidates: list[Candidate] = []
     for path in discover(paths):
-        loaded = prepare(path, defines=defines)
+        loaded = prepare(path, defines=defines, strict=strict)
         if loaded.ok and loaded.scenario is not None:
-            candidates.append(Candidate(path, loaded.scenario.name, loaded.scenario.tags))
+            scenario = loaded.scenario
+            warnings = tuple(loaded.diagnostics)
+            candidates.append(Candidate(path, scenario.name, scenario.tags, diagnostics=warnings))
             continue
         result = ScenarioResult(name=path.stem, file=display_name(path), status="error")
         for d in loaded.errors:
-            result.failures.append(Failure(0, d.pos.line, "validation", d.message, d.pos.file))
+            result.failures.append(Failure(0, d.pos.line, "validation", d.message, d.pos.file, col=d.pos.col))
         name = loaded.scenario.name if loaded.scenario is not None else path.stem
         candidates.append(Candidate(path, name, (), result, tuple(loaded.diagnostics)))
     kept = [
@@ -184,7 +191,8 @@ class Console:
             self.out.write("\n== failures ==\n")
         for r in failing:
             for f in r.failures:
-                self.out.write(f"{f.file or r.file}:{f.line}: {f.kind}: {f.message}\n")
+                where = f"{f.file or r.file}:{f.line}" + (f":{f.col}" if f.col else "")
+                self.out.write(f"{where}: {f.kind}: {f.message}\n")
                 if f.diff:
                     self.out.write(_indent(f.diff) + "\n")
             if r.kept_workspace:
@@ -193,7 +201,7 @@ class Console:
                 self.out.write(f"  trace and recording in {r.run_dir}\n")
         s = report.to_json()["summary"]
         self.out.write(
-            f"\n{s['passed']} passed, {s['failed']} failed, {s['errors']} errors, {s['skipped']} skipped "
+            f"\n{s['passed']} passed, {s['failed']} failed, {count(s['errors'], 'error')}, {s['skipped']} skipped "
             f"in {report.duration_ms / 1000:.2f} s\n"
         )
 

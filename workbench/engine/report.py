@@ -30,6 +30,7 @@ class Failure:
     message: str
     file: str = ""
     diff: str = ""  # a readable screenshot diff, for the console summary (not in the JSON)
+    col: int = 0  # the column, when the failure is a diagnostic about a place (console only)
 
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "line": self.line, "kind": self.kind, "message": self.message}

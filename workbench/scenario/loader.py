@@ -94,10 +94,15 @@ def try_load(
     try:
         scenario = load_scenario(path, defines=defines, env=env, reporter=reporter)
     except ScenarioError as exc:
-        found = list(reporter.diagnostics)
-        found += [d for d in exc.diagnostics if d not in found]
-        return LoadResult(path, None, found)
+        return LoadResult(path, None, everything_found(reporter, exc))
     return LoadResult(path, scenario, list(reporter.diagnostics))
+
+
+def everything_found(reporter: Reporter, exc: ScenarioError) -> list[Diagnostic]:
+    """The warnings and deferred errors of ``reporter`` and the errors of ``exc``, each once."""
+    found = list(reporter.diagnostics)
+    found += [d for d in exc.diagnostics if d not in found]
+    return found
 
 
 def discover(paths: Iterable[Path]) -> Iterator[Path]:

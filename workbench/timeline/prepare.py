@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.scenario.diagnostics import Diagnostic, Pos, Reporter, ScenarioError, Severity
-from workbench.scenario.loader import discover, load_scenario
+from workbench.scenario.loader import discover, everything_found, load_scenario
 from workbench.scenario.model import Scenario
 
 from .compiler import Schedule, compile_schedule
@@ -41,13 +41,18 @@ class Prepared:
         return [d for d in self.diagnostics if d.severity != Severity.ERROR]
 
 
-def prepare(path: Path, *, defines: Sequence[str] = (), text: str | None = None) -> Prepared:
-    """Load ``path`` (or unsaved ``text`` as if it were ``path``) and compile its schedule."""
-    reporter = Reporter()
+def prepare(
+    path: Path, *, defines: Sequence[str] = (), text: str | None = None, strict: bool = False
+) -> Prepared:
+    """Load ``path`` (or unsaved ``text`` as if it were ``path``) and compile its schedule.
+
+    ``strict`` (``run --ci``): unknown keys inside known structures are errors.
+    """
+    reporter = Reporter(strict=strict)
     try:
         scenario = load_scenario(path, defines=defines, reporter=reporter, text=text)
     except ScenarioError as exc:
-        return Prepared(path, diagnostics=[*reporter.warnings, *exc.diagnostics])
+        return Prepared(path, diagnostics=everything_found(reporter, exc))
     except OSError as exc:
         return Prepared(
             path, diagnostics=[Diagnostic(Pos(str(path), 1, 1), f"cannot read: {exc.strerror or exc}")]
