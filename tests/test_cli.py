@@ -34,7 +34,7 @@ def test_validate_reports_file_line_col_and_exits_2(tmp_path: Path) -> None:
     lines = done.stderr.splitlines()
     assert any(line.startswith("bad.yaml:2:5: error: unknown event `fly`") for line in lines), done.stderr
     assert any(line.startswith("good.yaml:3:5: warning: unknown key `extra`") for line in lines), done.stderr
-    assert "1 valid, 1 invalid, 1 warnings (2 files)" in done.stdout
+    assert "1 valid, 1 invalid, 1 warning (2 files)" in done.stdout
     assert "Traceback" not in done.stderr
 
 

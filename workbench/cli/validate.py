@@ -16,6 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from workbench.scenario.diagnostics import count
     from workbench.timeline.prepare import prepare
 
     files = scenario_files(args.paths)
@@ -32,5 +33,5 @@ def run(args: argparse.Namespace) -> int:
         else:
             valid += 1
     if not args.quiet:
-        print(f"{valid} valid, {invalid} invalid, {warnings} warnings ({len(files)} files)")
+        print(f"{valid} valid, {invalid} invalid, {count(warnings, 'warning')} ({count(len(files), 'file')})")
     return EXIT_INVALID if invalid else EXIT_OK

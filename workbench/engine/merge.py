@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engine.report import RunReport, ScenarioResult
+from workbench.scenario.diagnostics import count
 
 STATUSES = ("passed", "failed", "error", "skipped")
 KINDS = ("assert", "screenshot", "expect", "tool", "timing", "process", "validation")
@@ -148,7 +149,7 @@ def summary_line(report: RunReport, shards: int) -> str:
     s = report.to_json()["summary"]
     return (
         f"merged {shards} report{'s' if shards != 1 else ''}: {len(report.results)} scenarios, "
-        f"{s['passed']} passed, {s['failed']} failed, {s['errors']} errors, {s['skipped']} skipped"
+        f"{s['passed']} passed, {s['failed']} failed, {count(s['errors'], 'error')}, {s['skipped']} skipped"
     )
 
 
