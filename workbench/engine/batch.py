@@ -181,7 +181,7 @@ class Console:
         for shot in result.screenshots:  # a golden written is news: say where it went
             if shot.status in ("new", "updated"):
                 self.out.write(f"  {shot.status} golden: {shot.golden}\n")
-        if result.run_dir:
+        if result.run_dir and result.status != "skipped":
             self.out.write(f"  run folder: {result.run_dir}\n")
         self.out.flush()
 
