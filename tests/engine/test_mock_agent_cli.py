@@ -52,3 +52,24 @@ def test_invalid_speed_and_scenario_exit_2(tmp_path: Path) -> None:
     bad = write(tmp_path, "bad.yaml", "timeline:\n  - fly: away\n")
     done = mock_agent(str(bad), cwd=tmp_path)
     assert done.returncode == 2 and "bad.yaml:2:5: error: unknown event `fly`" in done.stderr
+
+
+def test_tool_execution_is_not_played_the_real_tool_runs(tmp_path: Path) -> None:
+    """Agent Harbor: the mock agent skips `toolExecution` (simulated output is simulation mode's)."""
+    scenario = write(tmp_path, "s.yaml", """\
+timeline:
+  - agentToolUse:
+      toolName: runCmd
+      args: {cmd: "echo real output"}
+      result: "real output"
+      toolExecution:
+        startTimeMs: 0
+        events:
+          - {type: stdout, timeMs: 10, content: "SIMULATED LINE"}
+          - {type: stderr, timeMs: 15, content: "SIMULATED ERROR"}
+          - {type: completion, timeMs: 20, exitCode: 3}
+""")  # fmt: skip
+    done = mock_agent(str(scenario), "--workspace", str(tmp_path), "--speed", "max", "--print", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "real output" in done.stdout
+    assert "SIMULATED" not in done.stdout and "exit 3" not in done.stdout

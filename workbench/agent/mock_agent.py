@@ -201,8 +201,7 @@ class MockAgent:
         elif step.action == "tool-progress":
             self.term.emit(render.sub_line(item.text, render.DIM))
         elif step.action == "tool-output":
-            text = f"exit {item.exit_code}" if item.type == "completion" else item.content
-            self.term.emit(render.sub_line(text, render.RED if item.type == "stderr" else render.DIM))
+            pass  # `toolExecution` simulates a tool's output for simulation mode; this agent runs the real tool
         elif step.action == "tool-result":
             self._tool_result(step, item)
         elif step.action == "edit":
