@@ -181,6 +181,8 @@ class Console:
         for shot in result.screenshots:  # a golden written is news: say where it went
             if shot.status in ("new", "updated"):
                 self.out.write(f"  {shot.status} golden: {shot.golden}\n")
+        for check in result.skipped_checks:  # not a pass: say that it was not checked
+            self.out.write(f"  skipped check, line {check.line}: {check.reason}\n")
         if result.run_dir and result.status != "skipped":
             self.out.write(f"  run folder: {result.run_dir}\n")
         self.out.flush()

@@ -37,6 +37,18 @@ class Failure:
 
 
 @dataclass
+class SkippedCheck:
+    """A check the scenario asks for that this runner cannot make (e.g. `assertVm`): never a pass.
+
+    Listed in the scenario's report entry under ``skipped_checks`` (present only when there are some)."""
+
+    step: int
+    line: int
+    check: str
+    reason: str
+
+
+@dataclass
 class ShotResult:
     label: str
     golden: str
@@ -57,6 +69,7 @@ class ScenarioResult:
     run_dir: str | None = None
     kept_workspace: str | None = None
     skip_reason: str | None = None  # console and JUnit only: the report's shape is fixed by docs/design.md §6
+    skipped_checks: list[SkippedCheck] = field(default_factory=list)
 
     def fail(self, failure: Failure) -> None:
         self.failures.append(failure)
@@ -64,7 +77,7 @@ class ScenarioResult:
             self.status = "failed"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "name": self.name,
             "file": self.file,
             "mode": self.mode,
@@ -74,6 +87,9 @@ class ScenarioResult:
             "failures": [f.to_json() for f in self.failures],
             "screenshots": [asdict(s) for s in self.screenshots],
         }
+        if self.skipped_checks:
+            data["skipped_checks"] = [asdict(c) for c in self.skipped_checks]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScenarioResult:
@@ -86,6 +102,7 @@ class ScenarioResult:
             virtual_ms=data["virtual_ms"],
             failures=[Failure(**f) for f in data["failures"]],
             screenshots=[ShotResult(**s) for s in data["screenshots"]],
+            skipped_checks=[SkippedCheck(**c) for c in data.get("skipped_checks", [])],
         )
 
 

@@ -41,7 +41,7 @@ from workbench.engine.drivers.base import key_notation
 from workbench.engine.options import RunOptions
 from workbench.timeline.prepare import prepare
 from workbench.engine.program import Program, program_for
-from workbench.engine.report import Failure, ScenarioResult, ShotResult
+from workbench.engine.report import Failure, ScenarioResult, ShotResult, SkippedCheck
 from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
@@ -266,6 +266,13 @@ class ScenarioRun:
             return [{"ok": False, "message": message}]
         return [{"ok": True, "message": f"screenshot `{label}`: {outcome.status}"}]
 
+    async def _assert_vm(self, step: Step) -> Checks:
+        """`assertVm` checks the view model of Agent Harbor's own TUI, which no program here exposes: skipped, never passed."""
+        assert self.result is not None
+        message = f"{step.summary}: not checked by this runner (it asserts the view model of Agent Harbor's own TUI)"
+        self.result.skipped_checks.append(SkippedCheck(step.index, step.pos.line, "assertVm", message))
+        return [{"ok": None, "skipped": True, "message": message}]
+
     async def _assert(self, step: Step) -> Checks:
         assert self._ctx is not None
         return self._report_checks(step, await self._ctx.assert_outcomes(step), "assert")
@@ -378,6 +385,7 @@ STEP_KINDS: dict[str, StepHandler] = {
     "key": ScenarioRun._key,
     "screenshot": ScenarioRun._screenshot,
     "assert": ScenarioRun._assert,
+    "assert-vm": ScenarioRun._assert_vm,
     "assert-git": ScenarioRun._assert,
     "user-command": ScenarioRun._user_command,
     "user-edits": ScenarioRun._user_edits,
@@ -387,7 +395,7 @@ STEP_KINDS: dict[str, StepHandler] = {
 }
 """How the runner plays each step kind a driver leaves to it."""
 
-RECORDED = frozenset({"log", "status", "sse", "advance", "cancel", "assert-vm"}) | AGENT_ACTIONS
+RECORDED = frozenset({"log", "status", "sse", "advance", "cancel"}) | AGENT_ACTIONS
 """Step kinds that are recorded only when no driver plays them (agent steps of a plain program...)."""
 
 
