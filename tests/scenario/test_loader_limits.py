@@ -269,3 +269,15 @@ def test_the_toml_guard_reads_large_texts_in_one_pass(text: str) -> None:
         parse_document(text, "f.toml", ".toml")
     except ScenarioError as exc:
         assert exc.diagnostics[0].pos.line >= 1
+
+
+@pytest.mark.parametrize(("anchor", "around", "too_deep"), [(60, 50, True), (40, 50, False), (99, 0, False)])
+def test_an_alias_counts_the_depth_of_what_it_stands_for(anchor: int, around: int, too_deep: bool) -> None:
+    text = f"a: &a {'[' * anchor}{']' * anchor}\nb: {'[' * around}*a{']' * around}\n"
+    try:
+        parse_document(text, "f.yaml", ".yaml")
+    except ScenarioError as exc:
+        assert too_deep and "nested more than" in exc.diagnostics[0].message
+        assert exc.diagnostics[0].pos.line == 2
+    else:
+        assert not too_deep

@@ -128,7 +128,7 @@ deep file overflows the C stack), and tomllib and every later walk recurse in
 Python.
 """
 
-ALIAS_BUDGET = 20_000
+ALIAS_BUDGET = 10_000
 """Values that YAML aliases may add by expansion beyond the file's own values.
 
 Each alias is expanded into a copy (loaders may change what they get), so
@@ -147,12 +147,13 @@ def too_deep(pos: Pos) -> ScenarioError:
 class _Frame:
     """A mapping or list being built, with what its next event will complete."""
 
-    __slots__ = ("anchor", "container", "key", "key_pos", "merge", "merged", "start_count")
+    __slots__ = ("anchor", "container", "height", "key", "key_pos", "merge", "merged", "start_count")
 
     def __init__(self, container: PMap | PList, anchor: str | None, start_count: int) -> None:
         self.container = container
         self.anchor = anchor
         self.start_count = start_count
+        self.height = 1  # container levels in this one, itself included
         self.key: str | None = None
         self.key_pos: Pos | None = None  # set while the value of ``key`` is awaited
         self.merge = False  # the awaited value is for `<<`
@@ -168,30 +169,19 @@ class _Anchor:
         self.height = height
 
 
-def _copy(value: Any) -> Any:
-    """A fresh copy of a built value (an alias's expansion), positions kept."""
+def _copy(value: PMap | PList) -> PMap | PList:
+    """A fresh copy of a built container (an alias's expansion), positions kept."""
     if isinstance(value, PMap):
         m = PMap(value.pos)
         for k, v in value.items():
-            m[k] = _copy(v)
+            m[k] = _copy(v) if isinstance(v, PMap | PList) else v
         m.key_pos.update(value.key_pos)
         m.value_pos.update(value.value_pos)
         return m
-    if isinstance(value, PList):
-        seq = PList(value.pos)
-        seq.extend(_copy(v) for v in value)
-        seq.item_pos.extend(value.item_pos)
-        return seq
-    return value
-
-
-def _height(value: Any) -> int:
-    """How many container levels ``value`` has (0 for a scalar)."""
-    if isinstance(value, PMap):
-        return 1 + max((_height(v) for v in value.values()), default=0)
-    if isinstance(value, PList):
-        return 1 + max((_height(v) for v in value), default=0)
-    return 0
+    seq = PList(value.pos)
+    seq.extend([_copy(v) if isinstance(v, PMap | PList) else v for v in value])
+    seq.item_pos.extend(value.item_pos)
+    return seq
 
 
 class _Builder:
@@ -254,14 +244,17 @@ class _Builder:
                 if frame.anchor is not None:
                     self.open_anchors.discard(frame.anchor)
                     size = self.count + self.expanded - frame.start_count + 1
-                    self.anchors[frame.anchor] = _Anchor(done, size, _height(done))
+                    self.anchors[frame.anchor] = _Anchor(done, size, frame.height)
                 if not self.stack:
                     result = done
                 else:
+                    self.stack[-1].height = max(self.stack[-1].height, frame.height + 1)
                     self.add(done, done.pos)
             elif isinstance(event, yaml.AliasEvent):
                 value = self.alias(event)
                 if self.stack:
+                    height = self.anchors[event.anchor or ""].height
+                    self.stack[-1].height = max(self.stack[-1].height, height + 1)
                     self.add(value, self.pos(event))
                 else:
                     result = value
@@ -309,7 +302,7 @@ class _Builder:
                 f"aliases expand to more than {max(ALIAS_BUDGET, self.count):,} values"
                 " (an alias bomb?); repeat fewer or smaller anchored blocks",
             )
-        return _copy(anchor.value)
+        return _copy(anchor.value) if isinstance(anchor.value, PMap | PList) else anchor.value
 
     def add(self, value: Any, pos: Pos, *, merge_key: bool = False) -> None:
         """Put a finished value into the innermost container (as a key, a value or an item)."""
