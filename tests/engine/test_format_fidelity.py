@@ -49,3 +49,37 @@ timeline:
     steps = [json.loads(line) for line in trace.read_text().splitlines()]
     vm = next(s for s in steps if s.get("type") == "step" and s["action"] == "assert-vm")
     assert vm["checks"] == [{"ok": None, "skipped": True, "message": entry["skipped_checks"][0]["reason"]}]
+
+
+def test_inputs_for_a_target_the_run_does_not_have_are_not_typed(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "targets.yaml", """\
+name: targets
+timeline:
+  - userInputs:
+      - {relativeTime: 0, input: "typed for the tui", target: tui}
+  - userInputs:
+      - {relativeTime: 10, input: "meant for the web", target: webui}
+  - userInputs:
+      - {relativeTime: 20, input: "also for the web", target: webui}
+  - userInputs:
+      - {relativeTime: 30, input: "typed for the cli", target: cli}
+""")  # fmt: skip
+    validated = run("validate", str(scenario), cwd=tmp_path)
+    out = validated.stdout + validated.stderr
+    assert out.count("not typed in a terminal run") == 1 and "targets.yaml:6:" in out
+    done, entry = report_entry(tmp_path, scenario)
+    assert done.returncode == 0, done.stdout + done.stderr
+    trace = next(tmp_path.glob("target/tmp/workbench/targets/*/*/trace.jsonl"))
+    steps = [json.loads(line) for line in trace.read_text().splitlines()]
+    inputs = [s for s in steps if s.get("type") == "step" and s["action"] == "input"]
+    assert [s["checks"] for s in inputs] == [
+        [],
+        [{"ok": None, "skipped": True,
+          "message": "input for target `webui` not typed: this run drives a terminal (targets tui, cli)"}],
+        [{"ok": None, "skipped": True,
+          "message": "input for target `webui` not typed: this run drives a terminal (targets tui, cli)"}],
+        [],
+    ]  # fmt: skip
+    screen = "\n".join(steps[-1]["screen"] if "screen" in steps[-1] else inputs[-1]["screen"])
+    assert "typed for the tui" in screen and "typed for the cli" in screen
+    assert "web" not in screen

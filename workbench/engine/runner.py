@@ -55,6 +55,7 @@ from workbench.workspace.asserts import command_checks
 __all__ = ["AGENT_ACTIONS", "Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenario"]
 
 USER_COMMAND_TIMEOUT_S = 30.0
+TERMINAL_TARGETS = frozenset({"tui", "cli"})  # `userInputs.target`s a terminal run types
 
 
 class Observer(Protocol):
@@ -185,7 +186,9 @@ class ScenarioRun:
             self._current_step = step.index
             await self.clock.gate(step.index)
             await self.clock.sleep_until(step.at_ms)
-            checks = await driver.play(step)
+            checks = self._foreign_input(step)
+            if checks is None:
+                checks = await driver.play(step)
             if checks is None:
                 checks = await self._play(step)
             files_after = self._workspace.snapshot()
@@ -231,6 +234,15 @@ class ScenarioRun:
     async def _input(self, step: Step) -> Checks:
         await self._typed(step.item.text)
         return []
+
+    @staticmethod
+    def _foreign_input(step: Step) -> Checks | None:
+        """An input for a target this run does not have (e.g. `webui`): not typed, noted in the trace."""
+        target = getattr(step.item, "target", None) if step.action == "input" else None
+        if target is None or target in TERMINAL_TARGETS:
+            return None
+        message = f"input for target `{target}` not typed: this run drives a terminal (targets tui, cli)"
+        return [{"ok": None, "skipped": True, "message": message}]
 
     async def _key(self, step: Step) -> Checks:
         assert isinstance(step.event, m.KeyPress)

@@ -1047,7 +1047,18 @@ def _user_inputs(value: Any, pos: Pos, kpos: Pos, target: str | None, ctx: _Cont
             )
         last = (ms, tpos)
         items.append(m.InputItem(ms, timing, content, ipos, entry_target, expected, imeta))
+    _warn_foreign_target(items, ctx)
     return m.UserInputs(kpos, tuple(items), target)
+
+
+_TARGET_WARNING = "inputs for `target: webui` are not typed in a terminal run (only `tui` and `cli` inputs are)"
+
+
+def _warn_foreign_target(items: list[m.InputItem], ctx: _Context) -> None:
+    """Once per file: an input meant for the web UI never reaches a terminal; the trace notes each one."""
+    foreign = next((item for item in items if item.target == "webui"), None)
+    if foreign is not None and not any(d.message.startswith(_TARGET_WARNING) for d in ctx.reporter.warnings):
+        ctx.reporter.warn(foreign.pos, f"{_TARGET_WARNING}; each is noted in the trace and skipped")
 
 
 def _user_edits(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Context) -> list[m.Event]:
