@@ -67,7 +67,7 @@ timeline:
     validated = run("validate", str(scenario), cwd=tmp_path)
     out = validated.stdout + validated.stderr
     assert out.count("not typed in a terminal run") == 1 and "targets.yaml:6:" in out
-    done, entry = report_entry(tmp_path, scenario)
+    done, _ = report_entry(tmp_path, scenario)
     assert done.returncode == 0, done.stdout + done.stderr
     trace = next(tmp_path.glob("target/tmp/workbench/targets/*/*/trace.jsonl"))
     steps = [json.loads(line) for line in trace.read_text().splitlines()]
