@@ -70,8 +70,12 @@ class ScenarioResult:
     kept_workspace: str | None = None
     skip_reason: str | None = None  # console and JUnit only: the report's shape is fixed by docs/design.md §6
     skipped_checks: list[SkippedCheck] = field(default_factory=list)
+    first_line: int = 0  # the scenario's first line: where a failure of no step is placed (not in the JSON)
 
     def fail(self, failure: Failure) -> None:
+        if failure.line < 1 and self.first_line:  # a report line `file:0:` helps nobody: name the scenario
+            failure.line = self.first_line
+            failure.message += " (this concerns the scenario as a whole, not one step)"
         self.failures.append(failure)
         if self.status == "passed":
             self.status = "failed"
