@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -47,6 +48,7 @@ from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
 from workbench.scenario.names import folder_name
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
+from workbench.terminal.session import WaitTimeout
 from workbench.terminal.masks import mask_shot
 from workbench.timeline import Schedule, Step
 from workbench.workspace import Check, Workspace, WorkspaceError
@@ -285,6 +287,28 @@ class ScenarioRun:
         self.result.skipped_checks.append(SkippedCheck(step.index, step.pos.line, "assertVm", message))
         return [{"ok": None, "skipped": True, "message": message}]
 
+    async def _wait_for(self, step: Step) -> Checks:
+        """Hold the timeline until the screen shows the text (or matches the regex); else fail with the screen."""
+        assert self._session is not None and self._ctx is not None
+        event = step.event
+        assert isinstance(event, m.WaitFor)
+        wanted = event.text if event.text is not None else re.compile(str(event.regex), re.M)
+        what = repr(event.text) if event.text is not None else f"/{event.regex}/"
+        try:
+            await self._session.wait_for_text(wanted, timeout=event.timeout_ms / 1000)
+        except WaitTimeout:
+            message = f"the screen did not show {what} within {event.timeout_ms} ms; the screen was:\n{self._ctx.screen_text()}"
+            self._ctx.fail(step.index, step.pos.line, "timing", message)
+            return [{"ok": False, "message": message}]
+        return [{"ok": True, "message": f"the screen shows {what}"}]
+
+    async def _assert_vm(self, step: Step) -> Checks:
+        """`assertVm` checks the view model of Agent Harbor's own TUI, which no program here exposes: skipped, never passed."""
+        assert self.result is not None
+        message = f"{step.summary}: not checked by this runner (it asserts the view model of Agent Harbor's own TUI)"
+        self.result.skipped_checks.append(SkippedCheck(step.index, step.pos.line, "assertVm", message))
+        return [{"ok": None, "skipped": True, "message": message}]
+
     async def _assert(self, step: Step) -> Checks:
         assert self._ctx is not None
         return self._report_checks(step, await self._ctx.assert_outcomes(step), "assert")
@@ -396,6 +420,7 @@ STEP_KINDS: dict[str, StepHandler] = {
     "input": ScenarioRun._input,
     "key": ScenarioRun._key,
     "screenshot": ScenarioRun._screenshot,
+    "wait-for": ScenarioRun._wait_for,
     "assert": ScenarioRun._assert,
     "assert-vm": ScenarioRun._assert_vm,
     "assert-git": ScenarioRun._assert,
