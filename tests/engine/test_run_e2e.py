@@ -433,3 +433,48 @@ timeline:
     done = workbench("validate", str(bad), cwd=tmp_path)
     assert done.returncode == 2
     assert "bad.yaml:1:9: error: `masks` item '(' is not a valid regular expression" in done.stderr
+
+
+def test_wait_for_holds_the_timeline_until_the_screen_shows_the_text(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "late.yaml", """\
+name: late
+command: [bash, --norc, --noprofile, -c, "sleep 0.5; echo READY-1; read line; echo got $line; sleep 0.3; echo DONE-2; cat"]
+timeline:
+  - waitFor: READY-1
+  - userInputs:
+      - [0, "hello<Enter>"]
+  - waitFor: {regex: "^DONE-\\\\d$", timeoutMs: 5000}
+  - assert:
+      text:
+        contains: ["got hello", "DONE-2"]
+""")  # fmt: skip
+    done = workbench("run", str(scenario), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_wait_for_times_out_with_the_screen_and_the_steps_line(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "never.yaml", """\
+name: never
+command: [bash, --norc, --noprofile, -c, "echo something else; cat"]
+timeline:
+  - waitFor: {text: "never shown", timeoutMs: 300}
+""")  # fmt: skip
+    done = workbench("run", str(scenario), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    (failure,) = entry["failures"]
+    assert failure["kind"] == "timing" and failure["line"] == 4
+    assert "'never shown'" in failure["message"] and "something else" in failure["message"]
+
+
+def test_wait_for_with_a_bad_regex_is_invalid_input_at_its_line(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "bad.yaml", """\
+name: bad
+command: [cat]
+timeline:
+  - type: waitFor
+    regex: "(unclosed"
+""")  # fmt: skip
+    done = workbench("validate", str(scenario), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "bad.yaml:5:" in done.stderr and "regex" in done.stderr

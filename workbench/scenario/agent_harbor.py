@@ -449,7 +449,8 @@ def _expect(doc: PMap, ctx: _Context) -> m.Expect:
         if "exitCode" in e
         else None
     )
-    return m.Expect(exit_code=exit_code, artifacts=tuple(artifacts))
+    exit_code_pos = e.at_value("exitCode") if "exitCode" in e else None
+    return m.Expect(exit_code=exit_code, artifacts=tuple(artifacts), exit_code_pos=exit_code_pos)
 
 
 # --------------------------------------------------------------------------- the timeline
@@ -536,6 +537,7 @@ def _typed_step(entry: PMap, ctx: _Context) -> m.Event:
     fields: dict[str, tuple[str, ...]] = {
         "advanceMs": ("ms",), "baseTimeDelta": ("ms",), "screenshot": ("name",), "snapshot": ("name",),
         "userInputs": ("inputs", "target"), "key": ("key",), "assertVm": (), "sse": ("event",),
+        "waitFor": (),
     }  # fmt: skip
     if kind not in fields:
         hint = (
@@ -555,6 +557,8 @@ def _typed_step(entry: PMap, ctx: _Context) -> m.Event:
         return _user_inputs(entry["inputs"], entry.at_value("inputs"), pos, _target(entry), ctx)
     if kind == "key":
         return m.KeyPress(pos, as_str(entry["key"], entry.at_value("key"), "`key`"))
+    if kind == "waitFor":
+        return _wait_for_map(entry, entry.pos, pos)
     if kind == "sse":
         return m.SseEvent(
             pos, m.frozen_map(to_plain(expect_map(entry["event"], entry.at_value("event"), "`event`")))
@@ -1149,6 +1153,28 @@ def _screenshot(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _
     return [m.Screenshot(kpos, _label(value, pos))]
 
 
+def _wait_for(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Context) -> list[m.Event]:
+    """`waitFor: TEXT` or `waitFor: {text | regex, timeoutMs}` (our extension)."""
+    if not isinstance(value, PMap):
+        return [m.WaitFor(kpos, text=as_str(value, pos, "`waitFor` text", allow_scalars=True))]
+    warn_unknown(value, ("text", "regex", "timeoutMs"), "`waitFor`", ctx.reporter)
+    return [_wait_for_map(value, pos, kpos)]
+
+
+def _wait_for_map(w: PMap, pos: Pos, kpos: Pos) -> m.WaitFor:
+    if ("text" in w) == ("regex" in w):
+        raise ScenarioError.at(pos, "`waitFor` needs one of `text` (shown on the screen) or `regex` (searched in it)")
+    text = as_str(w["text"], w.at_value("text"), "`text`", allow_scalars=True) if "text" in w else None
+    regex = as_str(w["regex"], w.at_value("regex"), "`regex`") if "regex" in w else None
+    if regex is not None:
+        try:
+            re.compile(regex, re.M)
+        except re.error as exc:
+            raise ScenarioError.at(w.at_value("regex"), f"`regex` is not a valid regular expression: {exc}") from None
+    timeout = as_int(w["timeoutMs"], w.at_value("timeoutMs"), "`timeoutMs`", minimum=1) if "timeoutMs" in w else 10_000
+    return m.WaitFor(kpos, text=text, regex=regex, timeout_ms=timeout)
+
+
 def _log(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Context) -> list[m.Event]:
     return [m.Log(kpos, as_str(value, pos, "`log`", allow_scalars=True))]
 
@@ -1326,6 +1352,7 @@ PARSERS: dict[str, Parser] = {
     "advanceMs": _advance,
     "baseTimeDelta": _advance,
     "screenshot": _screenshot,
+    "waitFor": _wait_for,
     "log": _log,
     "status": _status,
     "assert": _assert,

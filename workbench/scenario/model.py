@@ -276,6 +276,16 @@ class Screenshot(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class WaitFor(Event):
+    """`waitFor` (our extension): hold the timeline until the screen shows ``text`` or matches ``regex``;
+    after ``timeout_ms`` of real time the step fails with the screen."""
+
+    text: str | None = None
+    regex: str | None = None
+    timeout_ms: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
 class Log(Event):
     message: str
 
@@ -401,6 +411,7 @@ class Artifact:
 class Expect:
     exit_code: int | None = None
     artifacts: tuple[Artifact, ...] = ()
+    exit_code_pos: Pos | None = None  # where `exitCode` is written: a wrong exit code fails there
 
 
 # --------------------------------------------------------------------------- Claudeless rules

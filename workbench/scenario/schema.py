@@ -146,6 +146,11 @@ def _events() -> dict[str, Schema]:
             "pattern": "^[A-Za-z0-9_.-]+$",
             "description": "capture and compare a golden",
         },
+        "waitFor": {
+            "description": "hold the timeline until the screen shows a text or matches a regex (timeoutMs: 10000)",
+            "anyOf": [_STR, {"type": "object", "properties": {"text": _STR, "regex": _STR, "timeoutMs": _MS},
+                             "additionalProperties": False}],
+        },
         "log": _STR,
         "status": {"enum": list(SESSION_STATUSES)},
         "assert": _obj(
@@ -182,8 +187,8 @@ def _events() -> dict[str, Schema]:
 
 def _typed_step() -> Schema:
     return _obj(
-        {"type": {"enum": ["advanceMs", "baseTimeDelta", "screenshot", "snapshot", "userInputs", "key", "assertVm", "sse"]},
-         "ms": _MS, "name": _STR, "inputs": {"type": "array"}, "key": _STR, "event": {"type": "object"}},
+        {"type": {"enum": ["advanceMs", "baseTimeDelta", "screenshot", "snapshot", "userInputs", "key", "assertVm", "sse", "waitFor"]},
+         "text": _STR, "regex": _STR, "timeoutMs": _MS, "ms": _MS, "name": _STR, "inputs": {"type": "array"}, "key": _STR, "event": {"type": "object"}},
         ("type",), "a type-tagged step",
     )  # fmt: skip
 

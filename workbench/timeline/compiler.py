@@ -235,6 +235,7 @@ _ACTIONS: dict[type, str] = {
     m.UserCommand: "user-command",
     m.UserCancelSession: "cancel",
     m.Screenshot: "screenshot",
+    m.WaitFor: "wait-for",
     m.Log: "log",
     m.Status: "status",
     m.Assert: "assert",
@@ -287,6 +288,8 @@ def summarize(event: m.Event) -> str:
         return "userCancelSession"
     if isinstance(event, m.Screenshot):
         return f"screenshot {event.label}"
+    if isinstance(event, m.WaitFor):
+        return f"waitFor {_quote(event.text) if event.text is not None else '/' + str(event.regex) + '/'}"
     if isinstance(event, m.Log):
         return f"log {_quote(event.message)}"
     if isinstance(event, m.Status):
