@@ -22,6 +22,19 @@ A request that repeats the previous conversation exactly (an agent retrying
 after a cut stream) gets the same reply again instead of the next one; a
 scripted ``error`` is consumed, so the agent's retry gets the following turn.
 Requests after the last reply get an empty answer and a failure.
+
+Side requests the server cannot recognise up front are found afterwards, from
+the structure of the conversation, not from what they say: when a request that
+offers tools does not continue from the previous reply (no new model turn, none
+of its call ids, not its text), and the request that received it offered none,
+that request was a side request (a title, a router, a summary asked before the
+real turn) and the reply is served again to this one. A request that offers no tools never receives a
+tool call: the calls are held back, and served when the reply is served again
+to the real turn; if it never is, they are a failure.
+
+An agent may end the session from inside a tool call (a "submit" command): the
+unanswered calls of the last reply are then a note, not a failure (the
+workspace asserts still check the outcome).
 """
 
 from __future__ import annotations
@@ -90,6 +103,18 @@ def _only_thinking(unit: Unit) -> bool:
 
 
 @dataclass
+class _Served:
+    """The last reply sent, to tell later whether the conversation took it up."""
+
+    unit: int
+    call_ids: frozenset[str]
+    text: str
+    history: int  # model turns and tool results in the request it answered
+    tools: bool  # whether that request offered tools
+    withheld: tuple[Step, ...] = ()  # calls not sent: the request offered no tools
+
+
+@dataclass
 class _Pending:
     tool: m.ToolUse
     step: Step  # the tool-result step: its index and line name the failure
@@ -107,6 +132,8 @@ class TimelineResponder:
         self._position = -1
         self._pending: dict[str, _Pending] = {}
         self._last: tuple[str, int] | None = None  # (conversation fingerprint, unit index) of the last reply
+        self._served: _Served | None = None
+        self._served_again: set[int] = set()  # units served again once (never twice: no loops)
         self._pieces = _piece_index(self.scenario)
 
     # ------------------------------------------------------------------ protocol
@@ -127,6 +154,7 @@ class TimelineResponder:
         if self._last is not None and self._last[0] == fingerprint:
             ctx.notes.append("the agent repeated its last request; the same reply was sent again")
             return self._reply(self.units[self._last[1]], ctx)
+        self._serve_again_if_unused(ctx)
         self._check_results(ctx)
         await self._play_steps(ctx)
         if self.cursor >= len(self.units):
@@ -135,16 +163,59 @@ class TimelineResponder:
         index = self.cursor
         unit = self.units[index]
         self.cursor += 1
-        reply = self._reply(unit, ctx)
+        withheld: list[Step] = []
+        reply = self._reply(unit, ctx, withheld)
+        scripted = reply.error is not None or reply.inject is not None
         self._last = None if reply.error is not None else (fingerprint, index)
+        calls = frozenset(c.call_id for c in reply.tool_calls)
+        self._served = (
+            None
+            if scripted
+            else _Served(
+                index, calls, reply.text.strip(), _history(ctx), bool(ctx.chat.tools), tuple(withheld)
+            )
+        )
         self._position = max(self._position, unit.last_index)
+        ctx.consumed = f"line {unit.line}"
         return reply
 
-    async def finish(self) -> None:
-        for pending in self._pending.values():
-            self._fail("tool", f"{pending.tool.tool_name}: the agent never sent the result of its {pending.name} call",
-                       pending.step.pos.line, pending.step.index)  # fmt: skip
+    def _serve_again_if_unused(self, ctx: TurnContext) -> None:
+        """Serve the last reply again if the request it went to turned out to be a side request."""
+        last, self._served = self._served, None
+        if last is None or not (last.text or last.call_ids or last.withheld):
+            return
+        chat = ctx.chat
+        used = _history(ctx) > last.history or bool(
+            last.call_ids
+            & ({c for msg in chat.messages for c in msg.tool_calls} | set(chat.tool_results_by_id()))
+        )
+        used = used or bool(
+            last.text and any(last.text in msg.text for msg in chat.messages if msg.role == "assistant")
+        )
+        unit = self.units[last.unit]
+        if used or last.tools or not chat.tools or last.unit in self._served_again:
+            self._fail_withheld(last)
+            return
+        self._served_again.add(last.unit)
+        self.cursor = last.unit
         self._pending.clear()
+        ctx.consumed = "served again"
+        ctx.notes.append(f"the request that received the reply at line {unit.line} turned out to be a side request "
+                         "(the conversation did not continue from it); that reply was served again")  # fmt: skip
+
+    async def finish(self) -> None:
+        last_reply = all(u.kind == "step" for u in self.units[self.cursor :])
+        for pending in self._pending.values():
+            if last_reply:  # the agent ended the session from inside the call (a "submit" command)
+                self._fail("note", f"{pending.tool.tool_name}: the agent ended without sending the result of its "
+                           f"{pending.name} call, the last of the scenario", pending.step.pos.line, pending.step.index)  # fmt: skip
+            else:
+                self._fail("tool", f"{pending.tool.tool_name}: the agent never sent the result of its {pending.name} call",
+                           pending.step.pos.line, pending.step.index)  # fmt: skip
+        self._pending.clear()
+        if self._served is not None:
+            self._fail_withheld(self._served)
+            self._served = None
         while self.cursor < len(self.units):
             unit = self.units[self.cursor]
             if unit.kind == "step":
@@ -157,6 +228,12 @@ class TimelineResponder:
                 unit.steps[0].index if unit.steps else 0,
             )
             self.cursor += 1
+
+    def _fail_withheld(self, served: _Served) -> None:
+        for step in served.withheld:
+            name = step.item.tool_name if isinstance(step.item, m.ToolUse) else "editFile"
+            self._fail("tool", f"{name}: the request that received this reply offered no tools, "
+                       "so the call was never sent", step.pos.line, step.index)  # fmt: skip
 
     # ------------------------------------------------------------------ moves
 
@@ -220,7 +297,7 @@ class TimelineResponder:
 
     # ------------------------------------------------------------------ the reply
 
-    def _reply(self, unit: Unit, ctx: TurnContext) -> Reply:
+    def _reply(self, unit: Unit, ctx: TurnContext, withheld: list[Step] | None = None) -> Reply:
         blocks: list[Block] = []
         chunks: list[Chunk] = []
         current: tuple[str, int, int] | None = None  # (action, event index, piece index) of `chunks`
@@ -245,6 +322,9 @@ class TimelineResponder:
                 return Reply(
                     error=ApiError(e.status_code, e.error_type, e.message, e.retry_after_seconds, e.details)
                 )
+            elif step.action in ("tool-start", "edit") and not ctx.chat.tools:
+                if withheld is not None:  # a request that offers no tools never receives a tool call
+                    withheld.append(step)
             elif step.action == "tool-start" and isinstance(step.item, m.ToolUse):
                 close()
                 current = None
@@ -298,6 +378,11 @@ def _piece_index(scenario: m.Scenario) -> dict[int, int]:
                     for item in piece.items:
                         out[id(item)] = n
     return out
+
+
+def _history(ctx: TurnContext) -> int:
+    """How far a conversation has got: its model turns and tool results."""
+    return sum((msg.role == "assistant") + len(msg.tool_results) for msg in ctx.chat.messages)
 
 
 def _fingerprint(ctx: TurnContext) -> str:
