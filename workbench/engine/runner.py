@@ -125,6 +125,11 @@ class ScenarioRun:
             return self._finish(result)
         self.scenario, self.schedule = prepared.scenario, prepared.schedule
         result.name = self.scenario.name
+        from workbench.engine.requires import skip_reason
+
+        if (reason := skip_reason(self.scenario)) is not None:  # e.g. Agent Harbor's `ah`, `cargo`
+            result.status, result.skip_reason = "skipped", reason
+            return self._finish(result)
         if self.scenario.extra.get("scp"):  # an SCP folder: its Python script talks ACP to its agent
             from workbench.engine.scp_run import run_scp_scenario
 

@@ -1,0 +1,84 @@
+"""A scenario that needs a program this machine lacks is skipped with that reason, not failed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write
+from workbench.engine.requires import first_program, missing_programs
+from workbench.scenario.loader import load_scenario
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("cargo nextest run x", "cargo"),
+        ("RUST_LOG=debug cargo test", "cargo"),
+        ("cd sub && make", None),
+        ("echo hi > f", None),
+        ("$TOOL --x", None),
+        ("'unterminated", None),
+    ],
+)
+def test_first_program(command: str, program: str | None) -> None:
+    assert first_program(command) == program
+
+
+def test_missing_programs_of_user_commands_and_run_cmds(tmp_path: Path) -> None:
+    scenario = load_scenario(write(tmp_path, "s.yaml", """\
+timeline:
+  - userCommand: {args: [task, create], expect: {exitCode: 0}}
+  - runCmd: {cmd: "wb-no-such-tool --build", result: ok}
+  - runCmd: {cmd: "wb-missing-on-purpose", status: error}
+  - runCmd: {cmd: "sh -c true"}
+  - userCommand: {cmd: "wb-no-such-tool again"}
+"""))  # fmt: skip
+    env = {"PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p)}
+    assert missing_programs(scenario, env) == [("ah", 2), ("wb-no-such-tool", 3)]
+
+
+def test_a_proxy_whose_toolchain_is_not_set_up_counts_as_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Like rustup's `cargo`: a link to a multiplexer that needs the user's HOME; a program that fails
+    `--version` everywhere (dash as `sh`) is not counted."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    proxy = write(bin_dir, "toolchain-proxy", '#!/bin/sh\n[ -f "$HOME/.toolchain" ] || exit 1\n')
+    strict = write(bin_dir, "strict-shell", "#!/bin/sh\nexit 2\n")
+    for target, name in ((proxy, "cargoish"), (strict, "shish")):
+        target.chmod(0o755)
+        (bin_dir / name).symlink_to(target.name)
+    home = tmp_path / "home"
+    write(home, ".toolchain", "stable")
+    monkeypatch.setenv("HOME", str(home))
+    scenario = load_scenario(write(tmp_path, "s.yaml", """\
+timeline:
+  - runCmd: {cmd: "cargoish build"}
+  - runCmd: {cmd: "shish -c true"}
+"""))  # fmt: skip
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    assert missing_programs(scenario, env) == [("cargoish", 2)]
+
+
+def test_workbench_run_skips_it_and_says_why(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "task.yaml", """\
+name: task
+timeline:
+  - userCommand: {args: [task, create, x], expect: {exitCode: 0}}
+""")  # fmt: skip
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "ah").exists())
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "run", str(scenario), "--report", "r.json"], cwd=tmp_path,
+        capture_output=True, text=True, check=False, timeout=120, env={**os.environ, "PATH": path},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "SKIPPED task" in done.stdout and "needs `ah` (line 3)" in done.stdout
+    [entry] = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    assert entry["status"] == "skipped" and entry["failures"] == []

@@ -1,0 +1,98 @@
+"""Programs a scenario needs that this machine does not have: such a run is skipped, not failed.
+
+Agent Harbor's corpus drives its own ``ah`` CLI (``userCommand`` task files) and
+runs project tools such as ``cargo`` through ``runCmd``. Where those programs
+are not installed the scenario cannot pass or fail on its merits, so it is
+reported as skipped with the reason ("needs `ah`, which is not on PATH").
+
+What counts: the program of every ``userCommand`` (``program``, else the
+first word of ``cmd``), and the first word of every ``runCmd`` the scenario
+expects to succeed (a command scripted to fail may well be testing a missing
+program). Shell builtins and keywords never count. A program found on PATH that
+is a proxy for another binary (a link to a different name, such as rustup's
+``cargo``) counts as missing when ``PROGRAM --version`` answers in this
+environment but fails in the isolated one a run gives its programs (its own
+empty HOME): the toolchain behind it is not set up there.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+
+from workbench.scenario import model as m
+
+_SHELL_WORDS = frozenset(
+    ["cd", "echo", "export", "set", "unset", "true", "false", "test", "[", "[[", "exit", "return", "source", ".", "eval", "exec", "read", "printf", "pwd", "type", "command", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "function", "time", "ulimit", "umask", "wait", "kill", "trap", "shift", "alias", "unalias", "local", "declare", "typeset", "let"]
+)  # fmt: skip
+_RUN_CMD = frozenset({"runCmd", "run_command", "run_cmd", "Bash", "bash", "shell"})
+
+
+def first_program(command: str) -> str | None:
+    """The program a shell command line starts with (after ``VAR=value`` assignments), if plain."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return None
+    for word in words:
+        if "=" in word.split("/")[0] and not word.startswith("="):
+            continue  # an environment assignment
+        if word in _SHELL_WORDS or any(c in word for c in "$`(){};|&<>*?"):
+            return None
+        return word
+    return None
+
+
+def missing_programs(scenario: m.Scenario, environ: Mapping[str, str] | None = None) -> list[tuple[str, int]]:
+    """(program, line) for each needed program not found on PATH, first mention of each."""
+    path = (os.environ if environ is None else environ).get("PATH", "")
+    found: dict[str, int] = {}
+    for event in scenario.timeline:
+        program: str | None = None
+        if isinstance(event, m.UserCommand):
+            program = event.program or (first_program(event.cmd) if event.cmd else None)
+        elif isinstance(event, m.ToolUse) and event.tool_name in _RUN_CMD and event.status != "error":
+            cmd = event.args.get("cmd", event.args.get("command"))
+            program = first_program(cmd) if isinstance(cmd, str) else None
+        if program is None or program in found or "/" in program:
+            continue
+        if not usable(program, path):
+            found[program] = event.pos.line
+    return list(found.items())
+
+
+def usable(program: str, path: str) -> bool:
+    where = shutil.which(program, path=path)
+    if where is None:
+        return False
+    if os.path.basename(os.path.realpath(where)) == program:
+        return True
+    # A link to another binary may be a toolchain proxy (rustup's cargo) that works for the user
+    # but not in a run's isolated environment; a program that fails `--version` everywhere (dash
+    # as `sh`) tells nothing, so only "works here, fails there" counts as missing.
+    return _answers(where, dict(os.environ)) is not True or _answers(where, None) is not False
+
+
+def _answers(where: str, env: dict[str, str] | None) -> bool | None:
+    with tempfile.TemporaryDirectory(prefix="wb-probe-") as home:
+        isolated = {"PATH": os.environ.get("PATH", ""), "HOME": home, "LANG": "C.UTF-8"}
+        try:
+            done = subprocess.run([where, "--version"], capture_output=True, timeout=10, check=False,
+                                  stdin=subprocess.DEVNULL, env=env if env is not None else isolated,
+                                  cwd=home)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    return done.returncode == 0
+
+
+def skip_reason(scenario: m.Scenario, environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the run is skipped ("needs `ah` (line 12), ..."), or None when everything is here."""
+    missing = missing_programs(scenario, environ)
+    if not missing:
+        return None
+    names = ", ".join(f"`{name}` (line {line})" for name, line in missing)
+    return f"needs {names}, not installed here (not on PATH, or its toolchain is not set up)"
