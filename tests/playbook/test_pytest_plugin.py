@@ -1,0 +1,171 @@
+"""The pytest plugin, through real pytest processes in a folder of their own (as a user runs it):
+collection of the examples, `-n 2`, `-k` and tag markers, a failing item's report, the fixtures,
+and that a project's own test run collects nothing new."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SCENARIOS, write
+
+pytestmark = pytest.mark.slow
+
+
+def pytest_in(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    (cwd / ".tmp").mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(cwd / ".tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    env.pop("PYTEST_ADDOPTS", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)  # fmt: skip
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A user's project: the examples under scenarios/, an empty pytest config."""
+    shutil.copytree(SCENARIOS, tmp_path / "scenarios")
+    write(tmp_path, "pytest.ini", "[pytest]\n")
+    return tmp_path
+
+
+def test_the_examples_run_as_items_under_xdist(project: Path) -> None:
+    done = pytest_in(project, "scenarios", "-n", "2", "--junitxml", "junit.xml", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = ET.parse(project / "junit.xml").getroot().iter("testcase")
+    names = sorted(c.get("name", "") for c in cases)
+    assert names == sorted(["json-rules", "v1-rules", "v2-failures", "every-event", "hello-agent", "legacy-dialect",
+                            "bash-session", "python-repl", "tui-steps"])  # fmt: skip
+    assert "6 passed, 3 skipped" in done.stdout, (
+        "Claudeless rules are skipped in mock-agent mode, as in `run`"
+    )
+    goldens = sorted(
+        p.relative_to(project / "screenshots").as_posix() for p in (project / "screenshots").rglob("*.golden")
+    )
+    assert "hello-agent/80x24/done.golden" in goldens
+    runs = list((project / "target" / "tmp" / "workbench").glob("*/*/*/trace.jsonl"))
+    assert len(runs) == 9 and len({r.parent for r in runs}) == 9, "one run folder per item (skipped ones too)"
+
+
+def test_k_and_tag_markers_select_items(project: Path) -> None:
+    done = pytest_in(project, "scenarios", "--collect-only", "-q", "-k", "hello or bash", "--strict-markers")
+    assert "scenarios/hello-agent.yaml::hello-agent" in done.stdout
+    assert "scenarios/programs/bash-session.yaml::bash-session" in done.stdout
+    assert "2/9 tests collected (7 deselected)" in done.stdout, done.stdout + done.stderr
+    done = pytest_in(project, "scenarios", "--collect-only", "-q", "-m", "program")
+    assert "2/9 tests collected" in done.stdout, "`tags: [example, program]` are markers"
+
+
+def test_a_failing_item_shows_the_line_the_screen_and_the_diff(project: Path) -> None:
+    hello = project / "scenarios" / "hello-agent.yaml"
+    assert pytest_in(project, str(hello), "-q").returncode == 0  # writes the golden
+    hello.write_text(hello.read_text().replace("Done: hello.py prints", "Done: hello.py shows")
+                     .replace('contains: ["Hello, World!"]', 'contains: ["Goodbye"]'))  # fmt: skip
+    done = pytest_in(project, str(hello), "-q", "--workbench-ci")
+    assert done.returncode == 1
+    out = done.stdout
+    line = next(n for n, text in enumerate(hello.read_text().splitlines(), 1) if "screenshot: done" in text)
+    assert f"scenarios/hello-agent.yaml:{line}: screenshot: screenshot `done` does not match" in out
+    assert "-● Done: hello.py prints Hello, World!" in out or "Done: hello.py prints" in out, "the diff"
+    assert "assert: the screen does not contain 'Goodbye'" in out
+    assert "the screen at the end:\n  | " in out and "  | ● Done: hello.py shows Hello, World!" in out
+    assert "open it with: workbench show " in out
+
+
+def test_an_invalid_scenario_is_a_failing_item_with_its_diagnostic(project: Path) -> None:
+    write(project, "scenarios/bad.yaml", "name: bad\ntimeline:\n  - userInputs: 3\n")
+    done = pytest_in(project, "scenarios/bad.yaml", "-q")
+    assert done.returncode == 1
+    assert "scenarios/bad.yaml:3:" in done.stdout and "Traceback" not in done.stdout
+
+
+FIXTURE_TESTS = '''
+import sys
+import pytest
+from pathlib import Path
+
+sys.path.insert(0, {repo!r})
+from tests.playbook.agents import AnthropicAgent, ChatAgent
+from workbench.playbook import Playbook, call, say, when
+
+
+def ticket_playbook(ids):
+    return Playbook(when("make a ticket", [
+        call("bash", {{"command": "echo T-7"}}).then(lambda r: ids.update(t=r.text.strip())),
+        call("bash", lambda: {{"command": "echo got " + ids["t"]}}),
+        say("done"),
+    ]))
+
+
+def test_anthropic_agent(mock_llm, tmp_path):
+    ids = {{}}
+    llm = mock_llm(ticket_playbook(ids))
+    assert AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("make a ticket") == "done"
+    assert llm.events.tool_results[1].text == "got T-7\\n"
+
+
+def test_openai_agent(mock_llm, tmp_path):
+    llm = mock_llm(ticket_playbook({{}}))
+    assert ChatAgent(llm.openai_base_url, llm.api_key, tmp_path).ask("make a ticket") == "done"
+
+
+def test_broken_playbook_fails_the_test(mock_llm, tmp_path):
+    llm = mock_llm(Playbook(when("make a ticket", [say("done")]), when("more", [say("x")])))
+    AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("make a ticket")
+
+
+def test_workbench_run_yaml_and_playbook(workbench_run):
+    outcome = workbench_run("""
+name: inline
+command: [bash, --norc, --noprofile]
+timeline:
+  - userInputs: [[0, "echo $((6*7))<Enter>"]]
+  - advanceMs: 200
+  - assert: {{text: {{contains: ["42"]}}}}
+""")
+    outcome.check()
+    run = workbench_run(Playbook(when("hi", [call("runCmd", {{"cmd": "echo 6x7"}}), say("ok")]), name="pb"))
+    assert run.passed, run.explain()
+    assert "6x7" in run.screen and run.events.tool_sequence() == ["runCmd"]
+
+
+def test_terminal(terminal):
+    term = terminal([sys.executable, "-q", "-i"], width=40, height=6)
+    term.wait_for(">>> ")
+    term.type("print(6 * 7)<Enter>")
+    term.wait_for("42")
+    assert "42" in term.screenshot("answer")
+    term.type("exit()<Enter>")
+    assert term.wait_exit() == 0
+'''
+
+
+def test_the_fixtures_in_a_users_tests(project: Path) -> None:
+    write(project, "tests/test_agent.py", FIXTURE_TESTS.format(repo=str(REPO)))
+    done = pytest_in(project, "tests", "-q", "-n", "2", "-rf")
+    out = done.stdout
+    assert "1 failed, 4 passed" in out or "4 passed, 1 failed" in out, out + done.stderr
+    assert "FAILED tests/test_agent.py::test_broken_playbook_fails_the_test" in out
+    assert "Playbook not fully consumed after the run.\nConsumed 1 of 2 actions." in out
+    golden = project / "screenshots" / "test_terminal" / "40x6" / "answer.golden"
+    assert ">>> print(6 * 7)\n42" in golden.read_text()
+
+
+def test_a_projects_own_run_collects_nothing_new(tmp_path: Path) -> None:
+    """Data files in test folders (JSON, YAML) stay data: the plugin collects only scenario folders."""
+    write(tmp_path, "pytest.ini", "[pytest]\ntestpaths = tests\n")
+    write(tmp_path, "tests/data/request.json", '{"timeline": []}')
+    write(tmp_path, "tests/data/scenario.yaml", "name: x\ntimeline: []\n")
+    write(tmp_path, "tests/test_a.py", "def test_a():\n    pass\n")
+    for args in ((), ("tests",), ("tests/data",)):
+        done = pytest_in(tmp_path, "--collect-only", "-q", *args)
+        assert done.stdout.splitlines()[0] == "tests/test_a.py::test_a" or args == ("tests/data",), (
+            done.stdout
+        )
+        assert ".json" not in done.stdout and ".yaml" not in done.stdout
