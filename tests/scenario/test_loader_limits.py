@@ -212,7 +212,7 @@ def test_bad_aliases_are_diagnostics(text: str, message: str, where: tuple[int, 
 
 @pytest.mark.parametrize(
     "tagged",
-    ["!!bool maybe", "!!bool ''", "!!int x", "!!int 1.5", "!!float y", "!!binary \"***\"", "!!python/object:os.system x", "!foo bar"],
+    ["!!bool maybe", "!!bool ''", "!!int ''", "!!float ''", "!!int x", "!!int 1.5", "!!float y", "!!binary \"***\"", "!!python/object:os.system x", "!foo bar"],
 )  # fmt: skip
 def test_bad_tagged_scalars_are_diagnostics(tmp_path: Path, tagged: str) -> None:
     errors = errors_of(tmp_path, "t.yaml", f"timeline: []\nname: {tagged}\n")
@@ -281,3 +281,33 @@ def test_an_alias_counts_the_depth_of_what_it_stands_for(anchor: int, around: in
         assert exc.diagnostics[0].pos.line == 2
     else:
         assert not too_deep
+
+
+# --------------------------------------------------------------------------- any text
+
+SYNTAX = [*"[]{}():,-'\"&*!|>#.=\\\n\t ", "a", "1", "<<", "!!bool ", "!!int ", "*a", "&a ", "---", '"""']
+
+
+@given(
+    suffix=st.sampled_from([".yaml", ".json", ".toml"]),
+    text=st.lists(st.sampled_from(SYNTAX), max_size=300).map("".join),
+)
+@example(suffix=".yaml", text="x: " + "[" * 50_000 + "]" * 50_000)  # was a segfault in libyaml's composer
+@example(suffix=".yaml", text="- " * 5000 + "x")  # RecursionError in the position builder
+@example(suffix=".json", text='{"a": ' * 600 + "1" + "}" * 600)  # RecursionError in the position builder
+@example(suffix=".toml", text="x = " + "[" * 600 + "]" * 600)  # RecursionError in tomllib
+@example(suffix=".toml", text="a" + ".a" * 50_000 + " = 1")  # MemoryError / minutes in tomllib
+@example(suffix=".json", text='{"x": ' + "1" * 4301 + "}")  # ValueError: int-string limit
+@example(suffix=".toml", text="x = " + "1" * 4301)  # ValueError: int-string limit
+@example(suffix=".yaml", text="name: !!bool maybe")  # KeyError in PyYAML's bool constructor
+@example(suffix=".yaml", text="!!int ")  # IndexError in PyYAML's int constructor
+@example(suffix=".yaml", text=bomb(9, 9))  # billion laughs: memory without end
+@example(suffix=".yaml", text="a: &a [*a]")  # recursive alias
+@example(suffix=".toml", text='x = """' + "1" * 9000 + "." * 200)  # quadratic scan in the depth guard
+@settings(max_examples=300, deadline=None)
+def test_any_text_is_a_document_or_placed_diagnostics(suffix: str, text: str) -> None:
+    try:
+        parse_document(text, "f" + suffix, suffix)
+    except ScenarioError as exc:
+        assert exc.diagnostics
+        assert all(d.pos.line >= 1 and d.pos.col >= 1 and d.message for d in exc.diagnostics)

@@ -276,7 +276,7 @@ class _Builder:
         node = yaml.ScalarNode(tag, event.value, style=event.style)  # marks: our diagnostic has the place
         try:
             return self.constructor.construct_object(node, deep=True), tag
-        except (yaml.YAMLError, ValueError, TypeError, KeyError, OverflowError) as exc:
+        except Exception as exc:  # PyYAML's constructors fail in many ways (`!!int ''`: IndexError)
             what = tag.rsplit(":", 1)[-1]
             if isinstance(exc, KeyError):  # `!!bool maybe`: PyYAML looks the word up
                 message = f"invalid {what} value: `{event.value}`"
