@@ -40,6 +40,7 @@ workspace asserts still check the outcome).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from workbench.scenario import model as m
 from workbench.timeline import Schedule, Step
 
 from ..checks import LlmFailure, check_assert, compare_tool_result
+from ..profiles import Call
 from ..reply import ApiError, Block, Chunk, Reply, TextBlock, ThinkingBlock, ToolCallBlock
 from . import Hooks, Record, TurnContext
 
@@ -341,6 +343,8 @@ class TimelineResponder:
 
     def _tool_call(self, tool: m.ToolUse, unit: Unit, start: Step, ctx: TurnContext) -> ToolCallBlock:
         call = ctx.map_tool(tool.tool_name, tool.args)
+        if call.missing:
+            self._fail("tool", unfit(tool.tool_name, tool.args, call, ctx), start.pos.line, start.index)
         call_id = ctx.new_call_id(call.name)
         result_step = next((s for s in unit.steps if s.action == "tool-result" and s.item is tool), start)
         self._pending[call_id] = _Pending(tool, result_step, call.name)
@@ -354,8 +358,19 @@ class TimelineResponder:
             self._fail("note", f"agentEdits {edit.path}: no oldText/newText, so no edit tool call can be sent",
                        step.pos.line, step.index)  # fmt: skip
             return None
-        call = ctx.map_tool("editFile", {"path": edit.path, "old_string": old, "new_string": new})
+        args = {"path": edit.path, "old_string": old, "new_string": new}
+        call = ctx.map_tool("editFile", args)
+        if call.missing:
+            self._fail("tool", unfit("editFile", args, call, ctx), step.pos.line, step.index)
         return ToolCallBlock(ctx.new_call_id(call.name), call.name, call.args)
+
+
+def unfit(name: str, args: Mapping[str, Any], call: Call, ctx: TurnContext) -> str:
+    """Why a call could not be sent as the offered tool wants it: the call and the offered schema."""
+    offered = next((t for t in ctx.chat.tools if t.name == call.name), None)
+    schema = json.dumps(offered.schema if offered else None, ensure_ascii=False)
+    return (f"{name} {json.dumps(dict(args), ensure_ascii=False)}: sent as `{call.name}`, which requires "
+            f"{', '.join(call.missing)}, and no argument of the call maps to it; the offered schema: {schema[:800]}")  # fmt: skip
 
 
 def _start_of(unit: Unit) -> int:
