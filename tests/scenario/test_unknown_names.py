@@ -124,3 +124,8 @@ def test_every_bad_timeline_item_is_reported(tmp_path: Path) -> None:
 
 def test_counts_agree_with_their_number() -> None:
     assert [count(n, "error") for n in (0, 1, 2)] == ["0 errors", "1 error", "2 errors"]
+
+
+def test_a_bad_name_does_not_hide_the_timeline_errors(tmp_path: Path) -> None:
+    errors = lines(load(tmp_path, "name: ../..\ntimeline:\n  - advanceMs: -5\n"), "error")
+    assert [e.split(":")[0] for e in errors] == ["1", "3"], errors
