@@ -15,12 +15,14 @@ A driver sees the run only through :class:`~workbench.engine.drivers.base.RunCon
 
 from __future__ import annotations
 
+from .acp import AcpDriver
 from .base import AGENT_ACTIONS, Checks, Driver, DriverError, RunContext, Skip
 from .mock_agent import MockAgentDriver
 from .program import ProgramDriver
 from .real_agent import RealAgentDriver
 
 DRIVERS: dict[str, type[Driver]] = {
+    "acp": AcpDriver,
     "mock-agent": MockAgentDriver,
     "program": ProgramDriver,
     "real-agent": RealAgentDriver,

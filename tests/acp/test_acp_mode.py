@@ -1,0 +1,100 @@
+"""`workbench run --mode acp`: the engine as the ACP client of a real (LLM-backed) ACP agent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from tests.processes import running, unique_seconds
+from workbench.engine.options import RunOptions
+from workbench.engine.report import ScenarioResult
+from workbench.engine.runner import run_scenario
+
+from .helpers import scenario_file
+
+AGENT = Path(__file__).parent / "llm_agent.py"
+
+WRITE_AND_RUN = f"""\
+name: acp-mode
+command: ["{sys.executable}", "{AGENT}"]
+server:
+  llmApiStyle: anthropic
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: 'Create hello.txt and show it'
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'Writing hello.txt.'
+  - agentPermissionRequest:
+      decision: {{outcome: selected, optionId: "ANSWER"}}
+  - agentToolUse:
+      toolName: writeFile
+      args: {{path: hello.txt, content: "hi\\n"}}
+      status: ok
+  - agentToolUse:
+      toolName: runCmd
+      args: {{cmd: "cat hello.txt"}}
+      status: ok
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'Done: hello.txt says hi.'
+  - assert:
+      fs:
+        exists: [hello.txt]
+"""
+
+
+def _run(path: Path, tmp_path: Path, timeout: float = 120) -> ScenarioResult:
+    options = RunOptions(mode="acp", out_dir=tmp_path / "out", timeout_s=timeout)
+    return asyncio.run(run_scenario(path, options))
+
+
+def _frames(result: ScenarioResult) -> list[dict[str, object]]:
+    assert result.run_dir is not None
+    return [json.loads(line) for line in (Path(result.run_dir) / "acp.jsonl").read_text().splitlines()]
+
+
+def test_a_real_acp_agent_writes_a_file_and_runs_a_command_through_the_engine(tmp_path: Path) -> None:
+    result = _run(scenario_file(tmp_path, WRITE_AND_RUN.replace("ANSWER", "yes")), tmp_path)
+    assert (result.status, [f.message for f in result.failures]) == ("passed", [])
+    methods = [f["message"].get("method") for f in _frames(result)]  # type: ignore[union-attr]
+    for method in ("initialize", "session/new", "session/prompt", "session/request_permission",
+                   "fs/write_text_file", "terminal/create", "session/update"):  # fmt: skip
+        assert method in methods
+
+
+def test_the_scripted_refusal_stops_the_write_and_the_turn_is_checked_against_the_scenario(
+    tmp_path: Path,
+) -> None:
+    result = _run(scenario_file(tmp_path, WRITE_AND_RUN.replace("ANSWER", "no")), tmp_path)
+    messages = [(f.line, f.kind, f.message) for f in result.failures]
+    assert result.status == "failed"
+    line, kind, text = messages[0]
+    assert (line, kind) == (15, "expect") and text.startswith("the agent's tool call \"writeFile ")
+    assert text.endswith("ended 'failed'; the scenario's writeFile succeeds")
+    assert any("hello.txt" in text and kind == "assert" for _, kind, text in messages), messages
+
+
+def test_an_agent_that_never_answers_fails_in_time_with_the_last_messages_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    marker = unique_seconds(600)
+    path = scenario_file(tmp_path, f"""\
+        name: silent
+        command: ["sleep", "{marker}"]
+        timeline:
+          - userInputs:
+              - relativeTime: 0
+                input: 'hello'
+        """)  # fmt: skip
+    result = _run(path, tmp_path, timeout=6)
+    assert result.status == "failed"
+    message = result.failures[0].message
+    assert message.startswith("the agent did not answer initialize in time; the last ACP messages were:")
+    assert 'client->agent: {"jsonrpc": "2.0", "id": 0, "method": "initialize"' in message
+    assert running(marker) == []

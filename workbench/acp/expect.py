@@ -1,0 +1,129 @@
+"""What a turn of a real ACP agent must show, by the scenario: checks of a :class:`TurnRecord`.
+
+The mock LLM server plays the model, so the agent's *messages* are the
+scenario's assistant text (an agent may add its own words around it, so each
+scripted text must appear, whitespace aside); its *tool calls* follow the
+scenario's tools in order (agents name tools their own way, so the checks are
+on count and outcome: the n-th call answers the n-th scripted tool, and a tool
+the scenario says succeeds must end ``completed``); an ``agentPlan`` must be
+the last plan the agent sent; each ``agentPermissionRequest`` must have been
+asked; ``setMode`` must have been announced; the stop reason is
+``expectedResponse.stopReason`` of the input, else ``cancelled`` when the user
+cancels in the turn, else ``end_turn``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from acp.schema import PermissionOption
+
+from workbench.scenario import model as m
+from workbench.timeline import Step
+
+from .client import TurnRecord, first_allow
+
+OK_STATUSES = frozenset({"ok", "completed", "success"})
+
+
+@dataclass(frozen=True)
+class Expectation:
+    step: int
+    line: int
+    message: str
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def check_turn(prompt: m.InputItem | None, steps: Sequence[Step], turn: TurnRecord) -> list[Expectation]:
+    """Every way ``turn`` differs from the scenario ``steps`` that answer ``prompt``."""
+    out: list[Expectation] = []
+    text = _norm(turn.text)
+    cancelled = any(s.action == "cancel" for s in steps)
+    want_stop = None
+    if prompt is not None and isinstance(prompt.expected_response, Mapping):
+        want_stop = prompt.expected_response.get("stopReason")
+    want_stop = want_stop or ("cancelled" if cancelled else "end_turn")
+    anchor = steps[0] if steps else None
+    if turn.stop_reason != want_stop:
+        line = prompt.pos.line if prompt is not None else (anchor.pos.line if anchor else 0)
+        out.append(Expectation(anchor.index if anchor else 0, line,
+                               f"the turn ended with {turn.stop_reason!r}, expected {want_stop!r}"))  # fmt: skip
+    tools: list[Step] = []
+    for step in steps:
+        if step.action == "assistant" and not cancelled:
+            said = _norm(step.item.text)
+            if said and said not in text:
+                out.append(Expectation(step.index, step.pos.line,
+                                       f"the agent did not say {said[:80]!r}; it said {text[:200]!r}"))  # fmt: skip
+        elif step.action == "tool-start":
+            tools.append(step)
+        elif step.action == "acp" and isinstance(step.event, m.AcpEvent):
+            out += _acp(step, step.event, turn)
+    calls = list(turn.tool_calls.values())
+    for number, tool_step in enumerate(tools if not cancelled else []):
+        tool: m.ToolUse = tool_step.item
+        if number >= len(calls):
+            out.append(Expectation(tool_step.index, tool_step.pos.line,
+                                   f"the agent made {len(calls)} tool call(s); none for {tool.tool_name} "
+                                   f"(tool {number + 1} of {len(tools)})"))  # fmt: skip
+            continue
+        call = calls[number]
+        if str(tool.status).lower() in OK_STATUSES and call.status != "completed":
+            out.append(Expectation(tool_step.index, tool_step.pos.line,
+                                   f"the agent's tool call {call.title or call.id!r} ended {call.status!r}; "
+                                   f"the scenario's {tool.tool_name} succeeds"))  # fmt: skip
+    return out
+
+
+def _acp(step: Step, event: m.AcpEvent, turn: TurnRecord) -> list[Expectation]:
+    data = event.data if isinstance(event.data, Mapping) else {}
+    if event.name == "agentPlan":
+        want = [str(e.get("content", "")) for e in data.get("entries") or [] if isinstance(e, Mapping)]
+        got = [str(e.get("content", "")) for e in turn.plan]
+        if want != got:
+            return [
+                Expectation(step.index, step.pos.line, f"the agent's last plan was {got}, expected {want}")
+            ]
+    elif event.name == "agentPermissionRequest" and not turn.permissions:
+        return [Expectation(step.index, step.pos.line, "the agent asked for no permission")]
+    elif event.name == "setMode" and str(data.get("modeId")) not in turn.modes:
+        return [Expectation(step.index, step.pos.line,
+                            f"the agent did not switch to mode {data.get('modeId')!r} (modes: {turn.modes})")]  # fmt: skip
+    return []
+
+
+def scripted_answers(scenario: m.Scenario) -> list[tuple[int, Mapping[str, object]]]:
+    """The scenario's permission answers in order (the user's side of ``agentPermissionRequest``), with their lines."""
+    return [(e.pos.line, e.data) for e in scenario.timeline
+            if isinstance(e, m.AcpEvent) and e.name == "agentPermissionRequest" and isinstance(e.data, Mapping)]  # fmt: skip
+
+
+class ScriptedAnswers:
+    """A permission answerer for :class:`~workbench.acp.client.WorkbenchClient`: the scenario's
+    answers in order (``decision.optionId``, ``decision.outcome: cancelled``, ``granted: false``
+    -> the first reject option), then the first allow option for any further request."""
+
+    def __init__(self, answers: Sequence[tuple[int, Mapping[str, object]]]) -> None:
+        self.queue = list(answers)
+        self.problems: list[tuple[int, str]] = []
+
+    def __call__(self, call: dict[str, object], options: list[PermissionOption]) -> str | None:
+        line, data = self.queue.pop(0) if self.queue else (0, {})
+        ids = [o.option_id for o in options]
+        decision = data.get("decision")
+        if isinstance(decision, Mapping):
+            if decision.get("outcome") == "cancelled":
+                return None
+            wanted = decision.get("optionId")
+            if wanted in ids:
+                return str(wanted)
+            if wanted is not None:
+                self.problems.append((line, f"the scenario answers `{wanted}`, the agent offered {ids}"))
+        if data.get("granted") is False:
+            return next((o.option_id for o in options if o.kind.startswith("reject")), None)
+        return first_allow(call, options)

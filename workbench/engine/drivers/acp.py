@@ -1,0 +1,267 @@
+"""`workbench run --mode acp`: a real ACP agent, the engine as its ACP client, the mock LLM server behind it.
+
+The agent is the scenario's ``command`` (``{base_url}`` placeholders and the
+usual API variables point it at the mock LLM server, as in real-agent mode). It
+runs in the run's pty through :mod:`workbench.acp.launch`, so its stderr is on
+screen and in the recording, while its stdin/stdout are a socket the engine
+speaks ACP on with the official SDK (:class:`~workbench.acp.client.WorkbenchClient`):
+
+* ``initialize`` (fs read/write and terminals offered), ``session/new`` in the workspace;
+* each user input is a ``session/prompt`` (one at a time: the next waits for the
+  turn before it); ``userCancelSession`` is ``session/cancel``;
+* permission requests are answered as the scenario's ``agentPermissionRequest``
+  say, else with the first allow option (every answer is in the turn record);
+* ``fs/*`` and ``terminal/*`` are served from the workspace;
+* agent steps wait until the mock LLM server has served them; when a turn ends
+  it is checked against the scenario (:mod:`workbench.acp.expect`);
+* every JSON-RPC message goes to ``acp.jsonl`` in the run folder.
+
+Anything the agent does not answer within the run's timeout fails the run with
+the last ACP messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from workbench.engine.program import Program
+from workbench.scenario import model as m
+from workbench.timeline import Step
+
+from .base import AGENT_ACTIONS, Checks, DriverError, RunContext
+from .real_agent import RealAgentDriver
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from workbench.acp.client import TurnRecord, WorkbenchClient
+    from workbench.acp.script import Turn
+    from workbench.acp.wire import WireRecorder
+
+CLOSE_GRACE_S = 5.0
+
+
+class AcpDriver(RealAgentDriver):
+    """The ACP-client side of one run (see the module docstring)."""
+
+    summary: ClassVar[str] = (
+        "a real ACP agent (`command`) on stdio; the engine is its ACP client, the mock LLM behind it"
+    )
+
+    def __init__(self, ctx: RunContext) -> None:
+        super().__init__(ctx)
+        self.ui = "acp"
+        self.conn: Any = None
+        self.client: WorkbenchClient | None = None
+        self.recorder: WireRecorder | None = None
+        self.session_id = ""
+        self._turn_task: asyncio.Task[TurnRecord] | None = None
+        self._turn: Turn | None = None
+        self._socket_dir = ""
+        self._server: asyncio.AbstractServer | None = None
+        self._deadline = 0.0
+        self._turns: dict[int, Turn] = {}
+        self._writers: list[asyncio.StreamWriter] = []
+
+    # ------------------------------------------------------------------ start
+
+    async def start(self, program: Program) -> None:
+        from acp import PROTOCOL_VERSION, connect_to_agent
+        from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+
+        from workbench.acp.client import WorkbenchClient
+        from workbench.acp.expect import ScriptedAnswers, scripted_answers
+        from workbench.acp.launch import STDIN_TAG, STDOUT_TAG
+        from workbench.acp.script import build_script
+        from workbench.acp.wire import WIRE_FILE, WireRecorder
+
+        ctx = self.ctx
+        if ctx.options.agent:
+            raise DriverError("acp mode runs the scenario's `command` (the ACP agent), not an --agent preset")
+        loop = asyncio.get_running_loop()
+        self._deadline = loop.time() + max(1.0, ctx.options.timeout_s - 2.0)
+        for turn in build_script(ctx.schedule).whole:
+            if turn.prompt is not None:
+                self._turns[id(turn.prompt)] = turn
+        agent = await self._agent_program(program)
+        self._socket_dir = tempfile.mkdtemp(prefix="wb-acp-")
+        path = str(Path(self._socket_dir) / "s")
+        ends: dict[bytes, asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {
+            STDIN_TAG: loop.create_future(), STDOUT_TAG: loop.create_future()}  # fmt: skip
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            tag = await reader.read(1)
+            self._writers.append(writer)
+            if tag in ends and not ends[tag].done():
+                ends[tag].set_result((reader, writer))
+
+        self._server = await asyncio.start_unix_server(on_connect, path, limit=50 * 1024 * 1024)
+        launch = (sys.executable, "-m", "workbench.acp.launch", path, "--", *agent.argv)
+        session = await ctx.spawn(Program(launch, agent.env, mock_agent=False))
+        _, writer = await self._within(self._first(ends[STDIN_TAG], session), "the connection")
+        reader, _ = await self._within(self._first(ends[STDOUT_TAG], session), "the connection")
+        self.recorder = WireRecorder(ctx.run_dir / WIRE_FILE)
+        self.client = WorkbenchClient(
+            ctx.workspace.path, answer=ScriptedAnswers(scripted_answers(ctx.scenario))
+        )
+        self.conn = connect_to_agent(self.client, writer, reader, observers=[self.recorder])
+        caps = ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
+        )
+        await self._within(self.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps,
+                                                client_info=Implementation(name="workbench", version="1")),
+                           "initialize")  # fmt: skip
+        created = await self._within(
+            self.conn.new_session(cwd=str(ctx.workspace.path), mcp_servers=[]), "session/new"
+        )
+        self.session_id = created.session_id
+
+    async def _first(self, accepted: asyncio.Future[Any], session: Any) -> Any:
+        """The agent's connection, or a clear error if it exits first."""
+        while not accepted.done():
+            if not session.alive:
+                raise DriverError(f"the agent exited (code {session.exit_code}) before connecting; "
+                                  f"its screen:\n{self.ctx.screen_text()}")  # fmt: skip
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(accepted), 0.1)
+        return accepted.result()
+
+    async def _within(self, awaitable: Awaitable[Any], what: str) -> Any:
+        """``awaitable`` before the run's deadline; else a failure naming the last ACP messages."""
+        from acp import RequestError
+
+        remaining = self._deadline - asyncio.get_running_loop().time()
+        try:
+            return await asyncio.wait_for(awaitable, max(0.1, remaining))
+        except TimeoutError:
+            tail = self.recorder.tail() if self.recorder is not None else "  (no message was exchanged)"
+            raise DriverError(
+                f"the agent did not answer {what} in time; the last ACP messages were:\n{tail}"
+            ) from None
+        except RequestError as exc:
+            raise DriverError(f"{what} failed: {exc} {exc.data or ''}".rstrip()) from None
+        except ConnectionError:
+            raise DriverError(
+                f"the agent closed the connection during {what}; its screen:\n{self.ctx.screen_text()}"
+            ) from None
+
+    # ------------------------------------------------------------------ steps
+
+    async def play(self, step: Step) -> Checks | None:
+        if step.action == "input":
+            await self._end_turn()
+            self._start_turn(step.item)
+            return []
+        if step.action == "cancel":
+            if self._turn_task is not None and not self._turn_task.done() and self.client is not None:
+                self.client.cancelled.add(self.session_id)
+                await self.conn.cancel(session_id=self.session_id)
+            return []
+        if step.action == "acp" or step.action == "key":
+            return []  # acp: checked when its turn ends; keys mean nothing to an ACP agent
+        if step.action in AGENT_ACTIONS:
+            await self._served(step)
+            return []
+        if isinstance(step.event, m.Assert | m.AssertGit):
+            return []  # the server evaluates it before its next reply
+        return None
+
+    def _start_turn(self, item: m.InputItem) -> None:
+        from acp.schema import PromptRequest
+
+        from workbench.acp.content import block_dicts
+
+        assert self.client is not None
+        blocks = PromptRequest.model_validate(
+            {"sessionId": self.session_id, "prompt": block_dicts(item.input)}
+        ).prompt
+        record = self.client.begin(self.session_id, item.text)
+        client, conn, session_id = self.client, self.conn, self.session_id
+
+        async def turn() -> TurnRecord:
+            try:
+                response = await conn.prompt(session_id=session_id, prompt=blocks)
+            finally:
+                client.end(session_id)
+            record.stop_reason = str(response.stop_reason)
+            record.meta = response.field_meta
+            return record
+
+        self._turn_task = asyncio.ensure_future(turn())
+        self._turn = self._turns.get(id(item))
+
+    async def _served(self, step: Step) -> None:
+        """Wait until the server has played ``step``; a turn that ends without it is a failure."""
+        assert self.server is not None
+        while not await self.server.wait_step(step.index, timeout=0.1):
+            task = self._turn_task
+            if task is not None and task.done():
+                await self._end_turn()  # raises the turn's error, or checks it
+                if not await self.server.wait_step(step.index, timeout=0.5):
+                    self.ctx.fail(step.index, step.pos.line, "expect",
+                                  f"the agent ended its turn before the model's step `{step.summary}` was asked for")  # fmt: skip
+                return
+            if asyncio.get_running_loop().time() > self._deadline:
+                await self._within(asyncio.sleep(1), f"the model's step `{step.summary}`")
+            session = self.ctx.session
+            if session is not None and not session.alive:
+                raise DriverError(f"the agent exited (code {session.exit_code}) before step {step.index} "
+                                  f"(line {step.pos.line}, {step.summary}) was served")  # fmt: skip
+
+    async def _end_turn(self) -> None:
+        """Wait for the turn in flight and check it against the scenario."""
+        from workbench.acp.expect import check_turn
+
+        task, turn = self._turn_task, self._turn
+        self._turn_task = self._turn = None
+        if task is None:
+            return
+        record = await self._within(task, "session/prompt")
+        if turn is not None:
+            for e in check_turn(turn.prompt, turn.steps, record):
+                self.ctx.fail(e.step, e.line, "expect", e.message)
+        answers = getattr(self.client.answer, "problems", []) if self.client is not None else []
+        while answers:
+            self.ctx.fail(0, turn.line if turn else 0, "expect", answers.pop(0))
+
+    # ------------------------------------------------------------------ end
+
+    async def finish(self) -> int | None:
+        await self._end_turn()
+        await self._close()
+        session = self.ctx.session
+        code = None
+        if session is not None:
+            with contextlib.suppress(TimeoutError):
+                code = await session.wait_exit(timeout=CLOSE_GRACE_S)
+        await self._collect()
+        return code
+
+    async def _close(self) -> None:
+        """Close the conversation: the agent reads end-of-file on its stdin, as when an editor quits."""
+        if self.conn is not None:
+            conn, self.conn = self.conn, None
+            await conn.close()
+        for writer in self._writers:
+            writer.close()
+        self._writers.clear()
+
+    async def stop(self) -> None:
+        if self._turn_task is not None and not self._turn_task.done():
+            self._turn_task.cancel()
+        await self._close()
+        if self.client is not None:
+            self.client.close()
+        if self.recorder is not None:
+            self.recorder.close()
+        if self._server is not None:
+            self._server.close()
+        if self._socket_dir:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+        await super().stop()
