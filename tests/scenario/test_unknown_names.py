@@ -129,3 +129,8 @@ def test_counts_agree_with_their_number() -> None:
 def test_a_bad_name_does_not_hide_the_timeline_errors(tmp_path: Path) -> None:
     errors = lines(load(tmp_path, "name: ../..\ntimeline:\n  - advanceMs: -5\n"), "error")
     assert [e.split(":")[0] for e in errors] == ["1", "3"], errors
+
+
+def test_an_unknown_step_type_gets_a_suggestion(tmp_path: Path) -> None:
+    (error,) = lines(load(tmp_path, "steps:\n  - type: screnshot\n    name: a\n"), "error")
+    assert error == "2:11: unknown step type `screnshot`; did you mean `screenshot`?"
