@@ -154,7 +154,8 @@ def test_the_fixtures_in_a_users_tests(project: Path) -> None:
     assert "FAILED tests/test_agent.py::test_broken_playbook_fails_the_test" in out
     assert "Playbook not fully consumed after the run.\nConsumed 1 of 2 actions." in out
     golden = project / "screenshots" / "test_terminal" / "40x6" / "answer.golden"
-    assert ">>> print(6 * 7)\n42" in golden.read_text()
+    rows = [row.rstrip() for row in golden.read_text().split("\n")]
+    assert rows[:2] == [">>> print(6 * 7)", "42"] and len(rows) == 6
 
 
 def test_a_projects_own_run_collects_nothing_new(tmp_path: Path) -> None:
