@@ -368,10 +368,11 @@ def _check_acp(events: tuple[m.Event, ...], acp: PMap | None, doc: PMap, ctx: _C
             raise ScenarioError.at(
                 caps.at_value("loadSession"), "`loadSession: true` needs a `sessionStart` event"
             )
-        if load is False and ctx.session_starts:
-            raise ScenarioError.at(
+        if load is False and ctx.session_starts:  # a departure corpus files make: said, not refused
+            ctx.reporter.warn(
                 ctx.session_starts[0],
-                f"`sessionStart` needs `acp.capabilities.loadSession: true` (it is false at line {caps.at_value('loadSession').line})",
+                f"`sessionStart` needs `acp.capabilities.loadSession: true` (it is false at line "
+                f"{caps.at_value('loadSession').line}); the events before it are played as live ones",
             )
     if ctx.set_models and not (acp is not None and acp.get("unstable") is True):
         raise ScenarioError.at(ctx.set_models[0], "`setModel` needs `acp.unstable: true`")
@@ -623,11 +624,15 @@ def _timed_items(
                          f"a {what} item", ctx.reporter)  # fmt: skip
             tpos = item.at_value(time_key) if time_key else ipos
             if last_offset is not None and ms < last_offset[0]:
-                raise ScenarioError.at(
+                # A departure the format's own example makes (offsets written as deltas): read it as
+                # a delta from the previous item, and say so.
+                ctx.reporter.warn(
                     tpos,
                     f"time went backwards: {what} relativeTime {ms} comes after {last_offset[0]} (line {last_offset[1].line}); "
-                    "relativeTime is an offset from the start of the element and must not decrease",
+                    "relativeTime is an offset from the start of the element and must not decrease; "
+                    f"read as {ms} ms after the previous item (at {last_offset[0] + ms})",
                 )
+                ms += last_offset[0]
             last_offset = (ms, tpos)
             out.append(
                 m.TimedText(
@@ -714,7 +719,14 @@ def _llm_response(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx:
     for element, epos in elements.items_with_pos():
         e = expect_map(element, epos, "an `llmResponse` element")
         keys = [k for k in e if k not in ("_meta", "meta")]
-        if len(keys) != 1 or keys[0] not in allowed:
+        if len(keys) == 1 and keys[0] not in allowed:  # e.g. a `tool:` element: not the format's, skipped
+            ctx.reporter.unknown(
+                e.at_key(keys[0]),
+                f"an `llmResponse` element `{keys[0]}`",
+                f"the elements are {one_of(allowed)} (a tool call is `agentToolUse`)",
+            )
+            continue
+        if len(keys) != 1:
             bad = next((k for k in keys if k not in allowed), keys[1] if len(keys) > 1 else None)
             where = e.at_key(bad) if bad else epos
             raise ScenarioError.at(
@@ -827,7 +839,27 @@ def _tool(
 def _check_tool_paths(args: PMap, ctx: _Context) -> None:
     for key in TOOL_PATH_ARGS:
         if key in args and isinstance(args[key], str) and args[key] not in (".", ""):
-            check_relative(args[key], args.at_value(key), f"tool argument `{key}`", "the workspace")
+            _workspace_path(args[key], args.at_value(key), f"tool argument `{key}`")
+
+
+def _workspace_path(
+    path: str, pos: Pos, what: str, ctx: _Context | None = None, *, writes: bool = False
+) -> str:
+    """A path relative to the workspace unless it starts with `/` (the format's rule).
+
+    An absolute path may be read (asserts, `readFile`); a write there is refused when the scenario
+    runs, and a scenario event that always writes (``agentEdits``) is warned about here."""
+    if not path.startswith("/"):
+        return check_relative(path, pos, what, "the workspace")
+    if "\x00" in path:
+        raise ScenarioError.at(pos, f"{what} `{path}` contains a NUL byte")
+    if writes and ctx is not None:
+        ctx.reporter.warn(
+            pos,
+            f"{what} `{path}` is outside the workspace: the write will be refused when the scenario runs "
+            "(a scenario changes files only in its own workspace, so that runs stay isolated and repeatable)",
+        )
+    return path
 
 
 def _progress(value: Any, pos: Pos, ctx: _Context) -> tuple[m.TimedText, ...]:
@@ -904,11 +936,12 @@ def _agent_edits(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: 
     e = expect_map(value, pos, "`agentEdits`")
     if "path" not in e:
         raise ScenarioError.at(pos, "`agentEdits` needs `path`")
-    path = check_relative(
+    path = _workspace_path(
         as_str(e["path"], e.at_value("path"), "`path`"),
         e.at_value("path"),
         "`agentEdits.path`",
-        "the workspace",
+        ctx,
+        writes=True,
     )
     extra = {k: to_plain(v) for k, v in e.items() if k not in ("path", "linesAdded", "linesRemoved")}
     return [
@@ -1227,11 +1260,8 @@ def _assert(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Cont
                 raise ScenarioError.at(
                     f.at_value("pointer"), f"`pointer` `{pointer}` must be a JSON pointer such as /a/0/b"
                 )
-            path = check_relative(
-                as_str(f["path"], f.at_value("path"), "`path`"),
-                f.at_value("path"),
-                "`json.file.path`",
-                "the workspace",
+            path = _workspace_path(
+                as_str(f["path"], f.at_value("path"), "`path`"), f.at_value("path"), "`json.file.path`"
             )
             json_checks.append(m.JsonFileCheck(path, pointer, to_plain(f["equals"]), ipos))
     messages: tuple[str, ...] = ()
@@ -1283,7 +1313,7 @@ def _workspace_paths(m_: PMap, key: str) -> tuple[str, ...]:
     if key not in m_:
         return ()
     paths = as_str_list(m_[key], m_.at_value(key), f"`fs.{key}`")
-    return tuple(check_relative(p, m_.at_value(key), f"`fs.{key}` path", "the workspace") for p in paths)
+    return tuple(_workspace_path(p, m_.at_value(key), f"`fs.{key}` path") for p in paths)
 
 
 def _assert_git(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Context) -> list[m.Event]:
