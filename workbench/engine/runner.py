@@ -127,7 +127,8 @@ class ScenarioRun:
         result.name = self.scenario.name
         from workbench.engine.requires import skip_reason
 
-        if (reason := skip_reason(self.scenario)) is not None:  # e.g. Agent Harbor's `ah`, `cargo`
+        tools_run = self.options.mode != "simulation"  # simulation only describes tool calls to its client
+        if (reason := skip_reason(self.scenario, tools_run=tools_run)) is not None:  # e.g. Agent Harbor's `ah`
             result.status, result.skip_reason = "skipped", reason
             return self._finish(result)
         if self.scenario.extra.get("scp"):  # an SCP folder: its Python script talks ACP to its agent
