@@ -47,15 +47,18 @@ def first_program(command: str) -> str | None:
     return None
 
 
-def missing_programs(scenario: m.Scenario, environ: Mapping[str, str] | None = None) -> list[tuple[str, int]]:
-    """(program, line) for each needed program not found on PATH, first mention of each."""
+def missing_programs(
+    scenario: m.Scenario, environ: Mapping[str, str] | None = None, *, tools_run: bool = True
+) -> list[tuple[str, int]]:
+    """(program, line) for each needed program not found on PATH, first mention of each.
+    ``tools_run=False``: the mode only describes tool calls (simulation), so their programs are not needed."""
     path = (os.environ if environ is None else environ).get("PATH", "")
     found: dict[str, int] = {}
     for event in scenario.timeline:
         program: str | None = None
         if isinstance(event, m.UserCommand):
             program = event.program or (first_program(event.cmd) if event.cmd else None)
-        elif isinstance(event, m.ToolUse) and event.tool_name in _RUN_CMD and event.status != "error":
+        elif tools_run and isinstance(event, m.ToolUse) and event.tool_name in _RUN_CMD and event.status != "error":
             cmd = event.args.get("cmd", event.args.get("command"))
             program = first_program(cmd) if isinstance(cmd, str) else None
         if program is None or program in found or "/" in program:
@@ -89,9 +92,11 @@ def _answers(where: str, env: dict[str, str] | None) -> bool | None:
     return done.returncode == 0
 
 
-def skip_reason(scenario: m.Scenario, environ: Mapping[str, str] | None = None) -> str | None:
+def skip_reason(
+    scenario: m.Scenario, environ: Mapping[str, str] | None = None, *, tools_run: bool = True
+) -> str | None:
     """Why the run is skipped ("needs `ah` (line 12), ..."), or None when everything is here."""
-    missing = missing_programs(scenario, environ)
+    missing = missing_programs(scenario, environ, tools_run=tools_run)
     if not missing:
         return None
     names = ", ".join(f"`{name}` (line {line})" for name, line in missing)

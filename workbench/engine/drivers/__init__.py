@@ -20,12 +20,14 @@ from .base import AGENT_ACTIONS, Checks, Driver, DriverError, RunContext, Skip
 from .mock_agent import MockAgentDriver
 from .program import ProgramDriver
 from .real_agent import RealAgentDriver
+from .simulation import SimulationDriver
 
 DRIVERS: dict[str, type[Driver]] = {
     "acp": AcpDriver,
     "mock-agent": MockAgentDriver,
     "program": ProgramDriver,
     "real-agent": RealAgentDriver,
+    "simulation": SimulationDriver,
 }
 
 DEFAULT_MODE = "mock-agent"

@@ -1,0 +1,94 @@
+"""`simulation`: the program under test is a *client* of the agent service; a mock REST/SSE server plays the agent.
+
+The run starts :class:`~workbench.rest.server.RestServer` on its own loop
+(127.0.0.1, a free port) with one session for the scenario, then the client:
+the scenario's ``command`` with ``{rest_base_url}`` (the API root,
+``http://127.0.0.1:PORT/api/v1``), ``{session_id}``, ``{workspace}`` and
+``{scenario_dir}`` filled in (also in the environment as
+``WORKBENCH_REST_URL`` and ``WORKBENCH_SESSION_ID``), or, without a
+``command``, the built-in viewer (:mod:`workbench.rest.viewer`). A client that
+creates a session (``POST /sessions``) is given the run's.
+
+Agent steps, ``log``, ``status``, ``sse``, ``complete`` and ``merge`` are
+published as session events when the run's clock reaches them (see
+:mod:`workbench.rest.events`); input, screenshots and assertions are the
+runner's, against the client's screen. Before a screen is read, every event
+published so far has been written to every subscriber, then the client's
+screen has been quiet for ``settle_ms`` (as for any program), so screenshots
+are the same at every speed.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, ClassVar
+
+from workbench.engine.program import Program
+from workbench.timeline import Step
+
+from .base import AGENT_ACTIONS, Checks, RunContext
+from .program import ProgramDriver
+
+PUBLISHED = AGENT_ACTIONS | {"log", "status", "sse"}
+ALSO_RUNNER = frozenset({"complete", "merge"})  # published, and recorded by the runner as usual
+SUBSCRIBE_WAIT_S = 10.0
+DELIVER_WAIT_S = 10.0
+
+
+class SimulationDriver:
+    summary: ClassVar[str] = (
+        "the program is a client of a mock REST/SSE agent service that plays the timeline"
+    )
+
+    def __init__(self, ctx: RunContext) -> None:
+        from workbench.rest.events import EventMaker
+        from workbench.rest.player import new_session, session_id_for
+        from workbench.rest.server import RestServer
+
+        self.ctx = ctx
+        self.session = new_session(session_id_for(ctx.scenario.name, set()), ctx.scenario, ctx.schedule)
+        self.server = RestServer(creator=self._created)
+        self.server.add(self.session)
+        self.maker = EventMaker(self.session.id)
+        self._client = ProgramDriver(ctx)
+        self._waited_for_subscriber = False
+
+    def _created(self, body: Any) -> Any:
+        return self.session  # a client that asks for a session follows the run's
+
+    async def start(self, program: Program) -> None:
+        base_url = await self.server.start()
+        ctx = self.ctx
+        values = {"rest_base_url": base_url, "session_id": self.session.id, "workspace": str(ctx.workspace.path),
+                  "scenario_dir": str(ctx.path.parent.resolve())}  # fmt: skip
+        if ctx.scenario.command:
+            argv = tuple(_fill(word, values) for word in ctx.scenario.command)
+        else:
+            argv = (sys.executable, "-m", "workbench.rest.viewer", base_url, self.session.id)
+        env = {**program.env, "WORKBENCH_REST_URL": base_url, "WORKBENCH_SESSION_ID": self.session.id}
+        await self._client.start(Program(argv, env, mock_agent=False))
+
+    async def play(self, step: Step) -> Checks | None:
+        if step.action in PUBLISHED or step.action in ALSO_RUNNER:
+            self.session.play(self.maker.step(step))
+        return [] if step.action in PUBLISHED else None
+
+    async def settle(self) -> None:
+        if not self._waited_for_subscriber:
+            self._waited_for_subscriber = True
+            await self.session.wait_subscribed(SUBSCRIBE_WAIT_S)  # a client that only polls never does
+        await self.session.wait_delivered(DELIVER_WAIT_S)
+        await self._client.settle()
+
+    async def finish(self) -> int | None:
+        self.session.close()  # the client's streams end: the session is over
+        return await self._client.finish()
+
+    async def stop(self) -> None:
+        await self.server.stop()
+
+
+def _fill(word: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        word = word.replace("{" + name + "}", value)
+    return word

@@ -1,0 +1,51 @@
+"""Playing a scenario as a session on its own virtual clock: what `workbench serve rest` does per session.
+
+In `workbench run --mode simulation` the run's own loop plays the steps (so
+screenshots and assertions happen between them); here nothing else needs them,
+so each session walks its schedule at the server's speed and then stays, with
+its history, for late clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Container
+
+from workbench.clock import VirtualClock
+from workbench.scenario import model as m
+from workbench.timeline import Schedule
+
+from .events import EventMaker
+from .session import RestSession
+
+
+def new_session(session_id: str, scenario: m.Scenario, schedule: Schedule) -> RestSession:
+    has_pty = any(s.action == "tool-output" and s.item.type in ("stdout", "stderr") for s in schedule.steps)
+    return RestSession(session_id, scenario.name, scenario.effective_initial_prompt or "",
+                       scenario.terminal.width, scenario.terminal.height, has_pty=has_pty)  # fmt: skip
+
+
+def session_id_for(name: str, taken: Container[str]) -> str:
+    """A readable id from a scenario name, unique among ``taken`` (`-2`, `-3`... when needed)."""
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "session"
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+async def play(session: RestSession, schedule: Schedule, clock: VirtualClock) -> None:
+    """Every step of ``schedule`` at its time; then the session is finished (its streams end after history)."""
+    maker = EventMaker(session.id)
+    for step in schedule.steps:
+        await clock.gate(step.index)
+        await clock.sleep_until(step.at_ms)
+        session.play(maker.step(step))
+        if not clock.speed:
+            await asyncio.sleep(0)  # let subscribers run between steps even at max speed
+    session.close()
+
+
+__all__ = ["new_session", "play", "session_id_for"]
