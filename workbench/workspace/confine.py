@@ -30,7 +30,10 @@ def confine(root: Path, rel: str, what: str, *, base_name: str = "the workspace"
     if pure.is_absolute():
         raise WorkspaceError(f"{what}: `{rel}` is absolute; {allowed}")
     real_root = root.resolve()
-    target = (real_root / pure).resolve()
+    try:
+        target = (real_root / pure).resolve()
+    except OSError as exc:  # a link that changed while it was read, a loop: not a usable path either
+        raise WorkspaceError(f"{what}: `{rel}` cannot be resolved ({exc.strerror}); {allowed}") from None
     if target != real_root and real_root not in target.parents:
         how = "through `..`" if ".." in pure.parts else "through a symlink"
         raise WorkspaceError(f"{what}: `{rel}` leads outside {base_name} ({how}); {allowed}")

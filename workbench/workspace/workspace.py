@@ -30,6 +30,7 @@ from typing import Any
 
 from workbench.scenario import model as m
 
+from .beneath import read_beneath, write_beneath
 from .confine import WorkspaceError, confine, confine_scenario_path, outside_links
 from .git import GitError, commit_all, git, is_repo
 from .globs import GlobError, glob_match
@@ -88,8 +89,7 @@ class Workspace:
             shutil.copytree(source, self.path, dirs_exist_ok=True, symlinks=True)
         for file in repo.files:
             target = self.resolve(file.path, "`repo.files` path")  # again: the copy may hold symlinks
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(file.contents)
+            self.write(target, file.contents)
         if repo.init:
             try:
                 if not is_repo(self.path):
@@ -142,6 +142,29 @@ class Workspace:
     def resolve(self, rel: str, what: str = "path") -> Path:
         """``rel`` inside the workspace (symlinks followed); WorkspaceError naming ``what`` if it escapes."""
         return confine(self.path, rel, what)
+
+    def write(self, target: Path, data: bytes | str, *, append: bool = False) -> None:
+        """Write (or append) to ``target``, a path :meth:`resolve` returned, creating its folders.
+
+        The write cannot be raced out of the workspace: it opens the path relative
+        to the workspace's descriptor and refuses a symlink swapped in since the
+        check (see :mod:`.beneath`).
+        """
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        write_beneath(self.path, self._relative(target), raw, append=append)
+
+    def read_bytes(self, target: Path) -> bytes:
+        """The bytes of ``target`` (a path :meth:`resolve` returned), read without leaving the workspace."""
+        return read_beneath(self.path, self._relative(target))
+
+    def read_text(self, target: Path, encoding: str = "utf-8", errors: str = "strict") -> str:
+        return self.read_bytes(target).decode(encoding, errors)
+
+    def _relative(self, target: Path) -> str:
+        rel = os.path.relpath(target, self.path)
+        if rel == ".." or rel.startswith("../") or os.path.isabs(rel):
+            raise WorkspaceError(f"`{target}` is not inside the workspace")
+        return rel
 
     @staticmethod
     def resolve_scenario_path(scenario_dir: Path, rel: str, what: str) -> Path:

@@ -31,8 +31,8 @@ def perform_edit(ws: Workspace, rel: str, lines_added: int, lines_removed: int) 
     if path.is_dir():
         return f"`{rel}` is a folder"
     try:
-        before = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    except (OSError, UnicodeDecodeError) as exc:
+        before = ws.read_text(path).splitlines() if path.exists() else []
+    except (OSError, UnicodeDecodeError, WorkspaceError) as exc:
         return f"cannot read `{rel}` as text: {exc}"
     if lines_removed > len(before):
         return f"cannot remove {lines_removed} lines: the file has {len(before)}"
@@ -40,9 +40,11 @@ def perform_edit(ws: Workspace, rel: str, lines_added: int, lines_removed: int) 
         return None  # nothing to do, and nothing to create
     start = max((int(m.group(1)) for line in before if (m := _MARK.search(line))), default=0) + 1
     after = before[: len(before) - lines_removed] + [MARK.format(start + k) for k in range(lines_added)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(line + "\n" for line in after), encoding="utf-8")
-    added, removed = line_diff(before, path.read_text(encoding="utf-8").splitlines())
+    try:
+        ws.write(path, "".join(line + "\n" for line in after))
+        added, removed = line_diff(before, ws.read_text(path).splitlines())
+    except (OSError, WorkspaceError) as exc:  # e.g. a symlink swapped in since the check
+        return f"cannot edit `{rel}`: {exc}"
     if (added, removed) != (lines_added, lines_removed):
         return f"the edit added {added} and removed {removed} lines, expected +{lines_added} -{lines_removed}"
     return None

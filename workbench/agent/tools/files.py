@@ -2,7 +2,9 @@
 
 Every path is confined to the workspace before anything is read or written;
 a path that escapes (``..``, absolute, a symlink out) is an error and touches
-nothing. Text is UTF-8.
+nothing. Reads and writes then go through the workspace's descriptor
+(:meth:`~workbench.workspace.Workspace.write`), so a symlink swapped in after
+the check cannot lead them out. Text is UTF-8.
 
 ``readFile``'s ``offset`` is a 1-based line number and ``limit`` a line count,
 as in Claude Code's Read tool. ``editFile`` replaces an exact string, which
@@ -32,7 +34,7 @@ def read_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
         raise ToolError(f"file not found: {rel}")
     encoding = str(arg(args, "encoding", default="utf-8"))
     try:
-        text = path.read_text(encoding=encoding, errors="replace")
+        text = ctx.workspace.read_text(path, encoding=encoding, errors="replace")
     except LookupError:
         raise ToolError(f"unknown `encoding` {encoding!r}") from None
     offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
@@ -50,8 +52,7 @@ def write_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     if path.is_dir():
         raise ToolError(f"cannot write {rel}: it is a folder")
     existed = path.exists()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content, encoding="utf-8")
+    ctx.workspace.write(path, content)
     verb = "Updated" if existed else "Created"
     return ToolOutcome("ok", f"{verb} {rel} ({len(content.encode())} bytes)")
 
@@ -59,9 +60,7 @@ def write_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
 def append_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     rel, path = path_arg(args, ctx, "path", "file_path")
     content = str(arg(args, "content", "text", default=""))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as f:
-        f.write(content)
+    ctx.workspace.write(path, content, append=True)
     return ToolOutcome("ok", f"Appended to {rel}")
 
 
@@ -78,19 +77,18 @@ def edit_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     if old == "":
         if path.exists() and path.stat().st_size > 0:
             raise ToolError(f"`old_string` is empty but {rel} is not: say what to replace")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(new, encoding="utf-8")
+        ctx.workspace.write(path, new)
         return ToolOutcome("ok", f"Created {rel}")
     if not path.is_file():
         raise ToolError(f"file not found: {rel}")
-    text = path.read_text(encoding="utf-8")
+    text = ctx.workspace.read_text(path)
     count = text.count(old)
     if count == 0:
         raise ToolError(f"`old_string` not found in {rel}")
     replace_all = flag_arg(args, "replace_all")
     if count > 1 and not replace_all:
         raise ToolError(f"`old_string` occurs {count} times in {rel}; give more context or set replace_all")
-    path.write_text(text.replace(old, new) if replace_all else text.replace(old, new, 1), encoding="utf-8")
+    ctx.workspace.write(path, text.replace(old, new) if replace_all else text.replace(old, new, 1))
     done = count if replace_all else 1
     return ToolOutcome(
         "ok", f"Updated {rel} ({done} replacement{'s' if done > 1 else ''})", details={"replacements": done}

@@ -57,7 +57,7 @@ def notebook_edit(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     if not path.is_file():
         raise ToolError(f"notebook not found: {rel}")
     try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
+        notebook = json.loads(ctx.workspace.read_text(path))
         cells: list[dict[str, Any]] = notebook["cells"]
         if not isinstance(cells, list):
             raise TypeError
@@ -88,7 +88,7 @@ def notebook_edit(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
         _set_type(target, str(cell_type or target.get("cell_type", "code")))
         if target["cell_type"] == "code":
             target["outputs"], target["execution_count"] = [], None
-    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    ctx.workspace.write(path, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
     return ToolOutcome(
         "ok", f"Notebook {rel}: {mode} done ({len(cells)} cells)", details={"cells": len(cells)}
     )
