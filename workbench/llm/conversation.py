@@ -20,16 +20,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .agents import AGENTS
+
 Style = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
 
 _ENVELOPE = re.compile(r"\A\s*<([A-Za-z][\w -]*)>.*</\1>\s*\Z", re.S)
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 _CONTEXT_PREFIXES = ("# AGENTS.md instructions",)
-_CWD_PATTERNS = (
-    re.compile(r"Primary working directory: *(\S[^\n]*)"),  # Claude Code
-    re.compile(r"<cwd>([^<\n]+)</cwd>"),  # Codex
-    re.compile(r"Current working directory: *(\S[^\n]*)"),  # pi
-)
+# how each known agent states its working directory (Claude Code, Codex, pi, Gemini CLI...)
+_CWD_PATTERNS = tuple(re.compile(p) for agent in AGENTS.values() for p in agent.cwd_patterns)
 
 
 def is_context(text: str) -> bool:

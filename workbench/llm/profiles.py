@@ -28,7 +28,7 @@ names but not the schemas (another agent's ``write {filePath}``) gets the
 generic profile, which speaks any agent's tools through the vocabulary.
 
 Tool sets and property names come from the captured requests of Claude Code
-2.1.197, Codex 0.169.0 and pi 0.73.1 (``corpus/agent-wire``), plus the names of
+2.1.197, Codex 0.169.0, pi 0.73.1 and Gemini CLI 0.61.0, plus the names of
 tools older versions had (their properties are not checked). ``--strict-tools``
 compares a request's tool definitions with that snapshot: a tool the profile
 does not know, a known tool whose properties changed, or a tool the scenario
@@ -565,10 +565,40 @@ PI_TOOLS: dict[str, frozenset[str] | None] = {
     **dict.fromkeys(("grep", "find", "ls"), None),
 }
 
+GEMINI_CLI_TOOLS: dict[str, frozenset[str] | None] = {  # Gemini CLI 0.61.0 (tests/llm/data)
+    "activate_skill": _props("name"),
+    "enter_plan_mode": _props("reason"),
+    "glob": _props("case_sensitive", "dir_path", "pattern", "respect_gemini_ignore", "respect_git_ignore"),
+    "google_web_search": _props("query"),
+    "grep_search": _props(
+        "dir_path",
+        "exclude_pattern",
+        "include_pattern",
+        "max_matches_per_file",
+        "names_only",
+        "pattern",
+        "total_max_matches",
+    ),
+    "invoke_agent": _props("agent_name", "prompt", "wait_for_previous"),
+    "list_background_processes": _props("wait_for_previous"),
+    "list_directory": _props("dir_path", "file_filtering_options", "ignore"),
+    "read_background_output": _props("delay_ms", "lines", "pid", "wait_for_previous"),
+    "read_file": _props("end_line", "file_path", "start_line"),
+    "replace": _props("allow_multiple", "file_path", "instruction", "new_string", "old_string"),
+    "run_shell_command": _props("command", "delay_ms", "description", "dir_path", "is_background"),
+    "update_topic": _props("strategic_intent", "summary", "title", "wait_for_previous"),
+    "web_fetch": _props("prompt"),
+    "write_file": _props("content", "file_path"),
+    # tools of earlier versions: names only
+    **dict.fromkeys(("search_file_content", "read_many_files", "save_memory", "write_todos"), None),
+}
+
 PROFILES: dict[str, ToolProfile] = {
     "claude-code": ToolProfile("claude-code", CLAUDE_CODE_TOOLS, _claude, _claude_shell),
     "codex": ToolProfile("codex", CODEX_TOOLS, _codex, lambda cmd, call, ctx: _codex_shell(cmd, call, ctx)),
     "pi": ToolProfile("pi", PI_TOOLS, _pi, _pi_shell),
+    # Gemini CLI's tools are spoken through the vocabulary alone; the snapshot is for --strict-tools
+    "gemini-cli": ToolProfile("gemini-cli", GEMINI_CLI_TOOLS, _generic, _generic_shell),
     "generic": ToolProfile("generic", {}, _generic, _generic_shell),
 }
 
@@ -582,6 +612,8 @@ def profile_by_names(tool_names: Iterable[str]) -> ToolProfile:
         return PROFILES["codex"]
     if {"bash", "read"} <= names and names & {"write", "edit"}:
         return PROFILES["pi"]
+    if "run_shell_command" in names and names & {"write_file", "replace", "read_file"}:
+        return PROFILES["gemini-cli"]
     return PROFILES["generic"]
 
 

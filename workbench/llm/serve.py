@@ -1,11 +1,15 @@
 """`workbench serve llm SCENARIO...`: the mock LLM server on its own.
 
-Loads every scenario (files or folders), prints the base URL on stdout, and
-serves until Ctrl-C (or SIGTERM), printing each failure on stderr as it is
-found (`file:line: kind: message`); then it checks what the sessions left
-unfinished (final asserts, replies never asked for). Point an agent at it with
-``ANTHROPIC_BASE_URL=<url>`` (Claude Code, the Anthropic SDK) or
-``<url>/v1`` (OpenAI SDKs, Codex, pi's OpenAI providers).
+Loads every scenario (files or folders), prints the base URL on stdout's first
+line, then the endpoints of every API style and the environment to paste into
+an agent's shell (``ANTHROPIC_BASE_URL=...``, ``OPENAI_BASE_URL=...``,
+``GOOGLE_GEMINI_BASE_URL=...``), and serves until Ctrl-C (or SIGTERM),
+printing each failure on stderr as it is found (`file:line: kind: message`);
+then it checks what the sessions left unfinished (final asserts, replies never
+asked for). With ``-v`` each request is one line on stderr: its style, session,
+and which scenario step it consumed or why it was a side request.
+
+Sessions are keyed by API key: clients that send no key share one session.
 
 Exit codes: 0 served without failures; 1 a session recorded failures; 2 invalid
 input (a scenario, with `file:line:col` diagnostics, or a flag, or a port that
@@ -23,10 +27,16 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.clock import parse_speed
 from workbench.scenario.model import Scenario
 from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
+
+from .recorder import RequestLog
+
+if TYPE_CHECKING:
+    from .server import LlmServer
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,11 +57,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--strict-tools", action="store_true",
                    help="refuse requests whose tool definitions differ from the agent's tool profile")  # fmt: skip
-    p.add_argument("--profile", choices=["claude-code", "codex", "pi", "generic"],
+    from .profiles import PROFILES
+
+    p.add_argument("--profile", choices=list(PROFILES),
                    help="tool profile (default: detected from each request's tools)")  # fmt: skip
     p.add_argument("--workspace", type=Path, help="folder `assert` fs checks look in")
     p.add_argument("--out", type=Path, help="folder for the request log and saved mismatching requests")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
+    p.add_argument("-v", "--verbose", action="store_true", help="one line per request on stderr")
 
 
 def serve_llm_main(argv: Sequence[str]) -> int:
@@ -114,6 +127,7 @@ async def _serve(scenarios: list[Scenario], args: argparse.Namespace, speed: flo
         out_dir=args.out,
         workspace=args.workspace,
         profile=args.profile,
+        on_request=_print_request if getattr(args, "verbose", False) else None,
     )
     try:
         url = await server.start()
@@ -121,7 +135,7 @@ async def _serve(scenarios: list[Scenario], args: argparse.Namespace, speed: flo
         print(f"workbench serve llm: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)  # fmt: skip
         return EXIT_INVALID
-    print(url, flush=True)
+    print(url + "\n" + banner(url, server), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -138,3 +152,26 @@ async def _serve(scenarios: list[Scenario], args: argparse.Namespace, speed: flo
             f"workbench serve llm: {count} failure{'s' if count != 1 else ''} (listed above)", file=sys.stderr
         )
     return EXIT_FAILED if server.failures else EXIT_OK
+
+
+def banner(url: str, server: LlmServer) -> str:
+    """The endpoints of every registered API style and the environment to paste."""
+    from .agents import Endpoint, endpoint_env
+
+    lines = ["endpoints:"]
+    for wire in server.wires:
+        turns = [r.path for r in wire.routes if r.kind == "turn"]
+        lines.append(
+            f"  {wire.title:<18} POST {url}{turns[0]}"
+            + (f" (and {len(turns) - 1} more)" if len(turns) > 1 else "")
+        )
+    env = endpoint_env(Endpoint(url, "any-key", Path("."), Path(".")))
+    lines.append("environment to paste (any key; one session per key, clients that send no key share one):")
+    lines += [f"  export {k}={v}" for k, v in env.items() if not k.startswith("WORKBENCH_")]
+    return "\n".join(lines)
+
+
+def _print_request(entry: RequestLog) -> None:
+    session = f" session {entry['session']}" if entry.get("session") else ""
+    print(f"workbench serve llm: {entry['method']} {entry['path']} [{entry.get('style') or '-'}]{session}: "
+          f"{entry['outcome']}", file=sys.stderr, flush=True)  # fmt: skip

@@ -52,7 +52,7 @@ from .conversation import ChatRequest
 from .failures import inject_wire
 from .guard import GuardedRunner
 from .ids import IdMaker
-from .profiles import MapContext, ToolProfile, detect_profile, profile_by_names, profile_named
+from .profiles import PROFILES, MapContext, ToolProfile, detect_profile, profile_by_names, profile_named
 from .recorder import RequestLog, RequestRecorder, summary
 from .reply import ApiError, Reply, limit_tokens, text_reply
 from .responders import AssertHook, Hooks, Responder, StepHook, TurnContext
@@ -467,8 +467,9 @@ class LlmServer:
         if profile.name == "generic":
             if not self.strict_tools:
                 return None
+            known = ", ".join(name for name in PROFILES if name != "generic")
             lines = [f"no tool profile matches the offered tools ({', '.join(chat.tool_names)}); "
-                     "strict mode needs one of claude-code, codex, pi"]  # fmt: skip
+                     f"strict mode needs one of {known}"]  # fmt: skip
         else:
             lines = profile.diff(chat.tools, needed)
         if not lines or (not self.strict_tools and (session.key, profile.name) in self._saved):

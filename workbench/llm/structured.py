@@ -1,6 +1,10 @@
 """Side requests: what an agent asks the model besides the conversation itself.
 
-Claude Code's TUI asks for a session title (a JSON schema in
+Most are recognised by their structure: a request for structured output (a
+JSON schema or JSON mode) is one by definition, and the server treats a
+tool-less request without model history, in a session that offers tools, as
+one. A few are only told apart by a phrase of a known agent (its module's
+``side_markers``). Claude Code's TUI asks for a session title (a JSON schema in
 `output_config.format`), Codex asks for a task title (`text.format` with a
 `json_schema`), and Claude Code runs a Bash "command prefix" policy check
 before running shell commands in some modes; a request allowed a single token
@@ -18,16 +22,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .agents import AGENTS
 from .conversation import ChatRequest
 from .sse import dumps
 
-_BASH_PREFIX = ("policy spec defines how to determine the prefix of a Bash command", "<policy_spec>")
-_TITLE_TEXT = (
-    "Generate a concise, sentence-case title",
-    "write a 5-10 word title",
-    "Summarize this coding conversation",
-)
-_NEW_TOPIC = "Analyze if this message indicates a new conversation topic"
+
+def _markers(kind: str) -> tuple[str, ...]:
+    """The phrases known agents use for one kind of side request (see their modules)."""
+    return tuple(p for agent in AGENTS.values() for p in agent.side_markers.get(kind, ()))
+
+
+_BASH_PREFIX = _markers("bash-prefix")
+_TITLE_TEXT = _markers("title")
+_NEW_TOPIC = _markers("new-topic")
 _SESSION = re.compile(r"<session>\s*(.*?)\s*</session>", re.S)
 _USER_PROMPT = re.compile(r"User prompt:\s*(.+)\Z", re.S)
 _COMMAND = re.compile(r"Command:\s*(.+?)\s*\Z", re.S)
@@ -56,7 +63,7 @@ def side_request(chat: ChatRequest) -> SideRequest | None:
         return SideRequest("bash-prefix", command.split()[0] if command.split() else "none")
     if any(marker in context for marker in _TITLE_TEXT):
         return SideRequest("title", dumps({"title": title}))
-    if _NEW_TOPIC in context:
+    if any(marker in context for marker in _NEW_TOPIC):
         return SideRequest("new-topic", dumps({"isNewTopic": False, "title": None}))
     if chat.max_tokens == 1:
         return SideRequest("probe", "ok")  # a quota or connectivity probe (older Claude Code sends "quota")

@@ -151,6 +151,7 @@ def signature(text: str) -> str:
 
 class AnthropicWire(Wire):
     style: Style = "anthropic"
+    title = "Anthropic Messages"
     routes = (
         *prefixed(PREFIXES, "POST", "/messages", "turn"),
         *prefixed(PREFIXES, "POST", "/messages/count_tokens", "count"),

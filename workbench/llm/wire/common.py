@@ -72,6 +72,7 @@ class Wire:
     wires (:data:`workbench.llm.wire.WIRES`) and never asks which style it has."""
 
     style: Style
+    title = ""  # for people: `workbench serve llm` lists the endpoints under it
     routes: tuple[Route, ...] = ()
     request_id_header = "x-request-id"
     fallback = False  # whose error shape a path nobody claims gets

@@ -166,6 +166,7 @@ def _schema(config: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, bool]:
 
 class GeminiWire(Wire):
     style: Style = "gemini"
+    title = "Google Gemini"
     routes = _routes()
 
     def claims(self, path: str, headers: Mapping[str, str]) -> bool:

@@ -99,6 +99,7 @@ def _message(raw: Any, where: str) -> Message:
 
 class ChatWire(OpenAiErrors):
     style: Style = "openai-chat"
+    title = "OpenAI Chat"
     routes = (
         *prefixed(PREFIXES, "POST", "/chat/completions", "turn"),
         *prefixed(PREFIXES, "GET", "/models", "models"),

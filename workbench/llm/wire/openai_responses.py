@@ -89,6 +89,7 @@ def _tools(raw: list[Any]) -> tuple[ToolDef, ...]:
 
 class ResponsesWire(OpenAiErrors):
     style: Style = "openai-responses"
+    title = "OpenAI Responses"
     routes = tuple(prefixed(("/v1", ""), "POST", "/responses", "turn"))
 
     def claims(self, path: str, headers: Mapping[str, str]) -> bool:
