@@ -33,6 +33,9 @@ nested = st.recursive(
     max_leaves=8,
 )
 values = st.one_of(edge_values, nested)
+# Snippets of the input classes benchmarks/fuzz.py found breaking parsers (each has its own test in
+# test_loader_limits.py): deep nesting, a 4,301-digit integer, bad tags, an alias to itself.
+ATTACKS = ["[" * 150, "{a: " * 120, "- " * 120, "1" * 4301, "!!bool maybe", "!!int\n", "&r [*r]", "<<: *a\n"]
 
 
 def load_and_compile(path: Path) -> None:
@@ -107,7 +110,22 @@ def test_text_mutations_raise_only_diagnostics(tmp_path_factory: Any, name: str,
                 text[:at]
                 + data.draw(
                     st.sampled_from(
-                        ["[", "]", "{", ":", "- ", "\t", "'", '"', "\n  ", "&a", "*a", "!!int ", "0x"]
+                        [
+                            "[",
+                            "]",
+                            "{",
+                            ":",
+                            "- ",
+                            "\t",
+                            "'",
+                            '"',
+                            "\n  ",
+                            "&a",
+                            "*a",
+                            "!!int ",
+                            "0x",
+                            *ATTACKS,
+                        ]
                     )
                 )
                 + text[at:]
