@@ -1,15 +1,20 @@
 """Parse YAML, JSON and TOML into plain values that remember where they came from.
 
 Headless loading must be fast (a 1,000-event scenario in well under 150 ms), so
-YAML is composed with libyaml (PyYAML's C parser) and turned into ``PMap`` /
-``PList`` containers: ordinary ``dict`` / ``list`` subclasses that also carry the
-source position of themselves, of each key and of each value. ruamel.yaml's
-round-trip mode, which keeps comments and layout, is slower by an order of
-magnitude and is left to the editor.
+YAML is parsed by libyaml (PyYAML's C parser) into events, which are built into
+``PMap`` / ``PList`` containers: ordinary ``dict`` / ``list`` subclasses that
+also carry the source position of themselves, of each key and of each value.
+ruamel.yaml's round-trip mode, which keeps comments and layout, is slower by an
+order of magnitude and is left to the editor.
 
-JSON is checked with :mod:`json` (exact error positions) and then composed with
+JSON is checked with :mod:`json` (exact error positions) and then built with
 the same YAML machinery for positions (JSON is a subset of YAML). TOML goes
 through :mod:`tomllib`, with positions recovered by :mod:`.tomlpos`.
+
+Every input is untrusted: nesting is bounded (:data:`MAX_DEPTH`) before any
+recursive parser sees it, alias expansion has a budget (:data:`ALIAS_BUDGET`),
+and whatever a parser or a scalar constructor raises becomes a diagnostic with
+a place. ``benchmarks/fuzz.py`` holds the loader to that.
 """
 
 from __future__ import annotations
