@@ -84,7 +84,7 @@ async def play_to_end(pilot: Any, key: str = "f5") -> Any:
 
 async def settle(pilot: Any) -> None:
     """Wait for pending validation workers and let the screen refresh (the file watcher never ends)."""
-    pending = [w for w in pilot.app.workers if w.group != "watch"]
+    pending = [w for w in pilot.app.workers if not w.group.startswith("watch")]  # the file watchers never end
     if pending:  # an empty list would mean "every worker" to Textual
         await pilot.app.workers.wait_for_complete(pending)
     await pilot.pause(0.05)

@@ -68,7 +68,7 @@ def test_unsaved_edits_and_a_change_on_disk_ask_first(work: Path) -> None:
             _write_elsewhere(path, SECOND)
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the second prompt")
             await pilot.pause()  # the dialog is laid out
-            await pilot.press("shift+tab", "enter")  # from the default (keep) back to "Load the disk version"
+            await pilot.press("tab", "enter")  # from the primary action (keep) to "Load the disk version"
             await wait_until(pilot, lambda: main.editor.text == SECOND, what="the disk version")
             assert not main.editor.dirty
             main.editor.focus()

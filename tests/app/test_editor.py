@@ -6,6 +6,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from workbench.app.widgets.editor import plural
 from tests.app.conftest import SIZE, make_app, run, settle, wait_until
 from workbench.app.model import validate_text
 from workbench.app.screens.confirm import ConfirmScreen
@@ -50,7 +51,7 @@ def test_an_invalid_edit_shows_diagnostics_and_never_crashes(work: Path) -> None
             errors = main.validation.errors
             assert errors and all(d.severity == Severity.ERROR for d in errors)
             diagnostics = main.query_one("#diagnostics")
-            assert f"{len(errors)} errors" in str(diagnostics.border_title)
+            assert plural(len(errors), "error") in str(diagnostics.border_title)
             assert main.editor.dirty and "●" in str(main.editor.border_title)
             # jump to the first problem
             await pilot.press("f4")

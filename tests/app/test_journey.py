@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.app.widgets.editor import yaml_indent
 from tests.app.conftest import SIZE, make_app, run, settle, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.widgets.timeline import PASSED
@@ -25,6 +26,20 @@ def _keys(text: str) -> list[str]:
     return ["enter" if ch == "\n" else "space" if ch == " " else ch for ch in text]
 
 
+def _typing(text: str) -> list[str]:
+    """The keys a person presses to type ``text`` in the editor, which indents new lines itself."""
+    keys: list[str] = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        body = line.lstrip(" ")
+        want = len(line) - len(body)
+        have = yaml_indent(lines[i - 1]) if i else 0
+        keys += ["backspace"] * (have - want) + ["space"] * (want - have) + _keys(body)
+        if i < len(lines) - 1:
+            keys.append("enter")
+    return keys
+
+
 def test_author_run_step_back_mismatch_accept(work: Path) -> None:
     path = work / "fresh.yaml"
     golden = work / "goldens" / "fresh" / "80x24" / "greeting.golden"
@@ -36,7 +51,7 @@ def test_author_run_step_back_mismatch_accept(work: Path) -> None:
             main = app.main_screen
             assert main.editor.text == "" and not path.exists()
             main.editor.focus()
-            await pilot.press(*_keys(TYPED))
+            await pilot.press(*_typing(TYPED))
             assert main.editor.text == TYPED
             await pilot.press("ctrl+s")
             assert path.read_text(encoding="utf-8") == TYPED
@@ -64,7 +79,7 @@ def test_author_run_step_back_mismatch_accept(work: Path) -> None:
             main.diff.query_one("#shot-list").focus()
             await pilot.press("a")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
-            await pilot.press("shift+tab", "enter")  # from Cancel (the default) to Accept
+            await pilot.press("enter")  # Accept, the primary action, has the focus
             await wait_until(pilot, golden.exists, what="the accepted golden")
             assert "hello" in golden.read_text(encoding="utf-8")
             await pilot.press("ctrl+r")  # with its golden the scenario passes
@@ -90,7 +105,7 @@ def test_author_run_step_back_mismatch_accept(work: Path) -> None:
             main.diff.query_one("#shot-list").focus()
             await pilot.press("a")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
-            await pilot.press("shift+tab", "enter")  # from Cancel (the default) to Accept
+            await pilot.press("enter")  # Accept, the primary action, has the focus
             await wait_until(
                 pilot, lambda: "hello there" in golden.read_text(encoding="utf-8"), what="the golden"
             )

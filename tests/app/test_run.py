@@ -43,8 +43,7 @@ def test_play_hello_agent_to_the_end_then_step_back(work: Path) -> None:
             first = main.terminal.text()
             assert "Create hello.py" in first and "Done:" not in first
             assert (
-                first.splitlines()
-                == [r.rstrip() for r in main.records[0]["screen"]][: len(first.splitlines())]
+                first.splitlines() == [r.rstrip() for r in main.records[0].screen][: len(first.splitlines())]
             )
             # the editor cursor followed the step's line
             assert main.editor.cursor_location[0] == marks[0].line - 1

@@ -193,7 +193,6 @@ class WorkbenchApp(App[int]):
                 ConfirmScreen(
                     f"{main.path} has unsaved changes. Save them before quitting?",
                     [("save", "Save and quit"), ("discard", "Quit without saving"), ("cancel", "Cancel")],
-                    default="cancel",
                 ),
                 answered,
             )

@@ -335,8 +335,7 @@ class ScenarioEditor(TextArea):
         self.app.push_screen(
             ConfirmScreen(
                 f"{path} changed on disk while you have unsaved edits.",
-                [("reload", "Load the disk version"), ("keep", "Keep my edits")],
-                default="keep",
+                [("keep", "Keep my edits"), ("reload", "Load the disk version")],
             ),
             answered,
         )
