@@ -6,10 +6,10 @@ import contextlib
 import os
 from pathlib import Path
 
-from workbench.app.widgets.editor import plural
 from tests.app.conftest import SIZE, make_app, run, settle, wait_until
 from workbench.app.model import validate_text
 from workbench.app.screens.confirm import ConfirmScreen
+from workbench.app.widgets.editor import plural
 from workbench.atomic import write_atomic
 from workbench.scenario.diagnostics import Severity
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.app.widgets.editor import yaml_indent
 from tests.app.conftest import SIZE, make_app, run, settle, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
+from workbench.app.widgets.editor import yaml_indent
 from workbench.app.widgets.timeline import PASSED
 
 TYPED = """name: fresh
