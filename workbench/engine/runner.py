@@ -152,11 +152,15 @@ class ScenarioRun:
             result.fail(Failure(self._current_step, 0, "process", f"internal error: {_crash_report(exc)}"))
             result.status = "error"
         except asyncio.CancelledError:
-            # Ctrl-C or the app stopped the run: end every process, leave no workspace behind.
+            # Ctrl-C or the app stopped the run: end every process, leave no workspace behind. A run that
+            # did not finish is `cancelled`, and observers (the trace, the app) are told so, never `passed`.
             self._interrupted = True
+            result.status = "cancelled"
             raise
         finally:
             await self._cleanup(result)
+            if self._interrupted:
+                self._finish(result)
         return self._finish(result)
 
     # ------------------------------------------------------------------ body
