@@ -43,6 +43,7 @@ from workbench.engine.options import RunOptions
 from workbench.timeline.prepare import prepare
 from workbench.engine.program import Program, program_for
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, SkippedCheck
+from workbench.engine.screen_responders import ScreenResponders
 from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
@@ -92,7 +93,7 @@ class ScenarioRun:
 
     def __post_init__(self) -> None:
         self.clock = VirtualClock(self.options.speed)
-        self.observers = [TraceObserver(), *self.observers]
+        self.observers = [ScreenResponders(), TraceObserver(), *self.observers]  # answers join the trace
 
     # ------------------------------------------------------------------ public
 
@@ -152,15 +153,11 @@ class ScenarioRun:
             result.fail(Failure(self._current_step, 0, "process", f"internal error: {_crash_report(exc)}"))
             result.status = "error"
         except asyncio.CancelledError:
-            # Ctrl-C or the app stopped the run: end every process, leave no workspace behind. A run that
-            # did not finish is `cancelled`, and observers (the trace, the app) are told so, never `passed`.
+            # Ctrl-C or the app stopped the run: end every process, leave no workspace behind.
             self._interrupted = True
-            result.status = "cancelled"
             raise
         finally:
             await self._cleanup(result)
-            if self._interrupted:
-                self._finish(result)
         return self._finish(result)
 
     # ------------------------------------------------------------------ body

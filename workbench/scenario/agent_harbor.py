@@ -51,12 +51,14 @@ from .fields import (
     wrong_type,
 )
 from .names import check_name
+from .on_screen import parse_on_screen
 from .paths import check_relative, resolve_inside
 from .source import PList, PMap, load_document
 
 TOP_LEVEL_KEYS = (
     "name", "tags", "description", "initialPrompt", "terminalRef", "terminal", "compat", "repo", "ah",
     "server", "acp", "timeline", "steps", "turns", "expect", "command", "masks", "hooks", "meta", "rules",
+    "onScreen",
 )  # fmt: skip
 
 TOOL_EVENTS: dict[str, tuple[str, ...]] = {
@@ -153,6 +155,7 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
         initial_prompt=_opt_str(doc, "initialPrompt"),
         command=_command(doc),
         masks=_masks(doc),
+        on_screen=parse_on_screen(doc),
         repo=_repo(doc, ctx),
         ah=_ah(doc, ctx),
         server=_server(doc, ctx),

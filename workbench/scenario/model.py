@@ -567,6 +567,7 @@ class Scenario:
     hooks: Mapping[str, Json] = field(default_factory=no_fields)
     pos: Pos | None = None
     extra: Mapping[str, Json] = field(default_factory=no_fields)
+    on_screen: Any = None  # our extension `onScreen:`, a workbench.scenario.on_screen.OnScreen
 
     @property
     def effective_initial_prompt(self) -> str | None:
