@@ -25,8 +25,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     modes = driver_summaries()
     p.add_argument("--mode", default=DEFAULT_MODE, choices=list(modes), metavar="MODE",
                    help="how the scenario is played: " + "; ".join(f"{k}: {v}" for k, v in modes.items()))  # fmt: skip
+    from workbench.llm.agents import AGENTS
+
     p.add_argument("--agent", metavar="NAME",
-                   help="real-agent mode: the agent preset (claude-code, codex, pi); "
+                   help=f"real-agent mode: the agent preset ({', '.join(AGENTS)}); "
                         "else the scenario's `command` with {base_url} placeholders")  # fmt: skip
     p.add_argument("--agent-ui", choices=["tui", "print"], default="tui",
                    help="real-agent mode: the agent's TUI (default) or its print mode")  # fmt: skip

@@ -82,7 +82,9 @@ class RealAgentDriver:
             except PresetError as exc:
                 raise DriverError(str(exc)) from None
         elif not scenario.command:
-            raise DriverError("real-agent mode needs an agent: `--agent claude-code|codex|pi`, "
+            from workbench.llm.agents import AGENTS
+
+            raise DriverError(f"real-agent mode needs an agent: `--agent {'|'.join(AGENTS)}`, "
                               "or a scenario `command` with {base_url} placeholders")  # fmt: skip
         if scenario.rules is None:
             steps = [s.index for s in ctx.schedule.steps if s.action in AGENT_ACTIONS]
