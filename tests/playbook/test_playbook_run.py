@@ -131,3 +131,26 @@ def test_the_app_opens_and_steps_through_a_playbook_run(tmp_path: Path) -> None:
             assert main.timeline.cursor == 1 and main.terminal.source == "recorded"
 
     asyncio.run(body())
+
+
+def test_mock_ui_answers_the_agents_question_and_records_it(tmp_path: Path) -> None:
+    """The agent asks whether to trust the folder before it starts: the playbook's `mock_ui` answers."""
+    from workbench.playbook import UiRule
+    from workbench.playbook.run import mock_agent_command
+
+    agent = " ".join(f"'{word}'" for word in mock_agent_command("asks"))
+    command = [
+        "bash",
+        "--norc",
+        "-c",
+        f"read -p 'Trust this folder? (y/n) ' a; [ \"$a\" = y ] && exec {agent}",
+    ]
+    playbook = Playbook(when("hi", [say("Hello!")]), name="asks",
+                        mock_ui=[UiRule("Trust this folder?", "y<Enter>")])  # fmt: skip
+    assert "onScreen:\n- {match: 'Trust this folder?', keys: y<Enter>, times: 1}" in playbook.to_yaml()
+    run = asyncio.run(run_playbook(playbook, command=command, options=options(tmp_path)))
+    assert run.passed, run.explain()
+    assert [(u.rule, u.matched, u.keys) for u in run.events.ui] == [
+        ("match 'Trust this folder?'", "Trust this folder?", "y<Enter>")]  # fmt: skip
+    assert run.run_dir is not None
+    assert "Hello!" in "\n".join(Trace.read(run.run_dir).steps[-1]["screen"])

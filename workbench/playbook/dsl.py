@@ -159,7 +159,8 @@ MockResult: TypeAlias = "str | Mapping[str, Any] | Callable[[Mapping[str, Any]],
 
 @dataclass(frozen=True)
 class UiRule:
-    """A screen responder: when the screen matches, type ``keys`` (see workbench.terminal.responders)."""
+    """A screen responder (``mock_ui``): when the screen shows ``match`` (a regex with ``regex=True``),
+    type ``keys``, once, every time (``times=None``) or up to ``times`` times; the YAML `onScreen:` rule."""
 
     match: str
     keys: str

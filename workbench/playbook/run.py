@@ -31,7 +31,7 @@ from workbench.engine.program import Program
 from workbench.engine.report import ScenarioResult
 from workbench.llm import LlmServer
 from workbench.playbook.dsl import Playbook
-from workbench.playbook.events import Events
+from workbench.playbook.events import Events, UiRecord
 from workbench.playbook.mock_agent import MOCK_TOOLS_ENV
 from workbench.playbook.responder import PlaybookFailure, PlaybookState
 from workbench.playbook.schedule import scenario_yaml, timeline
@@ -107,6 +107,27 @@ class PlaybookDriver(RealAgentDriver):
         self._events.close()
 
 
+class UiEvents:
+    """An observer of the run: each answer of the screen responders (``mock_ui``) becomes a ``ui`` event."""
+
+    def __init__(self, events: Events) -> None:
+        self.events = events
+
+    def run_started(self, run: Any) -> None:
+        return None
+
+    def step_finished(self, run: Any, record: Any) -> None:
+        for check in record.checks:
+            ui = check.get("ui")
+            if isinstance(ui, dict):
+                self.events.add_ui(
+                    UiRecord(str(ui["rule"]), str(ui["matched"]), str(ui["keys"]), int(ui["at_ms"]))
+                )
+
+    def run_finished(self, run: Any, result: Any) -> None:
+        return None
+
+
 @dataclass
 class PlaybookRun:
     """What a playbook run left: the report entry, the events, the playbook's own failures."""
@@ -161,5 +182,5 @@ async def run_playbook(
     preset = None if command is not None else agent
     run_options = replace(options, mode="real-agent", agent=preset,
                           driver=lambda ctx: PlaybookDriver(ctx, state))  # fmt: skip
-    result = await run_scenario(path, run_options)
+    result = await run_scenario(path, run_options, [UiEvents(state.events)])
     return PlaybookRun(result, state.events, state.failures, path)

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from workbench.playbook.dsl import LATE_BOUND, Call, Playbook, Say, Think
+from workbench.playbook.dsl import LATE_BOUND, Call, Playbook, Say, Think, UiRule
 
 TURN_GAP_MS = 1
 
@@ -55,8 +55,17 @@ def scenario_data(playbook: Playbook, command: Sequence[str] | None = None,
         data["terminal"] = {"width": terminal[0], "height": terminal[1]}
     if command is not None:
         data["command"] = list(command)
+    if playbook.mock_ui:
+        data["onScreen"] = [on_screen_rule(rule) for rule in playbook.mock_ui]
     data["timeline"] = timeline(playbook)[0]
     return data
+
+
+def on_screen_rule(rule: UiRule) -> dict[str, Any]:
+    """A playbook's ``mock_ui`` rule as an `onScreen` rule of the scenario."""
+    out: dict[str, Any] = {"regex" if rule.regex else "match": rule.match, "keys": rule.keys}
+    out["times"] = "every" if rule.times is None else rule.times
+    return out
 
 
 def scenario_yaml(playbook: Playbook, command: Sequence[str] | None = None,
