@@ -37,9 +37,8 @@ def timeline(playbook: Playbook) -> tuple[list[dict[str, Any]], list[list[int]]]
                 elif isinstance(action, Say):
                     pieces.append({"assistant": [[0, action.text]]})
                 elif isinstance(action, Call):
-                    args = (
-                        {} if action.late_bound else json.loads(json.dumps(dict(action.params), default=str))
-                    )
+                    params = action.params
+                    args = {} if callable(params) else json.loads(json.dumps(dict(params), default=str))
                     pieces.append({"agentToolUse": {"toolName": action.tool, "args": args}})
             indices.append(len(events))
             events.append({"llmResponse": pieces})

@@ -56,6 +56,8 @@ class PlaybookServer(LlmServer):
                  **kwargs: Any) -> None:  # fmt: skip
         self.state = state or PlaybookState(playbook)
         self.response_steps = response_steps
+        self._tools_runner: web.AppRunner | None = None
+        self.tools_url = ""
         super().__init__([scenario or playbook_scenario(playbook)], **kwargs)
 
     @property
@@ -74,16 +76,17 @@ class PlaybookServer(LlmServer):
         base_url = await super().start()
         app = web.Application()
         app.router.add_post(TOOL_PATH, self._mock_tool)
-        self._tools_runner = web.AppRunner(app, access_log=None, handle_signals=False)
-        await self._tools_runner.setup()
-        site = web.TCPSite(self._tools_runner, "127.0.0.1", 0)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+        self._tools_runner = runner
+        site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
-        port = int(self._tools_runner.addresses[0][1])
+        port = int(runner.addresses[0][1])
         self.tools_url = f"http://127.0.0.1:{port}{TOOL_PATH}"
         return base_url
 
     async def stop(self) -> None:
-        runner = getattr(self, "_tools_runner", None)
+        runner = self._tools_runner
         if runner is not None:
             await runner.cleanup()
             self._tools_runner = None
