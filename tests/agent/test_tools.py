@@ -682,12 +682,26 @@ def escape_path(rel: str, outside: Path) -> str:
 def test_path_escapes_are_errors_and_write_nothing(
     run: Run, tmp_path: Path, outside: Path, rel: str, tool: str, extra: dict[str, Any]
 ) -> None:
+    if (tool, rel) == ("readFile", "ABSOLUTE"):
+        return  # reading an absolute path is allowed: test_read_file_reads_an_absolute_path_outside
     before = snapshot_dir(tmp_path)
     key = "notebook_path" if tool == "notebookEdit" else "path"
     outcome = run(tool, {key: escape_path(rel, outside), **extra})
     assert outcome.status == "error"
-    assert "outside the workspace" in outcome.result or "is absolute" in outcome.result
+    assert "outside the workspace" in outcome.result
+    if rel == "ABSOLUTE":  # the refusal says why
+        assert "only reads may leave it" in outcome.result and "isolated and repeatable" in outcome.result
     assert snapshot_dir(tmp_path) == before
+
+
+def test_read_file_reads_an_absolute_path_outside(run: Run, outside: Path, ws: Workspace) -> None:
+    """An absolute path may be read, anywhere ("relative to the workspace unless prefixed with /")."""
+    outcome = run("readFile", {"path": str(outside / "secret.txt")})
+    assert (outcome.status, outcome.result) == ("ok", "secret\n")
+    write(ws, "inside.txt", "inside\n")
+    outcome = run("writeFile", {"file_path": str(ws.path / "inside.txt"), "content": "absolute inside\n"})
+    assert outcome.status == "ok", outcome.result  # an absolute path inside the workspace is the workspace
+    assert (ws.path / "inside.txt").read_text() == "absolute inside\n"
 
 
 @pytest.mark.parametrize("tool", ["readFile", "editFile", "sed", "writeFile"])
@@ -711,7 +725,7 @@ def test_search_tools_cannot_look_outside(run: Run, tool: str, rel: str) -> None
     outcome = run(tool, {"path": rel, "pattern": "secret"})
     assert outcome.status == "error"
     assert f"`{rel}`" in outcome.result
-    assert "leads outside the workspace" in outcome.result or "is absolute" in outcome.result
+    assert "leads outside the workspace" in outcome.result or "is outside the workspace" in outcome.result
 
 
 # --------------------------------------------------------------------------- compare_result

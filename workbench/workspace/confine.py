@@ -19,8 +19,15 @@ class WorkspaceError(RuntimeError):
     """A path escape, a failed patch, a failed git command: fails the scenario, writes nothing."""
 
 
+OUTSIDE_WHY = "only reads may leave it; writes, edits and commands stay inside, so that runs stay isolated and repeatable"
+
+
 def confine(root: Path, rel: str, what: str, *, base_name: str = "the workspace") -> Path:
-    """``rel`` under ``root``, following symlinks; an absolute path or an escape raises WorkspaceError."""
+    """``rel`` under ``root``, following symlinks; an escape raises WorkspaceError.
+
+    A path is relative to ``root`` unless it starts with ``/`` (the format's rule): an absolute
+    path is accepted when it lies inside ``root``, and refused with the reason otherwise (what
+    may *read* anywhere uses :func:`confine_read`)."""
     allowed = f"paths must be relative to {base_name} and stay inside it"
     if not isinstance(rel, str):
         raise WorkspaceError(f"{what}: {rel!r} is not a path; {allowed}")
@@ -28,7 +35,14 @@ def confine(root: Path, rel: str, what: str, *, base_name: str = "the workspace"
         raise WorkspaceError(f"{what}: `{rel}` is not a usable path (empty or with a NUL byte); {allowed}")
     pure = PurePosixPath(rel)
     if pure.is_absolute():
-        raise WorkspaceError(f"{what}: `{rel}` is absolute; {allowed}")
+        real_root = root.resolve()
+        try:
+            target = Path(rel).resolve()
+        except (OSError, RuntimeError) as exc:
+            raise WorkspaceError(f"{what}: `{rel}` cannot be resolved ({exc})") from None
+        if target == real_root or real_root in target.parents:
+            return target
+        raise WorkspaceError(f"{what}: `{rel}` is outside {base_name}, and {OUTSIDE_WHY}")
     real_root = root.resolve()
     try:
         target = (real_root / pure).resolve()
@@ -38,6 +52,14 @@ def confine(root: Path, rel: str, what: str, *, base_name: str = "the workspace"
         how = "through `..`" if ".." in pure.parts else "through a symlink"
         raise WorkspaceError(f"{what}: `{rel}` leads outside {base_name} ({how}); {allowed}")
     return target
+
+
+def confine_read(root: Path, rel: str, what: str) -> Path:
+    """A path to *read*: an absolute one is taken as it is (reading outside the workspace is allowed,
+    as the format says); a relative one is confined to ``root`` like any other."""
+    if isinstance(rel, str) and rel.startswith("/") and "\x00" not in rel:
+        return Path(rel)
+    return confine(root, rel, what)
 
 
 def confine_scenario_path(scenario_dir: Path, rel: str, what: str) -> Path:

@@ -31,7 +31,7 @@ from typing import Any
 from workbench.scenario import model as m
 
 from .beneath import read_beneath, write_beneath
-from .confine import WorkspaceError, confine, confine_scenario_path, outside_links
+from .confine import WorkspaceError, confine, confine_read, confine_scenario_path, outside_links
 from .git import GitError, commit_all, git, is_repo
 from .globs import GlobError, glob_match
 from .jsonpointer import json_pointer
@@ -143,6 +143,18 @@ class Workspace:
         """``rel`` inside the workspace (symlinks followed); WorkspaceError naming ``what`` if it escapes."""
         return confine(self.path, rel, what)
 
+    def resolve_read(self, rel: str, what: str = "path") -> Path:
+        """A path to read: relative ones inside the workspace, absolute ones anywhere (the format's rule)."""
+        return confine_read(self.path, rel, what)
+
+    def read_any_text(self, target: Path, encoding: str = "utf-8", errors: str = "strict") -> str:
+        """The text of a path :meth:`resolve_read` returned: beneath the workspace's descriptor when it is
+        inside, a plain read when the scenario named an absolute path outside it."""
+        rel = os.path.relpath(target, self.path)
+        if rel != ".." and not rel.startswith("../"):
+            return self.read_text(target, encoding, errors)
+        return target.read_bytes().decode(encoding, errors)
+
     def write(self, target: Path, data: bytes | str, *, append: bool = False) -> None:
         """Write (or append) to ``target``, a path :meth:`resolve` returned, creating its folders.
 
@@ -214,14 +226,14 @@ class Workspace:
 
     def check_fs_exists(self, rel: str) -> Check:
         try:
-            ok = self.resolve(rel, "fs.exists").exists()
+            ok = self.resolve_read(rel, "fs.exists").exists()
         except WorkspaceError as exc:
             return Check(False, str(exc))
         return Check(ok, f"`{rel}` {'exists' if ok else 'does not exist'}")
 
     def check_fs_not_exists(self, rel: str) -> Check:
         try:
-            exists = self.resolve(rel, "fs.notExists").exists()
+            exists = self.resolve_read(rel, "fs.notExists").exists()
         except WorkspaceError as exc:
             return Check(False, str(exc))
         return Check(not exists, f"`{rel}` {'exists' if exists else 'does not exist'}")
@@ -229,7 +241,7 @@ class Workspace:
     def check_json_file(self, rel: str, pointer: str, equals: Any) -> Check:
         """The value at the RFC 6901 ``pointer`` in the JSON file ``rel`` equals ``equals``."""
         try:
-            path = self.resolve(rel, "json.file path")
+            path = self.resolve_read(rel, "json.file path")
             value = json_pointer(json.loads(path.read_text(encoding="utf-8")), pointer)
         except (WorkspaceError, OSError, ValueError, LookupError) as exc:
             return Check(False, f"`{rel}` {pointer or '(whole document)'}: {exc}")

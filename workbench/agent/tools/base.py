@@ -93,3 +93,11 @@ def path_arg(
     if not rel:
         raise ToolError(f"needs `{names[0]}`")
     return rel, ctx.workspace.resolve(rel, what=f"`{names[0]}`")
+
+
+def read_path_arg(args: Mapping[str, Json], ctx: ToolContext, *names: str) -> tuple[str, Path]:
+    """A path argument to read: relative ones confined to the workspace, absolute ones anywhere."""
+    rel = text_arg(args, *names)
+    if not rel:
+        raise ToolError(f"needs `{names[0]}`")
+    return rel, ctx.workspace.resolve_read(rel, what=f"`{names[0]}`")

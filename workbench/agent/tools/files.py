@@ -1,8 +1,9 @@
 """File tools: `readFile`, `writeFile`, `appendFile`, `editFile` and `sed`.
 
-Every path is confined to the workspace before anything is read or written;
-a path that escapes (``..``, absolute, a symlink out) is an error and touches
-nothing. Reads and writes then go through the workspace's descriptor
+Every path a tool writes is confined to the workspace before anything is
+written; a path that escapes (``..``, an absolute path outside, a symlink out) is
+an error that says why and touches nothing. ``readFile`` may read an absolute
+path anywhere ("relative to the workspace unless prefixed with /"). Reads and writes then go through the workspace's descriptor
 (:meth:`~workbench.workspace.Workspace.write`), so a symlink swapped in after
 the check cannot lead them out. Text is UTF-8.
 
@@ -21,20 +22,31 @@ import os
 import subprocess
 from collections.abc import Mapping
 
-from .base import Json, ToolContext, ToolError, ToolOutcome, arg, flag_arg, int_arg, path_arg, text_arg
+from .base import (
+    Json,
+    ToolContext,
+    ToolError,
+    ToolOutcome,
+    arg,
+    flag_arg,
+    int_arg,
+    path_arg,
+    read_path_arg,
+    text_arg,
+)
 
 _SED_TIMEOUT_S = 60
 
 
 def read_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
-    rel, path = path_arg(args, ctx, "path", "file_path")
+    rel, path = read_path_arg(args, ctx, "path", "file_path")  # an absolute path may be read anywhere
     if path.is_dir():
         raise ToolError(f"{rel} is a folder, not a file (use listDir)")
     if not path.is_file():
         raise ToolError(f"file not found: {rel}")
     encoding = str(arg(args, "encoding", default="utf-8"))
     try:
-        text = ctx.workspace.read_text(path, encoding=encoding, errors="replace")
+        text = ctx.workspace.read_any_text(path, encoding=encoding, errors="replace")
     except LookupError:
         raise ToolError(f"unknown `encoding` {encoding!r}") from None
     offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
