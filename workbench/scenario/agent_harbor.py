@@ -58,7 +58,7 @@ from .source import PList, PMap, load_document
 TOP_LEVEL_KEYS = (
     "name", "tags", "description", "initialPrompt", "terminalRef", "terminal", "compat", "repo", "ah",
     "server", "acp", "timeline", "steps", "turns", "expect", "command", "masks", "hooks", "meta", "rules",
-    "onScreen",
+    "onScreen", "mode",
 )  # fmt: skip
 
 TOOL_EVENTS: dict[str, tuple[str, ...]] = {
@@ -154,6 +154,8 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
         description=_opt_str(doc, "description"),
         initial_prompt=_opt_str(doc, "initialPrompt"),
         command=_command(doc),
+        mode=_mode(doc),
+        mode_pos=doc.at_value("mode") if "mode" in doc else None,
         masks=_masks(doc),
         on_screen=parse_on_screen(doc),
         repo=_repo(doc, ctx),
@@ -206,6 +208,18 @@ def _masks(doc: PMap) -> tuple[str, ...]:
             ) from None
         masks.append(pattern)
     return tuple(masks)
+
+
+def _mode(doc: PMap) -> str | None:
+    """Top-level `mode:` (our extension): the mode a scenario is written for, used unless `run --mode` picks
+    another; the engine checks the name against its modes."""
+    if "mode" not in doc:
+        return None
+    value, pos = doc["mode"], doc.at_value("mode")
+    mode = as_str(value, pos, "`mode`")
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", mode):
+        raise ScenarioError.at(pos, f"`mode` is a mode name such as simulation or real-agent, got {mode!r}")
+    return mode
 
 
 def _command(doc: PMap) -> tuple[str, ...] | None:

@@ -556,6 +556,8 @@ class Scenario:
     description: str | None = None
     initial_prompt: str | None = None
     command: tuple[str, ...] | None = None
+    mode: str | None = None  # our extension `mode:`: the mode the scenario is written for (e.g. simulation)
+    mode_pos: Pos | None = None
     masks: tuple[str, ...] = ()  # our extension: regexes blanked out of every screenshot before comparison
     repo: Repo | None = None
     ah: AhInvocation | None = None

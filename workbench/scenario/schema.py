@@ -214,6 +214,11 @@ def scenario_schema() -> Schema:
                 "minItems": 1,
                 "description": "argv of the program under test (default: the built-in mock agent)",
             },
+            "mode": {
+                "type": "string",
+                "description": "the mode the scenario is written for (mock-agent, program, real-agent, simulation...),"
+                " used unless `run --mode` names another",
+            },
             "masks": {
                 "type": "array",
                 "items": _STR,
