@@ -1,0 +1,123 @@
+"""`workbench run --mode simulation` and `workbench serve rest` end to end: real processes, real HTTP, real ptys."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SCENARIOS, require_corpus, write
+
+
+def workbench(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    tmp = cwd / ".tmp"
+    tmp.mkdir(exist_ok=True)
+    return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, capture_output=True, text=True,
+                          check=False, timeout=timeout, env={**os.environ, "TMPDIR": str(tmp)})  # fmt: skip
+
+
+def report(path: Path) -> dict:  # type: ignore[type-arg]
+    return json.loads(path.read_text())
+
+
+def test_the_example_clients_screens_are_the_same_at_max_speed_and_at_real_time(tmp_path: Path) -> None:
+    examples = str(SCENARIOS / "simulation")
+    first = workbench("run", examples, "--report", "r1.json", cwd=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    goldens = sorted(p.relative_to(tmp_path) for p in (tmp_path / "screenshots").rglob("*.golden"))
+    assert len(goldens) == 3
+    done = (tmp_path / "screenshots" / "build-status" / "72x16" / "done.golden").read_text(encoding="utf-8")
+    assert "[COMPLETED]" in done and "src/build.py  +4 -2" in done and "✔ runCmd       all tests pass" in done
+    assert {e["mode"] for e in report(tmp_path / "r1.json")["scenarios"]} == {"simulation"}
+    started = time.monotonic()
+    paced = workbench("run", examples, "--ci", "--speed", "1", "--report", "r2.json", cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    assert paced.returncode == 0, paced.stdout + paced.stderr  # the same screens at real time
+    virtual = sum(e["virtual_ms"] for e in report(tmp_path / "r2.json")["scenarios"]) / 1000
+    assert elapsed >= virtual  # paced: real time is at least the scenario's time
+
+
+def test_the_corpus_simulation_smoke_passes(tmp_path: Path) -> None:
+    scenario = require_corpus() / "agent-harbor" / "test_scenarios" / "simulation_smoke.yaml"
+    done = workbench("run", "--mode", "simulation", str(scenario), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = report(tmp_path / "r.json")["scenarios"]
+    assert entry["status"] == "passed" and entry["mode"] == "simulation"
+
+
+def test_the_client_gets_the_url_and_session_as_placeholders_and_environment(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "env.yaml", """\
+name: env-client
+mode: simulation
+command: [bash, --norc, --noprofile, -c, 'echo "arg=$0 id=$1"; echo "env=$WORKBENCH_REST_URL id=$WORKBENCH_SESSION_ID"; curl -s -X POST -d "{}" "$0/sessions"; echo; cat', "{rest_base_url}", "{session_id}"]
+timeline:
+  - log: hello
+  - waitFor: '"id": "env-client"'
+  - assert:
+      text:
+        contains: ["id=env-client", "env=http://127.0.0.1:"]
+""")  # fmt: skip
+    done = workbench("run", str(scenario), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    trace = next((tmp_path / "target").rglob("trace.jsonl")).read_text().splitlines()
+    screen = "\n".join(json.loads(trace[-2])["screen"])
+    url = screen.split("arg=")[1].split()[0]
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/api/v1")
+    assert f"env={url} id=env-client" in screen  # POST /sessions in run mode answers the run's own session
+
+
+def test_an_unknown_mode_in_a_scenario_is_invalid_input_at_its_line(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "m.yaml", "name: m\nmode: simulaton\ntimeline:\n  - log: x\n")
+    done = workbench("run", str(scenario), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    (entry,) = report(tmp_path / "r.json")["scenarios"]
+    (failure,) = entry["failures"]
+    assert failure["kind"] == "validation" and failure["line"] == 2 and "simulation" in failure["message"]
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_curl_follows_the_stream_of_serve_rest(tmp_path: Path) -> None:
+    scenario = SCENARIOS / "simulation" / "build-status.yaml"
+    server = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "rest", str(scenario), "--speed", "4"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        done = subprocess.run(["curl", "-sN", "--max-time", "60", f"{url}/sessions/build-status/events"],
+                              capture_output=True, text=True, check=True, timeout=90)  # fmt: skip
+    finally:
+        server.terminate()
+        assert server.wait(timeout=30) == 0
+    frames = [f for f in done.stdout.split("\n\n") if f.strip()]
+    names = [f.split("\n")[1].removeprefix("event: ") for f in frames]
+    assert names[0] == "status" and names[-1] == "status" and "tool_use" in names and "file_edit" in names
+    assert [int(f.split("\n")[0].removeprefix("id: ")) for f in frames] == list(range(1, len(frames) + 1))
+    assert json.loads(frames[-1].split("data: ", 1)[1])["status"] == "completed"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--speed", "fast"], "invalid speed"),
+        (["--port", "70000"], "--port must be 0..65535"),
+    ],
+)
+def test_serve_rest_rejects_bad_flags_with_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    done = workbench(
+        "serve", "rest", str(SCENARIOS / "simulation" / "build-status.yaml"), *args, cwd=tmp_path
+    )
+    assert done.returncode == 2 and message in done.stderr
+
+
+def test_serve_rest_names_a_bad_scenario_file_line_and_column(tmp_path: Path) -> None:
+    bad = write(tmp_path, "bad.yaml", "name: bad\ntimeline:\n  - screnshot: x\n")
+    done = workbench("serve", "rest", str(bad), cwd=tmp_path)
+    assert done.returncode == 2 and "bad.yaml:3:5" in done.stderr and "screenshot" in done.stderr
+    missing = workbench("serve", "rest", str(tmp_path / "nope.yaml"), cwd=tmp_path)
+    assert missing.returncode == 2 and "nope.yaml:1:1: error: file not found" in missing.stderr
