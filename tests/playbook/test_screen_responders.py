@@ -190,3 +190,17 @@ timeline:
     assert ("stuck.yaml:3: timing: an unexpected confirm question waits for an answer that no `onScreen` rule "
             "gives: 'Wipe the disk? [y/N]'; add a rule (match/regex/default: confirm) with the keys to type. "
             "The screen was:\n$ read -p") in done.stdout  # fmt: skip
+
+
+def test_the_json_schema_knows_on_screen() -> None:
+    import jsonschema
+    import yaml
+
+    from workbench.scenario.schema import scenario_schema
+
+    validator = jsonschema.Draft7Validator(scenario_schema())
+    doc = yaml.safe_load(QUESTIONS)
+    assert not list(validator.iter_errors(doc))
+    for bad in ([{"match": "a"}], [{"match": "a", "regex": "b", "keys": "y"}], [{"default": "menu", "keys": "y"}],
+                {"rules": [], "unansweredMs": 0}, [{"match": "a", "keys": "y", "times": "often"}]):  # fmt: skip
+        assert list(validator.iter_errors({**doc, "onScreen": bad})), bad

@@ -135,3 +135,31 @@ def _rule(value: Any, pos: Any) -> ScreenRule:
         else:
             raise ScenarioError.at(tpos, f"`times` must be `once`, `every` or a number >= 1, got {raw!r}")
     return ScreenRule(keys, match, regex, kind, times, pos.line)
+
+
+def on_screen_schema() -> dict[str, Any]:
+    """The JSON Schema of `onScreen:` (for `workbench schema` and editors)."""
+    times = {"oneOf": [{"enum": ["once", "every"]}, {"type": "integer", "minimum": 1}],
+             "description": "how often the rule answers: once (default), every time, or at most N times"}  # fmt: skip
+    rule = {
+        "type": "object",
+        "properties": {
+            "match": {"type": "string", "description": "text on the screen"},
+            "regex": {"type": "string", "description": "a regular expression searched in the screen"},
+            "default": {"enum": list(KINDS), "description": "answers any question of this kind no rule answers"},
+            "keys": {"type": "string", "description": "what to type, in key notation (e.g. `y<Enter>`)"},
+            "times": times,
+        },
+        "required": ["keys"],
+        "oneOf": [{"required": ["match"]}, {"required": ["regex"]}, {"required": ["default"]}],
+        "additionalProperties": False,
+    }
+    rules = {"type": "array", "items": rule}
+    return {
+        "description": "answers to the program's questions: when the settled screen matches, type the keys",
+        "oneOf": [
+            rules,
+            {"type": "object", "properties": {"rules": rules, "unansweredMs": {"type": "integer", "minimum": 1}},
+             "required": ["rules"], "additionalProperties": False},
+        ],
+    }  # fmt: skip

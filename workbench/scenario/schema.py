@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .agent_harbor import ACP_EVENTS, CONTENT_TYPES, SESSION_STATUSES, TOOL_EVENTS, TOOL_STATUSES
+from .on_screen import on_screen_schema
 
 Schema = dict[str, Any]
 
@@ -224,6 +225,7 @@ def scenario_schema() -> Schema:
                 "items": _STR,
                 "description": "regexes for volatile screen text; each match becomes `*` in every screenshot",
             },
+            "onScreen": on_screen_schema(),
             "terminalRef": {
                 "type": "string",
                 "description": "a profile file (*.json) or a name like default-100x30",
