@@ -76,3 +76,41 @@ def test_rules_answer_typed_prompts_and_tools_follow_tool_execution(tmp_path: Pa
     assert screen.count("pong") == 1
     assert (workspace / "out.txt").read_text() == "written for real"
     assert "Writing it." in screen
+
+
+def test_typed_prompts_use_the_same_tool_execution_as_print_mode(tmp_path: Path) -> None:
+    """Mode `mock` without a canned result is an error, and a canned result in `live` runs nothing."""
+    scenario = write(tmp_path, "rules.toml", """\
+[[responses]]
+pattern = { type = "contains", text = "mock" }
+[responses.response]
+text = ""
+[[responses.response.tool_calls]]
+tool = "Write"
+input = { file_path = "mocked.txt", content = "never" }
+
+[tool_execution]
+mode = "mock"
+[tool_execution.tools.Write]
+auto_approve = true
+""")  # fmt: skip
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+
+    async def session() -> str:
+        pty = await PtySession.spawn(
+            [sys.executable, "-m", "workbench", "mock-agent", str(scenario), "--workspace", str(workspace)],
+            env={**os.environ, "TERM": "xterm-256color"}, cwd=str(tmp_path), width=80, height=24,
+        )  # fmt: skip
+        try:
+            await pty.wait_for_text("> ", timeout=30)
+            pty.write("mock it<Enter>")
+            await pty.wait_for_text("No mock result configured for tool 'Write'", timeout=30)
+            pty.write("<C-d>")
+            await pty.wait_exit(timeout=30)
+            return "\n".join(pty.screen.text_rows())
+        finally:
+            await pty.terminate()
+
+    asyncio.run(session())
+    assert not (workspace / "mocked.txt").exists()

@@ -155,15 +155,18 @@ class MockAgent:
         self.outcomes: dict[int, Any] = {}
         self.failures: list[StepFailure] = []
         self._matcher: Any = None  # a RuleMatcher, for Claudeless scenarios
+        self._claude_tools: Any = None  # their tools' shared state (workbench.agent.claude.tools.ToolState)
 
     def answer(self, prompt: str) -> None:
         """A Claudeless scenario: reply to what the user entered by the first matching rule.
 
-        Tool calls run per the scenario's `tool_execution`: `mock` returns the call's
-        canned `result`, `live` runs the tool for real in the workspace; a tool's
-        `error` fails it and `auto_approve = false` denies it.
+        Tool calls follow the scenario's `tool_execution` exactly as print mode does
+        (:func:`workbench.agent.claude.tools.run_call`): a per-tool `error` fails the call, a
+        canned `result` (the call's, else the tool's) answers without running anything, mode
+        `mock` without one is an error, mode `live` runs the tool for real in the workspace.
+        `auto_approve = false` denies the call (there is no one to ask on this terminal).
         """
-        from workbench.agent.tools import execute_tool
+        from workbench.agent.claude.tools import ToolState, run_call
         from workbench.scenario.matching import RuleMatcher
 
         rules = self.scenario.rules
@@ -171,6 +174,7 @@ class MockAgent:
             return
         if self._matcher is None:
             self._matcher = RuleMatcher(rules)
+            self._claude_tools = ToolState(lambda todos: None, lambda plan: "the session")
         reply, failure = self._matcher.choose(prompt)
         if failure is not None:
             params = ", ".join(f"{k}={v}" for k, v in failure.params.items())
@@ -182,9 +186,13 @@ class MockAgent:
             self.term.emit(render.assistant(reply.text))
         for call in reply.tool_calls:
             self.term.emit(render.tool_title(call.tool, dict(call.input)))
-            outcome = execute_tool(call.tool, dict(call.input), self._workspace(), canned_result=call.result,
-                                   shells=self.shells, setting=rules.tools.get(call.tool), mode=rules.tool_mode)  # fmt: skip
-            self.term.emit(render.tool_result(outcome.status, outcome.result))
+            setting = rules.tools.get(call.tool)
+            if setting is not None and setting.auto_approve is False:
+                self.term.emit(render.tool_result("error", f"permission denied: {call.tool} needs approval"))
+                continue
+            run = run_call(call.tool, dict(call.input), call.result, setting, rules.tool_mode, self.workspace,
+                           self._claude_tools)  # fmt: skip
+            self.term.emit(render.tool_result("error" if run.is_error else "ok", run.content))
 
     def play(self, step: Step) -> list[StepFailure]:
         """Perform one schedule step and return the failures it found."""
@@ -260,6 +268,8 @@ class MockAgent:
 
     def close(self) -> None:
         self.shells.close()
+        if self._claude_tools is not None:
+            self._claude_tools.close()
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
