@@ -14,7 +14,7 @@ able to take the mock down that way, so the runner here:
   idle sockets costs nothing);
 * closes keep-alive connections idle for ``idle_timeout`` seconds.
 
-The body timeout is the server's (it reads bodies itself).
+The body timeout (:attr:`Limits.body_timeout`) is the server's: it reads bodies itself.
 
 This relies on two attributes of aiohttp's ``RequestHandler`` (its request
 count and current request); if a future aiohttp renames them, the header timer
@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -34,8 +35,23 @@ from aiohttp.web_protocol import RequestHandler
 log = logging.getLogger(__name__)
 
 HEADER_TIMEOUT_S = 10.0
+BODY_TIMEOUT_S = 30.0
 IDLE_TIMEOUT_S = 75.0  # nginx's keepalive_timeout
 MAX_CONNECTIONS = 512
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a client may take and how many may be connected at once."""
+
+    header_timeout: float = HEADER_TIMEOUT_S  # from a request's first byte to its last header
+    body_timeout: float = BODY_TIMEOUT_S  # for the whole body, once the headers are in
+    idle_timeout: float = IDLE_TIMEOUT_S  # a keep-alive connection with no request
+    max_connections: int = MAX_CONNECTIONS
+
+
+DEFAULT_LIMITS = Limits()
+
 
 ErrorShaper = Callable[[str, str, dict[str, str], int, str], web.Response]
 """(method, path, headers, status, message) -> the response in the API's shape."""
@@ -118,19 +134,11 @@ class _Handler(RequestHandler):
 class GuardedRunner(web.AppRunner):
     """An :class:`aiohttp.web.AppRunner` whose connections are :class:`_Handler` s."""
 
-    def __init__(
-        self,
-        app: web.Application,
-        shaper: ErrorShaper,
-        *,
-        header_timeout: float = HEADER_TIMEOUT_S,
-        max_connections: int = MAX_CONNECTIONS,
-        idle_timeout: float = IDLE_TIMEOUT_S,
-    ) -> None:
-        super().__init__(app, access_log=None, handle_signals=False, keepalive_timeout=idle_timeout,
+    def __init__(self, app: web.Application, shaper: ErrorShaper, limits: Limits = DEFAULT_LIMITS) -> None:
+        super().__init__(app, access_log=None, handle_signals=False, keepalive_timeout=limits.idle_timeout,
                          logger=_QUIET)  # fmt: skip
-        attrs = {"shaper": staticmethod(shaper), "header_timeout": header_timeout,
-                 "max_connections": max_connections}  # fmt: skip
+        attrs = {"shaper": staticmethod(shaper), "header_timeout": limits.header_timeout,
+                 "max_connections": limits.max_connections}  # fmt: skip
         self._handler_class = type("GuardedHandler", (_Handler,), attrs)
 
     async def _make_server(self) -> web.Server:

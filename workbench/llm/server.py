@@ -17,7 +17,7 @@ at ``max_tokens`` and sent, paced at the scenario's timing divided by the speed
 (None: no waiting). A request that offers no tools never receives a tool call.
 
 Bad input of any kind (not JSON, nested too deeply, lone surrogates, values the
-real API rejects, bodies over 32 MB or slower than :data:`BODY_TIMEOUT_S`,
+real API rejects, bodies over 32 MB or slower than the body timeout,
 unknown paths, parser-level garbage, clients leaving mid-stream) gets the
 style's own error shape or a clean close; the server keeps serving
 (:mod:`.guard` holds the connection-level defences).
@@ -32,6 +32,9 @@ scenario line that scripted it); informational notes are in
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
+import gc
 import itertools
 import json
 import logging
@@ -50,7 +53,7 @@ from workbench.timeline import compile_schedule
 from .checks import LlmFailure
 from .conversation import ChatRequest
 from .failures import inject_wire
-from .guard import GuardedRunner
+from .guard import DEFAULT_LIMITS, GuardedRunner, Limits
 from .ids import IdMaker
 from .profiles import PROFILES, MapContext, ToolProfile, detect_profile, profile_by_names, profile_named
 from .recorder import RequestLog, RequestRecorder, summary
@@ -67,7 +70,6 @@ from .wire.common import json_response
 log = logging.getLogger(__name__)
 
 MAX_BODY = 32 * 1024 * 1024
-BODY_TIMEOUT_S = 30.0  # the whole body must arrive within this (a slow sender is cut off)
 THREAD_PARSE_BYTES = 1024 * 1024  # bodies above this are decoded in a worker thread
 MODEL_IDS = ("mock-model",)
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -93,6 +95,8 @@ class LlmServer:
       it (before the next reply is sent).
     * ``profile``: force a tool profile (`claude-code`, `codex`, `pi`,
       `generic`) instead of detecting it from each request's tools.
+    * ``limits``: header, body and idle timeouts and the connection limit
+      (:class:`~workbench.llm.guard.Limits`).
     * ``on_request(entry)``: sees every request-log entry as it is made (the
       `-v` lines of `workbench serve llm`), with or without ``out_dir``.
 
@@ -115,6 +119,7 @@ class LlmServer:
         profile: str | None = None,
         on_request: Callable[[RequestLog], None] | None = None,
         wires: Sequence[Wire] = WIRES,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.host = host
         self.port = port
@@ -126,7 +131,7 @@ class LlmServer:
         self.failures: list[LlmFailure] = []
         self.notes: list[LlmFailure] = []
         self.wires = tuple(wires)
-        self.body_timeout = BODY_TIMEOUT_S
+        self.limits = limits
         self._schedules = {id(s): compile_schedule(s) for s in scenarios if s.rules is None}
         self._store = SessionStore(scenarios, self._make_responder)
         self._pacer = Pacer(speed)
@@ -153,7 +158,7 @@ class LlmServer:
         for (method, path), entries in shared.items():
             app.router.add_route(method, path, self._handler(entries))
         app.router.add_get("/", self._root)
-        self._runner = GuardedRunner(app, self._shape_error)
+        self._runner = GuardedRunner(app, self._shape_error, self.limits)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
         await site.start()
@@ -263,7 +268,7 @@ class LlmServer:
         try:
             body = wire.count_tokens(await self._json(request), params)
         except WireError as exc:
-            return self._error(wire, wire.error(400, exc.message))
+            return self._error(wire, wire.error(exc.status, exc.message))
         self._log_other(request, wire, "count tokens")
         return json_response(body)
 
@@ -349,10 +354,11 @@ class LlmServer:
     # ------------------------------------------------------------------ one request
 
     async def _json(self, request: web.Request) -> Any:
+        limit = self.limits.body_timeout
         try:
-            raw = await asyncio.wait_for(request.read(), self.body_timeout)
+            raw = await asyncio.wait_for(_read_body(request), limit)
         except TimeoutError:
-            raise WireError(f"the request body did not arrive within {self.body_timeout:.0f} s") from None
+            raise WireError(f"the request body did not arrive within {limit:g} s", status=408) from None
         try:
             if len(raw) > THREAD_PARSE_BYTES:
                 body = await asyncio.to_thread(_decode, raw)
@@ -365,14 +371,23 @@ class LlmServer:
         return body
 
     async def _serve(self, request: web.Request, wire: Wire, params: Mapping[str, str]) -> web.StreamResponse:
+        try:
+            return await self._serve_one(request, wire, params)
+        finally:
+            if (request.content_length or 0) > THREAD_PARSE_BYTES:
+                release_memory()  # a 10 MB prompt leaves RSS where it started, not 100 MB up
+
+    async def _serve_one(
+        self, request: web.Request, wire: Wire, params: Mapping[str, str]
+    ) -> web.StreamResponse:
         seq = next(self._seq)
         request_id = f"req_mock_{seq:06d}"
         headers = {wire.request_id_header: request_id}
         try:
             chat = wire.parse(await self._json(request), params)
         except WireError as exc:
-            self._recorder.log_request(request, seq, wire.style, f"error 400: {exc.message[:200]}")
-            return self._error(wire, wire.error(400, exc.message), headers)
+            self._recorder.log_request(request, seq, wire.style, f"error {exc.status}: {exc.message[:200]}")
+            return self._error(wire, wire.error(exc.status, exc.message), headers)
         if len(chat.model) <= 200:
             self._models.add(chat.model)
         out = Output(self._pacer, self._side_ids, headers, int(time.time()))
@@ -488,6 +503,40 @@ class LlmServer:
             return replace(wire.error(400, message), code="tools_mismatch")
         self.notes.append(failure)
         return None
+
+
+async def _read_body(request: web.Request) -> bytes:
+    """The body, at most :data:`MAX_BODY` bytes; read from the stream so that the request
+    object does not keep a copy of it for as long as the connection lives."""
+    if (request.content_length or 0) > MAX_BODY:
+        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=request.content_length or 0)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.content.iter_any():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=size)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def release_memory() -> None:
+    """Give freed memory back to the system: collect cycles, then ask glibc to trim its
+    heaps (a large body leaves megabytes of freed chunks it would otherwise keep)."""
+    gc.collect()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> Any:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
 
 
 def _decode(raw: bytes) -> Any:

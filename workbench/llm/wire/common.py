@@ -23,12 +23,14 @@ from ..sse import Pacer, dumps
 
 
 class WireError(Exception):
-    """The request is not valid for this API; ``param`` names the offending field."""
+    """The request is not valid for this API; ``param`` names the offending field
+    (``status``: 400, or 408 for a body that did not arrive in time)."""
 
-    def __init__(self, message: str, param: str | None = None) -> None:
+    def __init__(self, message: str, param: str | None = None, *, status: int = 400) -> None:
         super().__init__(message)
         self.message = message
         self.param = param
+        self.status = status
 
 
 @dataclass
