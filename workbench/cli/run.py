@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from workbench.llm.agents import AGENTS
 
     p.add_argument("--agent", metavar="NAME",
-                   help=f"real-agent mode: the agent preset ({', '.join(AGENTS)}); "
+                   help=f"real-agent mode: the agent preset ({', '.join(AGENTS)}); acp mode: claude-code-acp, codex-acp; "
                         "else the scenario's `command` with {base_url} placeholders")  # fmt: skip
     p.add_argument("--agent-ui", choices=["tui", "print"], default="tui",
                    help="real-agent mode: the agent's TUI (default) or its print mode")  # fmt: skip
@@ -88,9 +88,16 @@ def run(args: argparse.Namespace) -> int:
     if args.agent is not None:
         from workbench.llm.presets import PRESETS
 
-        if args.mode != "real-agent":
-            raise UsageError("--agent needs --mode real-agent")
-        if args.agent not in PRESETS:
+        if args.mode == "acp":
+            from workbench.engine.drivers.acp import ADAPTERS
+
+            if args.agent not in ADAPTERS:
+                raise UsageError(f"unknown ACP adapter `{args.agent}`; known: {', '.join(ADAPTERS)}")
+        elif args.mode != "real-agent":
+            raise UsageError(
+                "--agent needs --mode real-agent (an agent preset) or --mode acp (an ACP adapter)"
+            )
+        elif args.agent not in PRESETS:
             raise UsageError(f"unknown agent preset `{args.agent}`; known: {', '.join(PRESETS)}")
     if args.ci and args.update_goldens:
         raise UsageError("--ci never writes goldens; drop --update-goldens")

@@ -210,7 +210,18 @@ class ToolProfile:
     shell: Callable[[str, Call, MapContext], Call | None] | None = None
 
     def map(self, name: str, args: Mapping[str, Any], ctx: MapContext) -> tuple[Call, str | None]:
-        """The call to send for a scenario tool use, and a note when it could not be mapped."""
+        """The call to send for a scenario tool use, and a note when it could not be mapped.
+
+        MCP tools (``mcp__<server>__<Name>``, as Claude-based agents such as the ACP adapters offer
+        ``mcp__acp__Write``) count as ``<Name>`` when no plain ``<Name>`` is offered; the call goes
+        out under the full name."""
+        plain, full = unprefixed(ctx.offered)
+        if full:
+            call, note = self._map(name, args, MapContext(plain, ctx.cwd))
+            return Call(full.get(call.name, call.name), call.args, call.missing), note
+        return self._map(name, args, ctx)
+
+    def _map(self, name: str, args: Mapping[str, Any], ctx: MapContext) -> tuple[Call, str | None]:
         canon = canonical(name, args)
         if canon is None:
             return Call(name, dict(args)), (
@@ -438,6 +449,10 @@ def _generic(call: Call, ctx: MapContext) -> Call | None:
     pi_style = (
         tool.properties and "edits" in tool.properties and argument_for("old_string", tool.properties) is None
     )
+    if tool.properties and "file_path" in tool.properties:  # Claude-style file tools take absolute paths only
+        for key in ("path", "file_path"):
+            if key in args:
+                args[key] = _abs(args[key], ctx)
     if call.name == "editFile" and pi_style:  # a list of {oldText, newText}
         edit = {"oldText": args.get("old_string", ""), "newText": args.get("new_string", "")}
         args = {"path": args.get("path"), "edits": [edit]}
@@ -617,12 +632,28 @@ def profile_by_names(tool_names: Iterable[str]) -> ToolProfile:
     return PROFILES["generic"]
 
 
+def unprefixed(offered: Mapping[str, ToolDef]) -> tuple[dict[str, ToolDef], dict[str, str]]:
+    """``offered`` with each MCP tool ``mcp__<server>__<Name>`` also known as ``<Name>`` when no plain
+    ``<Name>`` is offered, and the map from those short names back to the full ones (empty: none)."""
+    plain = dict(offered)
+    full: dict[str, str] = {}
+    for name, tool in offered.items():
+        short = name.rsplit("__", 1)[-1] if name.startswith("mcp__") else ""
+        if short and short not in offered and short not in full:
+            plain[short] = tool
+            full[short] = name
+    return plain, full
+
+
 def detect_profile(tools: Iterable[ToolDef | str]) -> ToolProfile:
     """The profile to speak a request's tools with: a known agent's when the
-    names and the schemas match its snapshot, else the generic one."""
-    defs = [ToolDef(t) if isinstance(t, str) else t for t in tools]
-    named = profile_by_names(t.name for t in defs)
-    return named if named.fits(defs) else PROFILES["generic"]
+    names and the schemas match its snapshot, else the generic one. MCP tools
+    count by their own names (see :meth:`ToolProfile.map`)."""
+    given = [ToolDef(t) if isinstance(t, str) else t for t in tools]
+    _, full = unprefixed({t.name: t for t in given})
+    named = profile_by_names([t.name for t in given if t.name not in full.values()] + list(full))
+    # an MCP tool is the adapter's own implementation under a known name: only plain tools must match
+    return named if named.fits(t for t in given if t.name not in full.values()) else PROFILES["generic"]
 
 
 def profile_named(name: str) -> ToolProfile:
