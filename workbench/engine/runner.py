@@ -31,32 +31,29 @@ from workbench.clock import VirtualClock
 from workbench.crash import ReportedCrash, write_crash_report
 from workbench.engine.drivers import (
     AGENT_ACTIONS,
-    DEFAULT_MODE,
-    DRIVERS,
     Checks,
     Driver,
     DriverError,
     RunContext,
     Skip,
     driver_class,
-    driver_names,
 )
 from workbench.engine.drivers.base import key_notation
 from workbench.engine.options import RunOptions
+from workbench.timeline.prepare import prepare
 from workbench.engine.program import Program, program_for
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, SkippedCheck
-from workbench.engine.screen_responders import ScreenResponders
 from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
 from workbench.scenario.names import folder_name
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
-from workbench.terminal.masks import mask_shot
 from workbench.terminal.session import WaitTimeout
+from workbench.terminal.masks import mask_shot
 from workbench.timeline import Schedule, Step
-from workbench.timeline.prepare import prepare
 from workbench.workspace import Check, Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
+from workbench.workspace.landlock import WriteSandbox, default_writable, preexec_for, scratch_folder
 
 __all__ = ["AGENT_ACTIONS", "Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenario"]
 
@@ -90,14 +87,13 @@ class ScenarioRun:
     _ctx: RunContext | None = None
     _driver: Driver | None = None
     _started: float = 0.0
-    mode: str = DEFAULT_MODE
     _current_step: int = 0
     _interrupted: bool = False
     _last_style: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.clock = VirtualClock(self.options.speed)
-        self.observers = [ScreenResponders(), TraceObserver(), *self.observers]  # answers join the trace
+        self.observers = [TraceObserver(), *self.observers]
 
     # ------------------------------------------------------------------ public
 
@@ -130,16 +126,9 @@ class ScenarioRun:
             return self._finish(result)
         self.scenario, self.schedule = prepared.scenario, prepared.schedule
         result.name = self.scenario.name
-        self.mode = result.mode = self._mode_of(self.scenario)
-        if self.options.driver is None and self.mode not in DRIVERS:
-            line = self.scenario.mode_pos.line if self.scenario.mode_pos else 0
-            message = f"unknown mode {self.mode!r}; modes: {', '.join(driver_names())}"
-            result.status = "error"
-            result.failures.append(Failure(0, line, "validation", message, result.file))
-            return self._finish(result)
         from workbench.engine.requires import skip_reason
 
-        tools_run = self.mode != "simulation"  # simulation only describes tool calls to its client
+        tools_run = self.options.mode != "simulation"  # simulation only describes tool calls to its client
         if (reason := skip_reason(self.scenario, tools_run=tools_run)) is not None:  # e.g. Agent Harbor's `ah`
             result.status, result.skip_reason = "skipped", reason
             return self._finish(result)
@@ -164,11 +153,15 @@ class ScenarioRun:
             result.fail(Failure(self._current_step, 0, "process", f"internal error: {_crash_report(exc)}"))
             result.status = "error"
         except asyncio.CancelledError:
-            # Ctrl-C or the app stopped the run: end every process, leave no workspace behind.
+            # Ctrl-C or the app stopped the run: end every process, leave no workspace behind. A run that
+            # did not finish is `cancelled`, and observers (the trace, the app) are told so, never `passed`.
             self._interrupted = True
+            result.status = "cancelled"
             raise
         finally:
             await self._cleanup(result)
+            if self._interrupted:
+                self._finish(result)
         return self._finish(result)
 
     # ------------------------------------------------------------------ body
@@ -192,7 +185,7 @@ class ScenarioRun:
         ctx = RunContext(self.path, scenario, schedule, self.options, result, self.run_dir, self._workspace,
                          self.clock, self._spawn)  # fmt: skip
         self._ctx = ctx
-        mode = self.mode
+        mode = self.options.mode
         driver = (self.options.driver or driver_class(mode))(ctx)
         self._driver = driver
         ctx.settle = driver.settle
@@ -217,12 +210,6 @@ class ScenarioRun:
             for observer in self.observers:
                 observer.step_finished(self, record)
         await self._finish_program(result, await driver.finish())
-
-    def _mode_of(self, scenario: m.Scenario) -> str:
-        """The run's mode: ``--mode`` when it names one, else the scenario's own ``mode:``, else the default."""
-        if scenario.mode is not None and self.options.mode == DEFAULT_MODE:
-            return scenario.mode
-        return self.options.mode
 
     async def _spawn(self, program: Program) -> PtySession:
         assert self.run_dir is not None and self._workspace is not None and self.scenario is not None
@@ -368,7 +355,7 @@ class ScenarioRun:
                     step.index, step.pos.line, "process", f"userCommand: `{program}` not found on PATH"
                 )
                 return [{"ok": False, "message": f"`{program}` not found"}]
-        done = await asyncio.to_thread(_run_command, argv, cwd, env)
+        done = await asyncio.to_thread(_run_command, argv, cwd, env, self._workspace.path)
         return self._report_checks(step, command_checks(event, done, self._workspace), "assert")
 
     async def _user_edits(self, step: Step) -> Checks:
@@ -466,14 +453,22 @@ def _crash_report(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc} (this is a bug; the traceback is in {write_crash_report(exc)})"
 
 
-def _run_command(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _run_command(argv: list[str], cwd: Path, env: dict[str, str], workspace: Path) -> subprocess.CompletedProcess[str]:
+    """Run a userCommand; where the kernel has Landlock it writes only in the workspace, its private
+    TMPDIR and the run's HOME."""
+    scratch = scratch_folder()
+    home = [Path(env["HOME"])] if env.get("HOME") else []
     try:
-        return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=USER_COMMAND_TIMEOUT_S,
-                              check=False, start_new_session=True)  # fmt: skip
+        with WriteSandbox(default_writable(workspace, scratch, *home)) as sandbox:
+            return subprocess.run(argv, cwd=cwd, env={**env, "TMPDIR": str(scratch)}, capture_output=True, text=True,
+                                  timeout=USER_COMMAND_TIMEOUT_S, check=False, start_new_session=True,
+                                  preexec_fn=preexec_for(sandbox))  # fmt: skip
     except subprocess.TimeoutExpired as exc:
         return subprocess.CompletedProcess(
             argv, 124, str(exc.stdout or ""), f"timed out after {USER_COMMAND_TIMEOUT_S:g} s"
         )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 async def run_scenario(path: Path, options: RunOptions, observers: Sequence[Observer] = ()) -> ScenarioResult:

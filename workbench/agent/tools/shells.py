@@ -25,6 +25,7 @@ import codecs
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -32,6 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from workbench.workspace.landlock import WriteSandbox, default_writable, preexec_for, scratch_folder
 
 from .base import Json, ToolContext, ToolError, ToolOutcome, arg, flag_arg, text_arg
 
@@ -47,15 +50,22 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-def _spawn(cmd: str, cwd: Path, stdout: IO[bytes], stderr: IO[bytes] | int) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        ["bash", "-c", cmd],
-        cwd=cwd,
-        stdout=stdout,
-        stderr=stderr,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+def _spawn(
+    cmd: str, cwd: Path, stdout: IO[bytes], stderr: IO[bytes] | int, root: Path, scratch: Path
+) -> subprocess.Popen[bytes]:
+    """bash in its own process group; where Landlock allows, it writes only under ``root`` and ``scratch``
+    (its TMPDIR)."""
+    with WriteSandbox(default_writable(root, scratch)) as sandbox:
+        return subprocess.Popen(
+            ["bash", "-c", cmd],
+            cwd=cwd,
+            env={**os.environ, "TMPDIR": str(scratch)},
+            stdout=stdout,
+            stderr=stderr,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=preexec_for(sandbox),  # only syscalls on a ruleset made in the parent
+        )
 
 
 def _read_all(sink: IO[bytes]) -> str:
@@ -76,19 +86,26 @@ class _Shell:
 
 
 class ShellRegistry:
-    """The background shells of one agent; :meth:`close` kills them all."""
+    """The background shells of one agent and their scratch folder; :meth:`close` kills them all."""
 
     def __init__(self) -> None:
         self._shells: dict[str, _Shell] = {}
         self._aliases: dict[str, str] = {}
         self._named: set[str] = set()
+        self._scratch: Path | None = None
 
-    def start(self, cmd: str, cwd: Path) -> str:
-        """Start ``cmd`` in bash in the background; return its shell id."""
+    def scratch(self) -> Path:
+        """The commands' private TMPDIR (made on first use, removed by :meth:`close`)."""
+        if self._scratch is None or not self._scratch.is_dir():
+            self._scratch = scratch_folder()
+        return self._scratch
+
+    def start(self, cmd: str, cwd: Path, root: Path | None = None) -> str:
+        """Start ``cmd`` in bash in the background (writing only under ``root``, default ``cwd``); return its id."""
         shell_id = f"shell_{len(self._shells) + 1}"
         sink = tempfile.TemporaryFile(prefix="wb-shell-")  # noqa: SIM115 -- the shell owns it; close() closes it
         try:
-            process = _spawn(cmd, cwd, sink, subprocess.STDOUT)
+            process = _spawn(cmd, cwd, sink, subprocess.STDOUT, root or cwd, self.scratch())
         except BaseException:
             sink.close()
             raise
@@ -140,6 +157,9 @@ class ShellRegistry:
         self._shells.clear()
         self._aliases.clear()
         self._named.clear()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
 
 # --------------------------------------------------------------------------- tools
@@ -162,7 +182,7 @@ def run_cmd(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     if not cwd.is_dir():
         raise ToolError(f"`cwd` `{arg(args, 'cwd')}` is not a folder")
     if flag_arg(args, "run_in_background", "background"):
-        shell_id = ctx.shells.start(cmd, cwd)
+        shell_id = ctx.shells.start(cmd, cwd, ctx.workspace.path)
         return ToolOutcome(
             "ok", f"Command running in background with ID: {shell_id}", details={"shell": shell_id}
         )
@@ -171,7 +191,7 @@ def run_cmd(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
         tempfile.TemporaryFile(prefix="wb-out-") as out,
         tempfile.TemporaryFile(prefix="wb-err-") as err,
     ):
-        process = _spawn(cmd, cwd, out, err)
+        process = _spawn(cmd, cwd, out, err, ctx.workspace.path, ctx.shells.scratch())
         try:
             code: int | None = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

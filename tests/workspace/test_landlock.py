@@ -1,0 +1,105 @@
+"""Shell commands write only inside the workspace where the kernel has Landlock; elsewhere they still run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write
+from workbench.agent.tools import ShellRegistry, execute_tool
+from workbench.workspace import Workspace, landlock
+from workbench.workspace.landlock import WriteSandbox, default_writable, preexec_for
+
+needs_landlock = pytest.mark.skipif(not landlock.available(), reason="this kernel has no Landlock")
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("keep\n")
+    return folder
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    (tmp_path / "ws").mkdir()
+    return Workspace.attach(tmp_path / "ws")
+
+
+@pytest.fixture
+def shells() -> Iterator[ShellRegistry]:
+    registry = ShellRegistry()
+    yield registry
+    registry.close()
+
+
+def run(ws: Workspace, shells: ShellRegistry, cmd: str) -> str:
+    outcome = execute_tool("runCmd", {"cmd": cmd}, ws, shells=shells)
+    return str(outcome.result)
+
+
+@needs_landlock
+def test_run_cmd_cannot_write_outside_but_works_inside(
+    ws: Workspace, shells: ShellRegistry, outside: Path
+) -> None:
+    assert "Permission denied" in run(ws, shells, f"echo x > {outside}/new.txt")
+    assert "Permission denied" in run(ws, shells, f"rm {outside}/keep.txt")
+    assert "Permission denied" in run(ws, shells, f"mkdir {outside}/d")
+    assert "Permission denied" in run(ws, shells, f"mv {outside}/keep.txt {ws.path}/stolen.txt")
+    assert "Permission denied" in run(
+        ws, shells, f"setsid sh -c 'echo x > {outside}/child.txt' 2>&1"
+    )  # inherited
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    assert run(ws, shells, "mkdir -p a/b && echo hi > a/b/c.txt && cat a/b/c.txt") == "hi\n"
+    assert run(ws, shells, "echo quiet > /dev/null; cat /etc/hostname > /dev/null; echo ok") == "ok\n"
+    assert (
+        run(ws, shells, "f=$(mktemp) && echo t > $f && cat $f && rm $f") == "t\n"
+    )  # scratch files still work
+
+
+@needs_landlock
+def test_a_background_shell_is_confined_too(ws: Workspace, shells: ShellRegistry, outside: Path) -> None:
+    outcome = execute_tool("runCmd", {"cmd": f"echo x > {outside}/bg.txt; echo done",
+                                      "run_in_background": True}, ws, shells=shells)  # fmt: skip
+    shell = outcome.details["shell"]
+    for _ in range(200):
+        out = execute_tool("bashOutput", {"bash_id": shell}, ws, shells=shells)
+        if "done" in str(out.result):
+            break
+        subprocess.run(["sleep", "0.02"], check=True)
+    assert "Permission denied" in str(out.result)
+    assert not (outside / "bg.txt").exists()
+
+
+@needs_landlock
+def test_user_command_is_confined(tmp_path: Path, outside: Path) -> None:
+    write(tmp_path, "s.yaml", f"""\
+name: user-command-outside
+timeline:
+  - userCommand:
+      cmd: "echo x > {outside}/user.txt"
+      expect:
+        exitCode: 0
+""")  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "run", "s.yaml", "--out", "out"],
+        cwd=tmp_path, capture_output=True, text=True, check=False, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Permission denied" in done.stdout
+    assert not (outside / "user.txt").exists()
+
+
+def test_without_landlock_commands_run_unconfined(
+    ws: Workspace, shells: ShellRegistry, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(landlock, "abi_version", lambda: 0)
+    sandbox = WriteSandbox(default_writable(ws.path, ws.path))
+    assert not sandbox.active and preexec_for(sandbox) is None
+    assert run(ws, shells, f"echo x > {outside}/new.txt && echo wrote") == "wrote\n"
+    assert (outside / "new.txt").exists()

@@ -1,0 +1,183 @@
+"""Shell commands a scenario runs may write only inside the workspace: Linux Landlock.
+
+``runCmd`` (and Claudeless ``Bash`` in live mode) and ``userCommand`` run real
+shell commands; path checks cannot stop ``echo x > ~/.bashrc``. Where the
+kernel has Landlock (Linux 5.13+, enabled), each such command runs under a
+ruleset that lets it read and execute anything but create, write, truncate,
+rename or remove files only beneath the workspace, a private scratch folder
+that is its ``TMPDIR`` (programs need temporary files; the system temp folder
+holds other programs' files, so it is not writable) and ``/dev`` (``/dev/null``,
+its terminal). The ruleset is
+built in the parent; the child only calls ``landlock_restrict_self`` between
+fork and exec, so the command and everything it starts are confined, and no
+command ever runs unconfined by accident: if confining fails, the child exits
+126 with the reason instead of running.
+
+Where Landlock is missing, :func:`available` is False and commands run
+unconfined (the README says so). Network access is not restricted.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every Linux architecture
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+_WRITE_FILE, _REMOVE_DIR, _REMOVE_FILE = 1 << 1, 1 << 4, 1 << 5
+_MAKE = sum(1 << bit for bit in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
+_REFER, _TRUNCATE = 1 << 13, 1 << 14  # ABI 2 and 3
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+_LIBC = _libc()
+
+
+def abi_version() -> int:
+    """The kernel's Landlock ABI version; 0 where there is none (not Linux, too old, or disabled)."""
+    if _LIBC is None:
+        return 0
+    version = int(
+        _LIBC.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    )
+    return max(version, 0)
+
+
+def available() -> bool:
+    return abi_version() > 0
+
+
+def _write_access(abi: int) -> int:
+    access = _WRITE_FILE | _REMOVE_DIR | _REMOVE_FILE | _MAKE
+    if abi >= 2:
+        access |= _REFER
+    if abi >= 3:
+        access |= _TRUNCATE
+    return access
+
+
+def default_writable(workspace: Path, scratch: Path, *extra: Path) -> list[Path]:
+    """What a command may write: the workspace, its private scratch folder (its ``TMPDIR``), ``/dev`` and
+    ``extra`` (the run's HOME). Not the system temp folder: other programs' files are there."""
+    return [workspace, scratch, Path("/dev"), *extra]
+
+
+def scratch_folder() -> Path:
+    """A fresh private folder for a command's temporary files; the caller removes it."""
+    return Path(tempfile.mkdtemp(prefix="wb-tmp-"))
+
+
+class WriteSandbox:
+    """A Landlock ruleset allowing writes beneath ``writable`` only; :meth:`preexec` applies it in a child.
+
+    Use it as ``subprocess.Popen(..., preexec_fn=sandbox.preexec)`` and close it
+    after the child has started (the ruleset's descriptor is no longer needed).
+    Where Landlock is unavailable, :attr:`active` is False and :meth:`preexec` does nothing.
+    """
+
+    def __init__(self, writable: Sequence[Path]) -> None:
+        self.fd = -1
+        abi = abi_version()
+        if abi <= 0:
+            return
+        access = _write_access(abi)
+        attr = _RulesetAttr(access)
+        fd = int(
+            _LIBC.syscall(
+                _CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0)
+            )
+        )
+        if fd < 0:
+            return
+        try:
+            for folder in writable:
+                self._allow(fd, folder, access)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    @staticmethod
+    def _allow(ruleset: int, folder: Path, access: int) -> None:
+        try:
+            target = os.open(folder, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return  # a folder that does not exist needs no rule
+        try:
+            rule = _PathBeneathAttr(access, target)
+            if (
+                int(
+                    _LIBC.syscall(
+                        _ADD_RULE,
+                        ctypes.c_int(ruleset),
+                        ctypes.c_int(_RULE_PATH_BENEATH),
+                        ctypes.byref(rule),
+                        ctypes.c_uint32(0),
+                    )
+                )
+                < 0
+            ):
+                err = ctypes.get_errno()
+                raise OSError(err, f"landlock_add_rule({folder}): {os.strerror(err)}")
+        finally:
+            os.close(target)
+
+    @property
+    def active(self) -> bool:
+        return self.fd >= 0
+
+    def preexec(self) -> None:
+        """In the forked child, before exec: restrict it (and all it starts) for good, or exit 126."""
+        if self.fd < 0:
+            return
+        if (
+            _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            or _LIBC.syscall(_RESTRICT_SELF, ctypes.c_int(self.fd), ctypes.c_uint32(0)) != 0
+        ):
+            os.write(
+                2, b"workbench: could not confine the command to the workspace (Landlock); not running it\n"
+            )
+            os._exit(126)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> WriteSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def preexec_for(sandbox: WriteSandbox) -> Callable[[], None] | None:
+    """``preexec_fn`` for subprocess: None when nothing is to be done (so subprocess may use vfork)."""
+    return sandbox.preexec if sandbox.active else None
