@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SCENARIOS
-from workbench.app.screens.main import SPEEDS
+from workbench.engine.session_controller import SPEEDS
 
 SIZE = (200, 50)
 
@@ -88,3 +88,9 @@ async def settle(pilot: Any) -> None:
     if pending:  # an empty list would mean "every worker" to Textual
         await pilot.app.workers.wait_for_complete(pending)
     await pilot.pause(0.05)
+
+
+def screen_text(app: Any) -> list[str]:
+    """What the terminal window shows now, row by row (the compositor's output, as a user sees it)."""
+    strips = app.screen._compositor.render_strips()
+    return ["".join(segment.text for segment in strip) for strip in strips]

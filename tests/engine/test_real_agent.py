@@ -1,10 +1,12 @@
 """`workbench run --mode real-agent` end to end: real agents in our pty, the mock LLM
 server playing the model, through the real CLI.
 
-The agent tests are skipped unless the agent is installed: put `claude`, `pi` and
-`codex` on PATH, or set WORKBENCH_AGENTS to npm prefixes separated by `:`
-(`npm i --prefix DIR @anthropic-ai/claude-code@2.1.197`, ...; `.ci/run` does this
-in CI). Verified with Claude Code 2.1.197, pi 0.73.1 and Codex 0.169.0.
+The agent tests are skipped unless the agent is installed: put its program
+(`claude`, `pi`, `codex`, `gemini`) on PATH, or set WORKBENCH_AGENTS to npm
+prefixes separated by `:` (`npm i --prefix DIR @anthropic-ai/claude-code@2.1.197`,
+...; `.ci/run` does this in CI). Every agent of the registry
+(`workbench.llm.agents.AGENTS`, with the version each was verified with) is
+tested the same way.
 
 In each, the model asks the agent to write a file and then to `cat` it: the file
 must exist in the workspace (the scenario's `assert` and the kept workspace), the
@@ -21,7 +23,7 @@ Two kinds of screenshot are compared with goldens:
   text, so the scenario's top-level `masks` (see `workbench/terminal/masks.py`)
   turn each match into one `*` before the comparison: versions, timings, the clock,
   token counts, the workspace path, Claude Code's random "Cooked/Baked/..." verb.
-  The masks are narrow (see `TUI_MASKS`, one comment each); where the agent pads
+  The masks are narrow (each agent's `masks`, one comment each); where the agent pads
   text to the right of a volatile value (a border, a right-aligned model name) the
   mask takes the padding too, so a longer value does not move what follows. The
   workspace is made under a fixed short TMPDIR (`/tmp/wb-XXXXXXXX`) so that its
@@ -43,6 +45,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write
+from workbench.llm.agents import AGENTS
 
 pytestmark = pytest.mark.slow
 
@@ -67,36 +70,17 @@ timeline:
       text: {{contains: ["Done: hello.txt says hello."]}}
 {screenshot}"""
 
-PROGRAMS = {"claude-code": "claude", "pi": "pi", "codex": "codex"}
-HEIGHTS = {"claude-code": 8, "pi": 8, "codex": 8}
+AGENT_NAMES = list(AGENTS)
+HEIGHT = 8
 
 # TUI screens: tall enough for the whole session (pi's is cut so that its "fd/ripgrep not
 # found" notices, which depend on the machine, are above the top), wide enough that
 # Codex's footer (model, workspace path, session name) stays on one line.
-TUI_SIZES = {"claude-code": (100, 40), "pi": (100, 24), "codex": (100, 40)}
-WORKSPACE = r"/\S*/wb-ws-\w+"  # the run's workspace (an absolute path ending in wb-ws-XXXXXXXX)
-TUI_MASKS = {
-    "claude-code": [
-        r"(?<=Claude Code )v\d+\.\d+\.\d+ ─*",  # the version in the banner's top border, and the fill after it
-        WORKSPACE,  # the banner's working directory
-        r"(?<=Thought for )\d+s",  # how long the model "thought" (wall time)
-        r"(?<=✻ )\S+ for \d+s",  # the idle line: a random verb (Cooked, Baked, Churned...) and the turn's duration
-    ],
-    "codex": [
-        r"(?<=OpenAI Codex \()v\d+\.\d+\.\d+(?=\))",  # the version in the header
-        WORKSPACE,  # the header's and the footer's working directory
-        r"(?<=Worked for )\S+ • \d{1,2}:\d{2}",  # the turn's duration ("<1s") and the clock time
-    ],
-    "pi": [
-        WORKSPACE,  # the footer's working directory
-        r"(?<=Took )\d+\.\d+s",  # how long the bash tool ran
-        r"↑\S+ ↓\S+ \S+ \(auto\) +",  # tokens in/out and context use, with the padding before the model's name
-    ],
-}
+TUI_SIZES = {"claude-code": (100, 40), "pi": (100, 24), "codex": (100, 40), "gemini-cli": (100, 40)}
 
 
 def installed(preset: str) -> None:
-    name = PROGRAMS[preset]
+    name = AGENTS[preset].program
     for prefix in filter(None, os.environ.get("WORKBENCH_AGENTS", "").split(":")):
         if (Path(prefix) / "node_modules" / ".bin" / name).exists():
             return
@@ -127,11 +111,15 @@ def workspace_of(tmp: Path) -> Path:
     return workspace
 
 
-@pytest.mark.parametrize("preset", ["claude-code", "pi", "codex"])
+def test_every_agent_has_a_tui_size() -> None:
+    assert set(TUI_SIZES) == set(AGENTS)
+
+
+@pytest.mark.parametrize("preset", AGENT_NAMES)
 def test_agent_print_mode_writes_runs_and_matches_golden(tmp_path: Path, preset: str) -> None:
     installed(preset)
     scenario = write(tmp_path, f"real-{preset}.yaml", SCENARIO.format(
-        agent=preset, height=HEIGHTS[preset], screenshot="  - screenshot: done\n"))  # fmt: skip
+        agent=preset, height=HEIGHT, screenshot="  - screenshot: done\n"))  # fmt: skip
     entry = run_real(tmp_path, scenario, "--agent", preset, "--agent-ui", "print")
     assert [s["status"] for s in entry["screenshots"]] == ["match"]
     workspace = workspace_of(tmp_path / "tmp")
@@ -143,12 +131,12 @@ def test_agent_print_mode_writes_runs_and_matches_golden(tmp_path: Path, preset:
     assert len([json.loads(line) for line in log.read_text().splitlines()]) >= 3
 
 
-@pytest.mark.parametrize("preset", ["claude-code", "pi", "codex"])
+@pytest.mark.parametrize("preset", AGENT_NAMES)
 def test_agent_tui_matches_golden_with_masks(tmp_path: Path, preset: str) -> None:
     """The agent's own TUI, idle after the session, against `goldens/real-<agent>/<size>/tui.golden`."""
     installed(preset)
     width, height = TUI_SIZES[preset]
-    masks = "".join(f"  - {json.dumps(mask, ensure_ascii=False)}\n" for mask in TUI_MASKS[preset])
+    masks = "".join(f"  - {json.dumps(mask, ensure_ascii=False)}\n" for mask in AGENTS[preset].masks)
     text = SCENARIO.format(agent=preset, height=height, screenshot="  - screenshot: tui\n")
     text = text.replace("width: 80,", f"width: {width},", 1)
     scenario = write(tmp_path, f"real-{preset}.yaml", f"masks:\n{masks}{text}")
@@ -164,7 +152,7 @@ def test_agent_tui_matches_golden_with_masks(tmp_path: Path, preset: str) -> Non
 
 def test_wrong_tool_result_fails_with_the_line(tmp_path: Path) -> None:
     installed("pi")
-    text = SCENARIO.format(agent="pi", height=8, screenshot="").replace('result: "hello from pi"',
+    text = SCENARIO.format(agent="pi", height=HEIGHT, screenshot="").replace('result: "hello from pi"',
                                                                          'result: "something else"')  # fmt: skip
     scenario = write(tmp_path, "real-pi.yaml", text)
     done = workbench("run", "--mode", "real-agent", "--agent", "pi", "--agent-ui", "print", str(scenario),

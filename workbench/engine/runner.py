@@ -313,13 +313,6 @@ class ScenarioRun:
             return [{"ok": False, "message": message}]
         return [{"ok": True, "message": f"the screen shows {what}"}]
 
-    async def _assert_vm(self, step: Step) -> Checks:
-        """`assertVm` checks the view model of Agent Harbor's own TUI, which no program here exposes: skipped, never passed."""
-        assert self.result is not None
-        message = f"{step.summary}: not checked by this runner (it asserts the view model of Agent Harbor's own TUI)"
-        self.result.skipped_checks.append(SkippedCheck(step.index, step.pos.line, "assertVm", message))
-        return [{"ok": None, "skipped": True, "message": message}]
-
     async def _assert(self, step: Step) -> Checks:
         assert self._ctx is not None
         return self._report_checks(step, await self._ctx.assert_outcomes(step), "assert")

@@ -129,6 +129,10 @@ def instance(
     if kind == "string":
         return _string(schema, "mock")
     if kind in ("integer", "number"):
+        if "minimum" not in schema and "exclusiveMinimum" not in schema:
+            # 1, not 0: scores and counts behind a schema often say "from 1" only in prose (Gemini CLI's router)
+            high = schema.get("maximum")
+            return 1 if not isinstance(high, int | float) or isinstance(high, bool) or high >= 1 else high
         low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
         low = low if isinstance(low, int | float) and not isinstance(low, bool) else 0
         value = low + (1 if "exclusiveMinimum" in schema and "minimum" not in schema else 0)
