@@ -76,6 +76,7 @@ class _Handler(RequestHandler):
     max_connections: int = MAX_CONNECTIONS
 
     _timer: asyncio.TimerHandle | None = None
+    _head = b""  # the first bytes of the current request: the parser forgets the path when it fails
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         manager = self._manager
@@ -90,6 +91,9 @@ class _Handler(RequestHandler):
         if self._timer is None and getattr(self, "_current_request", None) is None:
             count = getattr(self, "_request_count", 0)
             self._timer = self._loop.call_later(self.header_timeout, self._headers_late, count)
+            self._head = data[:8192]
+        elif len(self._head) < 8192 and getattr(self, "_current_request", None) is None:
+            self._head += data[: 8192 - len(self._head)]
         super().data_received(data)
 
     def _headers_late(self, count: int) -> None:
@@ -120,15 +124,24 @@ class _Handler(RequestHandler):
         if self.shaper is None:
             response = web.Response(status=status, text=text)
         else:
-            try:
-                path = str(request.rel_url.path)
-                headers = {k.lower(): v for k, v in request.headers.items()}
-                method = request.method
-            except Exception:  # the request line itself was unreadable
-                path, headers, method = "/", {}, "POST"
+            method, path, headers = _what_was_sent(self._head)
             response = self.shaper(method, path, headers, status, f"Bad request: {text}")
         response.force_close()
         return response
+
+
+def _what_was_sent(head: bytes) -> tuple[str, str, dict[str, str]]:
+    """Method, path and headers as far as the raw bytes of a rejected request show them."""
+    lines = head.decode("latin-1").split("\r\n")
+    words = lines[0].split(" ")
+    method, path = (words[0], words[1].split("?")[0]) if len(words) >= 2 else ("POST", "/")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, sep, value = line.partition(":")
+        if not sep:
+            break
+        headers[name.strip().lower()] = value.strip()
+    return method, path, headers
 
 
 class GuardedRunner(web.AppRunner):

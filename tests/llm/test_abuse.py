@@ -1,0 +1,229 @@
+"""What a misbehaving client cannot do to the mock LLM server, each finding of a
+hostile run reproduced at a small, bounded scale against 127.0.0.1: parser-level
+garbage, deep nesting, lone surrogates, bytes that are not UTF-8 in headers,
+values the real APIs refuse, slow senders, too many connections, a huge prompt
+(similarity off the event loop, memory handed back)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import write
+from tests.llm.conftest import Running, load
+from workbench.llm import sessions
+from workbench.llm.guard import Limits
+
+ONE = 'name: one\ntimeline:\n  - userInputs: [[0, "hi"]]\n  - llmResponse: [{assistant: [[0, "ok"]]}]\n'
+TWO = 'name: two\ntimeline:\n  - userInputs: [[0, "other"]]\n  - llmResponse: [{assistant: [[0, "two"]]}]\n'
+REPO = Path(__file__).resolve().parents[2]
+HEADERS = b"Host: x\r\nContent-Type: application/json\r\nanthropic-version: 2023-06-01\r\n"
+
+
+def raw(url: str, data: bytes, timeout: float = 10.0) -> bytes:
+    """Send ``data`` on a fresh connection; everything the server answers until it closes."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(data)
+        out = b""
+        while chunk := sock.recv(65536):
+            out += chunk
+    return out
+
+
+def closed(sock: socket.socket) -> bool:
+    """Whether the server closed the connection without answering (FIN or RST)."""
+    try:
+        return sock.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+
+
+def status_and_json(response: bytes) -> tuple[int, Any]:
+    head, _, body = response.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    if b"transfer-encoding: chunked" in head.lower():
+        size, _, rest = body.partition(b"\r\n")
+        body = rest[: int(size, 16)]
+    return status, json.loads(body)
+
+
+def post(url: str, path: str, body: bytes, extra: bytes = b"") -> bytes:
+    request = b"POST " + path.encode() + b" HTTP/1.1\r\n" + HEADERS + extra
+    request += b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body
+    return raw(url, request)
+
+
+@pytest.fixture
+def srv(tmp_path: Path, serve: Callable[..., Running]) -> Running:
+    return serve(
+        load(tmp_path, ONE), out_dir=tmp_path / "out", limits=Limits(header_timeout=0.3, body_timeout=0.3)
+    )
+
+
+def test_parser_level_garbage_gets_the_apis_error_shape(srv: Running) -> None:
+    status, body = status_and_json(raw(srv.url, b"GARBAGE\x00 / HTTP/1.1\r\n\r\n"))
+    assert status == 400 and body["error"]["type"] == "invalid_request_error"
+    long_header = b"POST /v1/messages HTTP/1.1\r\nX-Long: " + b"a" * 20000 + b"\r\n\r\n"
+    status, body = status_and_json(raw(srv.url, long_header))
+    assert status == 400 and body["type"] == "error"  # Anthropic's shape: the path says /v1/messages
+    status, body = status_and_json(
+        raw(srv.url, b"POST /v1beta/models/m:generateContent HTTP/1.1\r\nX: \x01\r\n\r\n")
+    )
+    assert status == 400 and body["error"]["status"] == "INVALID_ARGUMENT"
+    assert httpx.post(srv.url + "/v1/messages", json={"model": "m", "max_tokens": 5,
+                      "messages": [{"role": "user", "content": "hi"}]}).status_code == 200  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("body", "extra", "message"),
+    [
+        (b"[" * 100_000, b"", "nested too deeply"),
+        (b'{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"\\ud800"}]}', b"", "surrogate"),
+        (b'{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}', b"x-api-key: \xff\xfe\r\n",
+         "not valid UTF-8"),
+        (b'{"model":"m","max_tokens":-5,"messages":[{"role":"user","content":"hi"}]}', b"", "max_tokens"),
+        (b'{"model":"m","max_tokens":5,"messages":[]}', b"", "at least one message"),
+    ],
+)  # fmt: skip
+def test_bad_bodies_and_headers_are_400s_not_500s(
+    srv: Running, body: bytes, extra: bytes, message: str
+) -> None:
+    status, reply = status_and_json(post(srv.url, "/v1/messages", body, extra))
+    assert status == 400 and reply["type"] == "error" and message in reply["error"]["message"]
+    assert srv.failures == []
+    log = [json.loads(line) for line in (srv.server.out_dir / "llm-requests.jsonl").read_text().splitlines()]  # type: ignore[operator]
+    assert log[-1]["outcome"].startswith("error 400")
+
+
+def test_openai_validation_as_the_real_api(srv: Running) -> None:
+    for body, param in (({"model": "m", "messages": []}, "messages"),
+                        ({"model": "m", "max_tokens": -5, "messages": [{"role": "user", "content": "x"}]}, "max_tokens")):  # fmt: skip
+        reply = httpx.post(srv.openai_url + "/chat/completions", json=body)
+        assert reply.status_code == 400 and param in reply.json()["error"]["message"]
+    reply = httpx.post(
+        srv.openai_url + "/responses", json={"model": "m", "input": "x", "max_output_tokens": 5}
+    )
+    assert reply.status_code == 400 and ">= 16" in reply.json()["error"]["message"]
+
+
+def test_slow_headers_are_cut_off(srv: Running) -> None:
+    """A client that never finishes its headers (slowloris) is disconnected, not kept forever."""
+    host, port = srv.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n")
+        assert closed(sock)  # by the server (the recv would time out otherwise)
+
+
+def test_slow_body_gets_a_408(srv: Running) -> None:
+    host, port = srv.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(b"POST /v1/messages HTTP/1.1\r\n" + HEADERS + b"Content-Length: 100\r\n\r\n{")
+        status, body = status_and_json(sock.recv(65536))
+    assert status == 408 and body["type"] == "error" and "did not arrive" in body["error"]["message"]
+
+
+def test_connections_beyond_the_limit_are_closed_at_once(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    srv = serve(load(tmp_path, ONE), limits=Limits(max_connections=4))
+    host, port = srv.url.removeprefix("http://").split(":")
+    held = [socket.create_connection((host, int(port)), timeout=30) for _ in range(4)]
+    try:
+        with socket.create_connection((host, int(port)), timeout=30) as extra:
+            extra.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert closed(extra)
+    finally:
+        for sock in held:
+            sock.close()
+    # once they are gone, the server serves again (it may take a moment to notice the closes)
+    for _ in range(50):
+        try:
+            if httpx.get(srv.url + "/", timeout=5).status_code == 200:
+                break
+        except httpx.TransportError:
+            continue
+    else:
+        pytest.fail("the server did not serve again after the held connections closed")
+
+
+def test_a_path_nothing_serves_is_logged_and_fails_the_run(srv: Running) -> None:
+    reply = httpx.post(srv.url + "/v1/complete", json={}, headers={"anthropic-version": "2023-06-01"})
+    assert reply.status_code == 404 and reply.json()["error"]["type"] == "not_found_error"
+    httpx.post(srv.url + "/v1/complete", json={})  # twice: one failure per path
+    assert [f.message.split(",")[0] for f in srv.failures] == ["the agent called POST /v1/complete"]
+    log = [json.loads(line) for line in (srv.server.out_dir / "llm-requests.jsonl").read_text().splitlines()]  # type: ignore[operator]
+    assert [(e["path"], e["outcome"]) for e in log] == [("/v1/complete", "error 404: no such path")] * 2
+
+
+def test_prompt_similarity_is_bounded_and_off_the_event_loop(
+    tmp_path: Path, serve: Callable[..., Running], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[str] = []
+    choose = sessions.choose
+
+    def spy(*args: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return choose(*args)
+
+    monkeypatch.setattr(sessions, "choose", spy)
+    srv = serve([load(tmp_path, ONE, "one.yaml"), load(tmp_path, TWO, "two.yaml")])
+    huge = "other " + "x" * 2_000_000
+    reply = srv.anthropic().messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": huge}]
+    )
+    assert reply.content[0].text == "two"  # type: ignore[union-attr]
+    loop_thread = srv.call(_thread_name())
+    assert threads and loop_thread not in threads
+    one = load(tmp_path, ONE, "one.yaml")
+    assert sessions.prompt_score(one, "hi" + "y" * 1_000_000) == sessions.prompt_score(
+        one, ("hi" + "y" * 1_000_000)[: sessions.SIMILARITY_CHARS]
+    )
+
+
+async def _thread_name() -> str:
+    return threading.current_thread().name
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`workbench serve llm` in its own process, for its memory."""
+    path = write(tmp_path, "s.yaml", ONE + '  - llmResponse: [{assistant: [[0, "again"]]}]\n')
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "llm", str(path)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        yield proc, proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def rss_mb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_memory_comes_back_after_a_large_request(served: tuple[subprocess.Popen[str], str]) -> None:
+    proc, url = served
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    assert httpx.post(url + "/v1/messages", json=body, headers={"x-api-key": "a"}).status_code == 200
+    start = rss_mb(proc.pid)
+    body["messages"] = [{"role": "user", "content": "word " * 4_000_000}]  # 20 MB
+    assert (
+        httpx.post(url + "/v1/messages", json=body, headers={"x-api-key": "b"}, timeout=120).status_code
+        == 200
+    )
+    assert rss_mb(proc.pid) - start < 40  # was about 100 MB above the start, and stayed there
