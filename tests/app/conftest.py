@@ -8,6 +8,7 @@ current directory too, since actual screenshots go to ./target/tmp/workbench).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import time
@@ -84,9 +85,14 @@ async def play_to_end(pilot: Any, key: str = "f5") -> Any:
 
 async def settle(pilot: Any) -> None:
     """Wait for pending validation workers and let the screen refresh (the file watcher never ends)."""
-    pending = [w for w in pilot.app.workers if not w.group.startswith("watch")]  # the file watchers never end
-    if pending:  # an empty list would mean "every worker" to Textual
-        await pilot.app.workers.wait_for_complete(pending)
+    from textual.worker import WorkerCancelled
+
+    for _ in range(20):  # a validation cancelled by a newer one is replaced: wait for that one too
+        pending = [w for w in pilot.app.workers if not w.group.startswith("watch") and not w.is_finished]
+        if not pending:  # an empty list would mean "every worker" to Textual
+            break
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete(pending)
     await pilot.pause(0.05)
 
 

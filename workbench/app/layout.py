@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 EDITOR_MIN = 34
 BROWSER_WIDTH = 26
+BROWSER_MIN = 18
 BORDER = 2
 
 
@@ -35,9 +36,12 @@ def plan(width: int, term_width: int, *, browser: str = "auto") -> Plan:
     if width < panes + EDITOR_MIN:
         return Plan(tabs=True, browser=False, browser_width=0, panes_width=width,
                     stacked_diff=width < 2 * panes)  # fmt: skip
-    editor_min = EDITOR_MIN // 2 if browser == "shown" else EDITOR_MIN
-    show = browser != "hidden" and width >= panes + editor_min + BROWSER_WIDTH
-    spare = width - panes - EDITOR_MIN - (BROWSER_WIDTH if show else 0)
-    browser_width = BROWSER_WIDTH + max(0, min(spare // 3, 8)) if show else 0
+    if browser == "shown":  # asked for: the editor and the browser make do with less
+        browser_width = min(BROWSER_WIDTH, width - panes - EDITOR_MIN // 2)
+        show = browser_width >= BROWSER_MIN
+    else:
+        show = browser == "auto" and width >= panes + EDITOR_MIN + BROWSER_WIDTH
+        spare = width - panes - EDITOR_MIN - BROWSER_WIDTH
+        browser_width = BROWSER_WIDTH + max(0, min(spare // 3, 8)) if show else 0
     return Plan(tabs=False, browser=show, browser_width=browser_width, panes_width=panes,
                 stacked_diff=True)  # fmt: skip

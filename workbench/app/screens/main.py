@@ -11,12 +11,14 @@ narrow window shows one pane at a time with tabs.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
@@ -79,7 +81,7 @@ class MainScreen(Screen[None]):
         Binding("f7", "step_back", "Back", priority=True, id="step-back"),
         Binding("f8", "step", "Step", priority=True, id="step"),
         Binding("f9", "run_to_cursor", "To cursor", priority=True, id="run-to-cursor"),
-        Binding("escape", "stop", "Stop", id="stop"),
+        Binding("escape", "stop", "Stop", priority=True, id="stop"),
         Binding("ctrl+c", "stop", "Stop", show=False, priority=True, id="stop-ctrl-c"),
         Binding("ctrl+s", "save", "Save", id="save"),
         Binding("ctrl+r", "restart", "Restart", show=False, id="restart"),
@@ -415,6 +417,10 @@ class MainScreen(Screen[None]):
         self.app.call_from_thread(self._validated, path, text, result)
 
     def _validated(self, path: Path, text: str, result: Validation) -> None:
+        with contextlib.suppress(NoMatches):  # the app is closing: the panes are gone already
+            self._show_validation(path, text, result)
+
+    def _show_validation(self, path: Path, text: str, result: Validation) -> None:
         if path != self.path or text != self.editor.text:
             return  # stale: the buffer changed since
         self.validation = result
@@ -532,7 +538,11 @@ class MainScreen(Screen[None]):
 
     @on(SessionChanged)
     def _session_changed(self, message: SessionChanged) -> None:
-        event, session = message.event, self.session
+        with contextlib.suppress(NoMatches):  # the app is closing: the panes are gone already
+            self._show_session(message.event)
+
+    def _show_session(self, event: Event) -> None:
+        session = self.session
         run = session.run
         if event == "started" and run is not None:
             if run.schedule is not None:
@@ -553,7 +563,8 @@ class MainScreen(Screen[None]):
 
     def _run_done(self) -> None:
         result = self.session.result
-        assert result is not None
+        if result is None:
+            return  # that run was stopped and forgotten (another file opened) before this message came
         self.terminal.detach()
         self.timeline.engine_step = -1
         for record in self.records.values():
@@ -634,7 +645,11 @@ class MainScreen(Screen[None]):
         self._status()
 
     async def action_stop(self) -> None:
-        """Stop the live run (asking first when it would lose a recording)."""
+        """Stop the live run (asking first when it would lose a recording); Esc in the find bar closes it."""
+        find = self.query_one("#find", FindBar)
+        if find.has_focus:
+            find.action_close()
+            return
         if not self.live:
             return
         if self.recorder is not None and self.recorder.steps():
@@ -706,6 +721,8 @@ class MainScreen(Screen[None]):
     def action_show_failures(self) -> None:
         self.show_view("failures")
         self.failures.focus()
+        if self.failures.failures and self.failures.highlighted is None:
+            self.failures.highlighted = 0  # Enter works at once on the first failure
 
     # ------------------------------------------------------------------ recorded runs (workbench show)
 

@@ -1,0 +1,317 @@
+"""Issue 15, points 1-6 at 120x40 and 80x24: cancelled runs, a layout that fits, no leaking state,
+Stop, keys that act on what their hint is about, and a failures pane that stays."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.app.conftest import make_app, play_to_end, run, screen_text, settle, wait_until
+from workbench.app.screens.confirm import ConfirmScreen
+
+SIZES = [(120, 40), (80, 24)]
+
+# A program whose first line fills its 80 columns: the Z is the last column.
+WIDE = """\
+name: wide
+command: [python3, -c, "print('A' * 79 + 'Z'); print('second line'); import time; time.sleep(60)"]
+timeline:
+  - advanceMs: 400
+  - assert:
+      text:
+        contains: [second line]
+  - advanceMs: 100
+"""
+
+# The same in 60 columns, which fit beside the chrome even at 80x24 when it is the pane shown.
+NARROW = (
+    WIDE.replace("name: wide", "name: narrow").replace("79", "59") + "terminal: {width: 60, height: 12}\n"
+)
+
+FAILING = """\
+name: failing
+command: [python3, -q]
+terminal: {width: 60, height: 12}
+timeline:
+  - userInputs:
+      - [0, "print(40 + 2)<Enter>"]
+  - advanceMs: 400
+  - assert:
+      text:
+        contains: [nowhere to be seen]
+  - userInputs:
+      - [0, "print('after')<Enter>"]
+  - advanceMs: 200
+"""
+
+
+def _last_record(run_dir: Path) -> dict[str, object]:
+    last: dict[str, object] = json.loads(
+        (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()[-1]
+    )
+    assert last["type"] == "result"
+    return last
+
+
+def _write(work: Path, name: str, text: str) -> Path:
+    path = work / "scenarios" / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_stopped_run_is_cancelled_never_passed(work: Path, size: tuple[int, int]) -> None:
+    """Point 1 and 4: F8 then Esc stops; quitting mid-run also cancels; the browser and trace say so."""
+    path = _write(work, "failing.yaml", FAILING)
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: 0 in main.records, what="step 1")
+            assert main.live and "Esc stops" in main.timeline.status
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+            assert main.result.status == "cancelled"
+            assert main.browser.verdict_of(path) == "cancelled"
+            assert "cancelled" in main.timeline.status
+            assert _last_record(Path(str(main.result.run_dir)))["status"] == "cancelled"
+            # F8 again starts a new run, and quitting in the middle cancels it too
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: main.live and 0 in main.records, what="a second run")
+            second = main.run
+            await pilot.press("ctrl+q")
+        assert second is not None and second.run_dir is not None
+        assert _last_record(second.run_dir)["status"] == "cancelled"
+        app = make_app(path, work)  # reopen: the browser shows the cancelled run, not a pass
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            assert app.main_screen.browser.verdict_of(path) == "cancelled"
+
+    run(body)
+
+
+def test_layout_at_120x40_keeps_the_program_whole(work: Path) -> None:
+    """Point 2: the terminal pane gets the program's 80 columns plus its border; the Z is on screen."""
+    path = _write(work, "wide.yaml", WIDE)
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f8")
+            await wait_until(
+                pilot, lambda: "second line" in main.terminal.text(), what="the program's output"
+            )
+            await pilot.pause(0.1)
+            rows = screen_text(app)
+            line = "A" * 79 + "Z"
+            [row] = [r for r in rows if line in r]
+            assert row.index(line) + len(line) < 120 and row[row.index(line) + len(line)] == "│"
+            terminal = main.terminal.region
+            assert terminal.right <= 120 and terminal.width == 82 and not main.terminal.has_class("-scaled")
+            assert main.editor.region.width >= 34 and not main.browser.display  # no room for it: hidden
+            # the footer keeps help and quit visible
+            assert "f1 Help" in rows[-1] and "^q Quit" in rows[-1]
+            # ctrl+b asks for the browser: it takes room from the editor; again hides it
+            await pilot.press("ctrl+b")
+            await pilot.pause(0.05)
+            assert main.browser.display and main.terminal.region.width == 82
+            await pilot.press("ctrl+b")
+            await pilot.pause(0.05)
+            assert not main.browser.display
+            # any pane maximises on ctrl+o, and back
+            main.editor.focus()
+            await pilot.press("ctrl+o")
+            await pilot.pause(0.05)
+            assert main.maximized is main.editor and main.editor.region.width == 120
+            await pilot.press("ctrl+o")
+            await pilot.pause(0.05)
+            assert main.maximized is None
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+
+    run(body)
+
+
+def test_layout_at_80x24_is_one_pane_at_a_time(work: Path) -> None:
+    """Point 2 at 80x24: tabs; a 60-column program is whole, an 80-column one is scrollable with a notice."""
+    narrow = _write(work, "narrow.yaml", NARROW)
+    wide = _write(work, "wide.yaml", WIDE)
+
+    async def body() -> None:
+        app = make_app(narrow, work)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            rows = screen_text(app)
+            assert "Scenarios" in rows[0] and "Terminal" in rows[0] and main.editor.display
+            assert not main.panes.display
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: "second line" in main.terminal.text(), what="the output")
+            await pilot.click("#views", offset=(24, 0))  # the Terminal tab
+            await pilot.pause(0.1)
+            assert main.panes.display and not main.query_one("#editor-pane").display
+            rows = screen_text(app)
+            line = "A" * 59 + "Z"
+            assert any(line + "│" in r for r in rows), "the 60th column is on screen with the border after it"
+            assert not main.terminal.has_class("-scaled")
+            assert "f1 Help" in rows[-1] and "^q Quit" in rows[-1]
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+            # golden and actual stack in a narrow window
+            assert main.diff.has_class("-stacked")
+            main.request_open(wide)
+            await settle(pilot)
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: "second line" in main.terminal.text(), what="the wide output")
+            main.show_view("terminal")
+            await pilot.pause(0.1)
+            assert main.terminal.has_class("-scaled")
+            assert "of 80x24" in str(main.terminal.border_subtitle)
+            assert any("of 80x24" in r for r in screen_text(app)), "the notice is on screen"
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_opening_another_file_resets_and_claudeless_shows_its_rules(
+    work: Path, size: tuple[int, int]
+) -> None:
+    """Point 3 (and 4: opening during a run offers to stop it)."""
+    path = _write(work, "failing.yaml", FAILING)
+    other = work / "scenarios" / "hello-agent.yaml"
+    rules = work / "scenarios" / "claudeless" / "v1-rules.toml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await play_to_end(pilot)
+            assert main.result.status == "failed" and main.records
+            main.request_open(other)
+            await settle(pilot)
+            assert main.result is None and not main.records and main.run is None
+            assert main.terminal.text().strip() == "" and "idle" in main.timeline.status
+            assert all(m.state == "pending" for m in main.timeline.marks)
+            assert len(main.timeline.marks) == 11  # hello-agent's own steps
+            # during a run, opening another file asks to stop it first
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: 0 in main.records, what="step 1")
+            main.request_open(path)
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+            await pilot.press("enter")  # "Stop the run and open" is the primary action
+            await wait_until(pilot, lambda: main.path == path, what="the other file")
+            assert not main.live and not main.records
+            main.request_open(rules)
+            await settle(pilot)
+            assert main.failures.border_title.startswith("Rules:")
+            texts = [
+                str(main.failures.get_option_at_index(i).prompt) for i in range(main.failures.option_count)
+            ]
+            assert "do not run alone" in texts[0] and len(texts) > 1
+            await pilot.press("f5")
+            await pilot.pause(0.1)
+            assert main.run is None, "a Claudeless file does not run in mock-agent mode"
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_accept_keys_act_on_the_screenshot_list_and_enter_confirms(work: Path, size: tuple[int, int]) -> None:
+    """Point 5: `a` in the editor types an a; the list's hint names its keys only when it has the focus."""
+    path = work / "scenarios" / "hello-agent.yaml"
+    golden = work / "goldens" / "hello-agent" / "80x24" / "done.golden"
+    golden.write_text("not what the screen shows\n", encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await play_to_end(pilot)
+            assert main.result.status == "failed"
+            main.editor.focus()
+            message = str(main.query_one("#shot-message").render())
+            assert "a: accept" not in message and "tab to the list" in message, "no key named while elsewhere"
+            await pilot.press("ctrl+t")  # to the screenshots: the list has the focus
+            await pilot.pause(0.05)
+            assert main.query_one("#shot-list").has_focus
+            assert "a: accept" in str(main.query_one("#shot-message").render())
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+            assert app.screen.focused is not None and app.screen.focused.id == "choice-accept"
+            await pilot.press("enter")
+            await wait_until(
+                pilot, lambda: golden.read_text() != "not what the screen shows\n", what="accept"
+            )
+            assert "Done: hello.py" in golden.read_text()
+            assert "a" not in main.editor.text.splitlines()[0][-1:], "no a typed into the YAML"
+
+    run(body)
+
+
+def test_show_hides_keys_that_do_nothing(work: Path) -> None:
+    """Point 5: a recorded run shows no key in the footer that would change it."""
+    from workbench.engine.runner import RunOptions, run_scenario
+
+    path = work / "scenarios" / "hello-agent.yaml"
+    import asyncio
+
+    result = asyncio.run(run_scenario(path, RunOptions(goldens_dir=work / "goldens", out_dir=work / "runs")))
+
+    async def body() -> None:
+        app = make_app(None, work, run_dir=Path(str(result.run_dir)))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            footer = screen_text(app)[-1]
+            for hidden in ("Play", "Pause", "Save", "To cursor", "Stop"):
+                assert hidden not in footer
+            assert "Back" in footer and "Step" in footer and "F7/F8 step" in app.main_screen.timeline.status
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_failures_pane_lists_every_failure_and_jumps_to_its_step(work: Path, size: tuple[int, int]) -> None:
+    """Point 6: the failures stay until the next run; Enter shows the step's screen; toasts spare the status."""
+    path = _write(work, "failing.yaml", FAILING)
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await play_to_end(pilot)
+            assert main.result.status == "failed"
+            await pilot.press("f12")
+            await pilot.pause(0.1)
+            assert main.failures.has_focus
+            # the toast about the failure sits at the top, away from the status line
+            toasts = list(app.screen.query("Toast"))
+            assert toasts and all(toast.region.bottom <= main.timeline.region.y for toast in toasts)
+            app.clear_notifications()
+            await pilot.pause(0.1)
+            rows = screen_text(app)
+            assert any("line 8 [assert] the screen does not contain" in r for r in rows), (
+                "line, kind, message"
+            )
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+            failure = main.result.failures[0]
+            assert main.timeline.cursor == failure.step and main.terminal.source == "recorded"
+            assert main.panes.active == "tab-terminal"
+            assert main.failures.failures == main.result.failures, "the pane stays after the jump"
+            await pilot.press("f5")  # the next run clears it
+            await pilot.pause(0.05)
+            assert main.failures.failures == []
+
+    run(body)
