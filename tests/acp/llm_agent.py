@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 from acp import (
@@ -46,7 +46,7 @@ KINDS = {"writeFile": "edit", "readFile": "read", "runCmd": "execute"}
 
 class LlmAgent:
     def __init__(self) -> None:
-        self.model = anthropic.AsyncAnthropic(max_retries=0)
+        self.model: Any = anthropic.AsyncAnthropic(max_retries=0)
         self.history: dict[str, list[dict[str, Any]]] = {}
         self.cwd: dict[str, str] = {}
 
@@ -67,7 +67,7 @@ class LlmAgent:
         while True:
             reply = await self.model.messages.create(
                 model="mock-model", max_tokens=4096, messages=messages, tools=TOOLS
-            )  # type: ignore[arg-type]
+            )
             messages.append(
                 {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]}
             )
@@ -78,7 +78,7 @@ class LlmAgent:
                 elif block.type == "text":
                     await self.conn.session_update(session_id, update_agent_message_text(block.text))
                 elif block.type == "tool_use":
-                    output = await self.tool(session_id, block.id, block.name, dict(block.input))  # type: ignore[arg-type]
+                    output = await self.tool(session_id, block.id, block.name, dict(block.input))
                     results.append({"type": "tool_result", "tool_use_id": block.id, "content": output})
             if not results:
                 return PromptResponse(stop_reason="end_turn")
@@ -116,4 +116,4 @@ class LlmAgent:
 
 if __name__ == "__main__":
     print("llm agent up", file=sys.stderr)
-    asyncio.run(run_agent(LlmAgent()))
+    asyncio.run(run_agent(cast(Any, LlmAgent())))

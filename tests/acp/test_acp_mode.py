@@ -62,7 +62,7 @@ def _frames(result: ScenarioResult) -> list[dict[str, object]]:
 def test_a_real_acp_agent_writes_a_file_and_runs_a_command_through_the_engine(tmp_path: Path) -> None:
     result = _run(scenario_file(tmp_path, WRITE_AND_RUN.replace("ANSWER", "yes")), tmp_path)
     assert (result.status, [f.message for f in result.failures]) == ("passed", [])
-    methods = [f["message"].get("method") for f in _frames(result)]  # type: ignore[union-attr]
+    methods = [f["message"].get("method") for f in _frames(result)]  # type: ignore[attr-defined]
     for method in ("initialize", "session/new", "session/prompt", "session/request_permission",
                    "fs/write_text_file", "terminal/create", "session/update"):  # fmt: skip
         assert method in methods
