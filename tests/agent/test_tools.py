@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from workbench.agent.tools import (
@@ -1240,6 +1240,10 @@ FUZZ_KEYS = st.sampled_from(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tool=st.sampled_from(FUZZ_TOOLS), args=st.dictionaries(FUZZ_KEYS, FUZZ_VALUES, max_size=6))
+@example(tool="find", args={"name": "[]"})  # globs that were invalid regexes (issue #10)
+@example(tool="find", args={"name": "[!]"})
+@example(tool="grep", args={"pattern": "x", "glob": "[]a]"})
+@example(tool="find", args={"name": "{" * 100})
 def test_any_arguments_give_an_outcome_and_stay_inside(
     run: Run, ws: Workspace, outside: Path, tool: str, args: dict[str, Any]
 ) -> None:

@@ -221,3 +221,15 @@ def test_erase_and_scroll() -> None:
     grid = compare(Case(command, "END-ERASE"))
     assert grid[0] == "top"
     assert grid[-1] == "END-ERASE"
+
+
+def test_a_wide_character_that_wraps_leaves_one_ending_in_the_last_column_whole() -> None:
+    """Hypothesis found it (`中000中\\x1b[0;0A中` at 7x2): the wrap must not blank the last column's cell."""
+    wide = r"\344\270\255"
+    command = (
+        rf"printf '\033[H\033[2J%s{wide}\033[A{wide}\033[6C{wide}{wide}\n' $(printf 'a%.0s' $(seq 78)); "
+        "echo END-WIDE"
+    )
+    grid = compare(Case(command, "END-WIDE"))
+    assert grid[0] == "a" * 78 + "\u4e2d"
+    assert grid[1].startswith("\u4e2d")
