@@ -12,7 +12,7 @@ import httpx2
 import pytest
 
 from tests.conftest import CORPUS
-from tests.llm.conftest import Running, rule, rules_scenario
+from tests.llm.conftest import Running, load, rule, rules_scenario
 from workbench.llm.profiles import detect_profile
 from workbench.llm.structured import side_request
 from workbench.llm.wire import AnthropicWire, ChatWire, ResponsesWire, Wire
@@ -97,3 +97,68 @@ def test_every_request_is_answered_by_a_live_server(serve: Callable[..., Running
             assert reply.status_code == 200, (r["scenario"], reply.text[:300])
             assert ends[r["path"]] in reply.text, r["scenario"]
     assert srv.failures == []
+
+
+def conversations() -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The captured POSTs by run and API path: one conversation each, in order."""
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in posts():
+        out.setdefault((r["scenario"], r["path"]), []).append(r)
+    return out
+
+
+TOOL_ANSWERS = ("tool_use", "tool", "tool_calls")
+
+
+def replay_scenario(requests: list[dict[str, Any]]) -> str:
+    """A timeline that answers as the capturing mock did: a tool call where it made one, text elsewhere
+    (its side requests, answered with JSON, are no step of a scenario)."""
+    lines = ["name: replay", "timeline:"]
+    for r in requests:
+        answer = r["mock_response"].split()[-1]
+        if not r["body"].get("tools") and answer not in TOOL_ANSWERS:
+            continue  # the capturing mock's schema answers: side requests here
+        lines.append('  - llmResponse: [{assistant: [[0, "Hello from mock"]]}]')
+        if answer in TOOL_ANSWERS:
+            lines.append('  - writeFile: {path: hello.txt, content: "hello from tool\\n"}')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("key", sorted(conversations()), ids=lambda k: f"{k[0]}{k[1]}")
+def test_replayed_conversations_get_the_answers_they_got(
+    tmp_path: Path, serve: Callable[..., Running], key: tuple[str, str]
+) -> None:
+    """No captured request of a known agent changes its answer under the any-agent rules:
+    side requests stay side requests, turns get their reply (text or tool call) in order."""
+    requests = conversations()[key]
+    seen: list[str] = []
+    srv = serve(load(tmp_path, replay_scenario(requests)), on_request=lambda e: seen.append(e["outcome"]))
+    with httpx2.Client(base_url=srv.url, timeout=30) as client:
+        for r in requests:
+            headers = {k: v for k, v in r["headers"].items() if k.lower() not in SKIPPED_HEADERS}
+            headers = {k: ("key" if v == "<redacted>" else v) for k, v in headers.items()}
+            query = f"?{r['query']}" if r["query"] else ""
+            assert client.post(r["path"] + query, json=r["body"], headers=headers).status_code == 200
+    expected = []
+    for r in requests:
+        answer = r["mock_response"].split()[-1]
+        side = not r["body"].get("tools") and answer not in TOOL_ANSWERS
+        expected.append("side" if side else "tool" if answer in TOOL_ANSWERS else "text")
+    got = [
+        "side" if o.startswith("side request") else "tool" if o.startswith("tool_use") else "text"
+        for o in seen
+    ]
+    assert got == expected, (key, seen)
+    srv.finish()
+    # the captured results answer the capturing mock's call ids, not ours: only tool checks may fail
+    assert [f for f in srv.failures if f.kind != "tool"] == [], srv.messages()
+    assert srv.server.notes == [] or all("served again" not in n.message for n in srv.server.notes)
+
+
+def test_known_agents_keep_their_profiles_with_schemas() -> None:
+    """A named profile is chosen only when the offered schemas match its snapshot: they do for
+    every captured request of the three agents."""
+    for r in posts():
+        chat = WIRES[r["path"]].parse(r["body"])
+        if chat.tools:
+            assert detect_profile(chat.tools).name == PROFILE[r["agent"]], r["scenario"]

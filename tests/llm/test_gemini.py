@@ -194,3 +194,26 @@ def test_injected_failures(serve: Callable[..., Running]) -> None:
         for chunk in client.models.generate_content_stream(model="m", contents="trigger-partial"):
             seen.append(chunk.text or "")
     assert "".join(seen) == "half of it"
+
+
+CAPTURED = Path(__file__).parent / "data" / "gemini-cli-0.61.0.jsonl"
+
+
+def test_gemini_cli_requests_replayed(tmp_path: Path, serve: Callable[..., Running]) -> None:
+    """Gemini CLI 0.61.0's own requests (a `write hello.txt` run captured against a stub):
+    the router is a side request, the turns get the write call and the text, and the
+    function response is matched to the call by name and order."""
+    scenario = load(tmp_path, 'name: g\ntimeline:\n  - llmResponse: [{assistant: [[0, "Writing."]]}]\n'
+                    '  - writeFile: {path: hello.txt, content: "hi from gemini\\n"}\n'
+                    '  - llmResponse: [{assistant: [[0, "Hello from mock"]]}]\n')  # fmt: skip
+    seen: list[str] = []
+    srv = serve(scenario, on_request=lambda e: seen.append(e["outcome"]))
+    requests = [json.loads(line) for line in CAPTURED.read_text(encoding="utf-8").splitlines()]
+    for r in requests:
+        headers = {k: ("key" if v == "<redacted>" else v) for k, v in r["headers"].items()}
+        query = f"?{r['query']}" if r["query"] else ""
+        assert httpx.post(srv.url + r["path"] + query, json=r["body"], headers=headers).status_code == 200
+    assert [o.split(":")[0] for o in seen] == ["side request (schema)", "tool_use", "end_turn"]
+    assert "tools write_file" in seen[1]
+    srv.finish()
+    assert srv.failures == []
