@@ -112,6 +112,8 @@ def main() -> None:
         shim_text = median(["claude", "-p", PROMPT], env, work, args.runs, "Hello!")
         shim_stream = median(["claude", "-p", PROMPT, "--output-format", "stream-json", "--verbose"], env, work,
                              args.runs, "Hello!")  # fmt: skip
+        no_delay = median(["claude", "-p", PROMPT], {**env, "CLAUDELESS_RESPONSE_DELAY_MS": "0"}, work, args.runs,
+                          "Hello!")  # fmt: skip
         exe = find_claude()
         real: dict[str, float] | str
         try:
@@ -121,6 +123,9 @@ def main() -> None:
     print(f"bare interpreter start: python -S -E {bare_s:.1f} ms, python {bare:.1f} ms")
     print(f"shim, text:        {shim_text:.1f} ms  ({shim_text / bare_s:.1f}x a bare -S -E start)")
     print(f"shim, stream-json: {shim_stream:.1f} ms")
+    print(
+        f"shim, text, response_delay_ms 0: {no_delay:.1f} ms (the shim's own cost, without the scripted delay)"
+    )
     if isinstance(real, dict):
         print(f"real claude -p against the mock LLM server, text: {real['text']:.0f} ms "
               f"({real['text'] / shim_text:.0f}x the shim)")  # fmt: skip

@@ -46,6 +46,13 @@ class ClaudeUsageError(Exception):
     """A command line Claude Code refuses: printed as it prints it, exit 1."""
 
 
+class _Formatter(argparse.HelpFormatter):
+    """A fixed width: argparse otherwise asks the terminal's size (and imports shutil) for every option."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=100)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         if message.startswith("unrecognized arguments: "):
@@ -121,7 +128,10 @@ def add_claude_arguments(p: argparse._ActionsContainer) -> None:
 def shim_parser() -> argparse.ArgumentParser:
     """The parser of the installed ``claude``: Claude Code's flags plus ``--scenario``."""
     p = _Parser(
-        prog="claude", add_help=True, description="A mock Claude Code answering from Claudeless rules."
+        formatter_class=_Formatter,
+        prog="claude",
+        add_help=True,
+        description="A mock Claude Code answering from Claudeless rules.",
     )
     p.add_argument("prompt", nargs="?", default=None)
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="print the answer and exit")
