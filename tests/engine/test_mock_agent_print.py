@@ -559,3 +559,12 @@ print(json.dumps({"same": sid == again, "answers": [first, second]}))
         "same": True,
         "answers": ["Step 1: write the code.", "Step 2: test it."],
     }
+
+
+def test_an_unwritable_config_folder_keeps_the_answer_and_warns(claude: Claude) -> None:
+    claude.rules(HELLO)
+    blocker = write(claude.root, "not-a-folder", "")
+    done = claude.run("-p", "hello", CLAUDE_CONFIG_DIR=str(blocker))
+    assert (done.returncode, done.stdout) == (0, "Hello! How can I help you today?\n")
+    assert done.stderr.startswith(f"Warning: the session could not be saved in {blocker}: ")
+    assert "Traceback" not in done.stderr

@@ -51,7 +51,16 @@ def shim_main(argv: Sequence[str], environ: Mapping[str, str] | None = None,
             file=sys.stderr,
         )
         return EXIT_INVALID
-    return run_print(opts, environ)
+    try:
+        return run_print(opts, environ)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug here: say where the traceback is, exit 3
+        from workbench.crash import summary, write_crash_report
+
+        print(f"claude (workbench shim): internal error: {summary(exc)} (this is a bug; the traceback is in "
+              f"{write_crash_report(exc)})", file=sys.stderr)  # fmt: skip
+        return EXIT_INTERNAL
 
 
 def run_print(opts: PrintOptions, environ: Mapping[str, str], cwd: Path | None = None,
@@ -183,16 +192,24 @@ def _answer(opts: PrintOptions, rules: Any, prompt: str, here: Path, environ: Ma
         msgs.insert(0, ev.init(call))
     output.write(stdout, opts.output_format, opts.verbose, msgs, result)
     if opts.persist:
-        target = sessions.project_dir(config, cwd) / f"{session_id}.jsonl"
-        if source is not None and source != target:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(
-                source.read_bytes()
-            )  # a fork (or a session from another folder) continues here
-        transcript = sessions.Transcript(target, call, sessions.git_branch(here), sessions.last_uuid(target))
-        transcript.record(prompt, conv)
-        transcript.save(prompt)
-        sessions.write_json(sessions.rules_state_file(config, session_id),
-                            {"counts": {str(k): v for k, v in matcher.counts.items()},
-                             "active": list(matcher.active) if matcher.active else None})  # fmt: skip
+        try:
+            _persist(config, cwd, here, session_id, source, call, prompt, conv, matcher)
+        except OSError as exc:  # the answer stands; say why the session could not be kept
+            print(
+                f"Warning: the session could not be saved in {config}: {exc.strerror or exc}", file=sys.stderr
+            )
     return EXIT_API_ERROR if conv.failure is not None else EXIT_OK
+
+
+def _persist(config: Path, cwd: str, here: Path, session_id: str, source: Path | None, call: ev.Call, prompt: str,
+             conv: Any, matcher: Any) -> None:  # fmt: skip
+    target = sessions.project_dir(config, cwd) / f"{session_id}.jsonl"
+    if source is not None and source != target:  # a fork (or a session from another folder) continues here
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+    transcript = sessions.Transcript(target, call, sessions.git_branch(here), sessions.last_uuid(target))
+    transcript.record(prompt, conv)
+    transcript.save(prompt)
+    sessions.write_json(sessions.rules_state_file(config, session_id),
+                        {"counts": {str(k): v for k, v in matcher.counts.items()},
+                         "active": list(matcher.active) if matcher.active else None})  # fmt: skip
