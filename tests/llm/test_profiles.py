@@ -150,3 +150,39 @@ def test_without_strict_a_diff_is_a_note(tmp_path: Path, serve: Callable[..., Ru
         model="m", max_tokens=10, tools=tools, messages=[{"role": "user", "content": "x"}]
     )
     assert srv.failures == [] and any("+ Teleport" in n.message for n in srv.server.notes)
+
+
+def test_one_vocabulary_for_every_layer() -> None:
+    """The loader's tool events, the mock agent's tools, its renderer and the profiles read
+    one table: a spelling one of them knows, all of them know (no drift)."""
+    from workbench.agent import render
+    from workbench.agent import tools as agent_tools
+    from workbench.llm import profiles
+    from workbench.scenario.agent_harbor import TOOL_EVENTS
+    from workbench.scenario.vocabulary import ALIASES, SPELLINGS, TITLES
+
+    assert set(TOOL_EVENTS) <= set(SPELLINGS)
+    assert agent_tools.ALIASES is ALIASES and profiles.ALIASES is ALIASES
+    for name in ("exec_command", "update_plan", "edit_file", "run_shell_command", "write_file"):
+        canon = agent_tools.canonical_name(name)
+        assert canon != name and profiles.canonical(name, {}) is not None
+        assert canonical(name, {}).name == canon  # type: ignore[union-attr]
+        if canon in TITLES:
+            assert f"⏺ {TITLES[canon]}" in render.tool_title(name, {})
+
+
+def test_fit_keeps_a_fitting_call_and_reports_what_is_missing() -> None:
+    from workbench.llm.profiles import fit
+
+    schema = {
+        "type": "object",
+        "properties": {"command": {"type": "array"}, "workdir": {}},
+        "required": ["command"],
+    }
+    shell = ToolDef("shell", "function", frozenset(schema["properties"]), frozenset({"command"}), schema)  # type: ignore[arg-type]
+    assert fit({"command": ["ls"], "workdir": "w"}, shell) == ({"command": ["ls"], "workdir": "w"}, ())
+    assert fit({"cmd": "ls -l", "cwd": "w", "junk": 1}, shell) == (
+        {"command": ["bash", "-lc", "ls -l"], "workdir": "w"},
+        (),
+    )
+    assert fit({"junk": 1}, shell) == ({}, ("command",))

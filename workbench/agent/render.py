@@ -16,6 +16,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from workbench.scenario.vocabulary import ALIASES, TITLES
+
 CRLF = "\r\n"
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"
@@ -29,27 +31,8 @@ CYAN = "\x1b[36m"
 RESULT_LINES = 5
 PROMPT = "> "
 
-_TOOL_TITLES = {
-    "runCmd": "Bash",
-    "run_command": "Bash",
-    "run_cmd": "Bash",
-    "Bash": "Bash",
-    "readFile": "Read",
-    "read_file": "Read",
-    "writeFile": "Write",
-    "write_file": "Write",
-    "editFile": "Update",
-    "replaceInFile": "Update",
-    "append_file": "Append",
-    "appendFile": "Append",
-    "listDir": "List",
-    "grep": "Search",
-    "find": "Find",
-    "webFetch": "Fetch",
-    "webSearch": "Web Search",
-    "todoWrite": "Update Todos",
-    "notebookEdit": "Edit Notebook",
-}
+# titles by any spelling of a tool (one vocabulary for every layer: workbench.scenario.vocabulary)
+_TOOL_TITLES = {name: TITLES[canon] for name, canon in ALIASES.items() if canon in TITLES}
 _MAIN_ARG = (
     "cmd",
     "command",

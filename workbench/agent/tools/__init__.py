@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from workbench.scenario import model as m
+from workbench.scenario.vocabulary import ALIASES, canonical_name  # one table for every layer
 from workbench.workspace import Workspace, WorkspaceError
 
 from . import canned, files, notebook, search, shells
@@ -54,20 +55,6 @@ __all__ = [
     "perform_edit",
 ]
 
-ALIASES = {
-    "runCmd": "runCmd", "run_command": "runCmd", "run_cmd": "runCmd", "Bash": "runCmd", "bash": "runCmd",
-    "shell": "runCmd", "readFile": "readFile", "read_file": "readFile", "Read": "readFile", "read": "readFile",
-    "writeFile": "writeFile", "write_file": "writeFile", "Write": "writeFile", "write": "writeFile",
-    "appendFile": "appendFile", "append_file": "appendFile", "editFile": "editFile", "Edit": "editFile",
-    "edit": "editFile", "replaceInFile": "editFile", "replace_in_file": "editFile", "replace_text": "editFile",
-    "grep": "grep", "Grep": "grep", "listDir": "listDir", "list_dir": "listDir", "LS": "listDir", "ls": "listDir",
-    "find": "find", "Glob": "find", "glob": "find", "sed": "sed", "notebookEdit": "notebookEdit",
-    "NotebookEdit": "notebookEdit", "todoWrite": "todoWrite", "TodoWrite": "todoWrite",
-    "exitPlanMode": "exitPlanMode", "ExitPlanMode": "exitPlanMode", "slashCommand": "slashCommand",
-    "SlashCommand": "slashCommand", "task": "task", "Task": "task", "webFetch": "webFetch",
-    "WebFetch": "webFetch", "webSearch": "webSearch", "WebSearch": "webSearch", "bashOutput": "bashOutput",
-    "BashOutput": "bashOutput", "killShell": "killShell", "KillShell": "killShell",
-}  # fmt: skip
 
 _TOOLS: dict[str, Handler] = {
     "runCmd": shells.run_cmd, "bashOutput": shells.bash_output, "killShell": shells.kill_shell,
@@ -77,11 +64,6 @@ _TOOLS: dict[str, Handler] = {
     "exitPlanMode": canned.exit_plan_mode, "slashCommand": canned.slash_command, "task": canned.task,
     "webFetch": canned.web, "webSearch": canned.web,
 }  # fmt: skip
-
-
-def canonical_name(name: str) -> str:
-    """The scenario name of a tool written under any alias (an unknown name stays as it is)."""
-    return ALIASES.get(name, name)
 
 
 def execute_tool(

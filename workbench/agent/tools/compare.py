@@ -27,11 +27,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from workbench.scenario.vocabulary import OUTPUT_TOOLS
 from workbench.workspace import json_equal
 
 from .base import Json, ToolOutcome
 
-OUTPUT_TOOLS = frozenset({"runCmd", "readFile", "grep", "listDir", "find", "sed", "bashOutput"})
 OK_STATUSES = frozenset({"ok", "completed", "success", "succeeded"})
 ERROR_STATUSES = frozenset({"error", "failed", "failure"})
 
