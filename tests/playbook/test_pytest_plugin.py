@@ -5,6 +5,7 @@ and that a project's own test run collects nothing new."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,30 +37,44 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_the_examples_run_as_items_under_xdist(project: Path) -> None:
+    from workbench.engine.batch import Selection, collect
+
+    expected = sorted(c.name for c in collect([project / "scenarios"], Selection(), defines=()))
     done = pytest_in(project, "scenarios", "-n", "2", "--junitxml", "junit.xml", "-q")
-    assert done.returncode == 0, done.stdout + done.stderr
-    cases = ET.parse(project / "junit.xml").getroot().iter("testcase")
-    names = sorted(c.get("name", "") for c in cases)
-    assert names == sorted(["json-rules", "v1-rules", "v2-failures", "every-event", "hello-agent", "legacy-dialect",
-                            "bash-session", "python-repl", "tui-steps"])  # fmt: skip
-    assert "6 passed, 3 skipped" in done.stdout, (
-        "Claudeless rules are skipped in mock-agent mode, as in `run`"
-    )
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    suite = ET.parse(project / "junit.xml").getroot()
+    cases = {c.get("name", ""): c for c in suite.iter("testcase")}
+    assert sorted(cases) == expected
+    outcome = {name: "skipped" if c.find("skipped") is not None else "failed" if c.find("failure") is not None
+               else "passed" for name, c in cases.items()}  # fmt: skip
+    for name in ("hello-agent", "every-event", "legacy-dialect", "tui-steps", "bash-session", "python-repl"):
+        assert outcome[name] == "passed", cases[name].findtext("failure")
+    for name in ("json-rules", "v1-rules", "v2-failures"):
+        assert outcome[name] == "skipped", "Claudeless rules answer a real agent: skipped in mock-agent mode"
+    skipped = sum(1 for o in outcome.values() if o == "skipped")
     goldens = sorted(
         p.relative_to(project / "screenshots").as_posix() for p in (project / "screenshots").rglob("*.golden")
     )
     assert "hello-agent/80x24/done.golden" in goldens
     runs = list((project / "target" / "tmp" / "workbench").glob("*/*/*/trace.jsonl"))
-    assert len(runs) == 9 and len({r.parent for r in runs}) == 9, "one run folder per item (skipped ones too)"
+    assert len(runs) >= len(expected) - skipped and len({r.parent for r in runs}) == len(runs), (
+        "one folder per run"
+    )
 
 
 def test_k_and_tag_markers_select_items(project: Path) -> None:
     done = pytest_in(project, "scenarios", "--collect-only", "-q", "-k", "hello or bash", "--strict-markers")
     assert "scenarios/hello-agent.yaml::hello-agent" in done.stdout
     assert "scenarios/programs/bash-session.yaml::bash-session" in done.stdout
-    assert "2/9 tests collected (7 deselected)" in done.stdout, done.stdout + done.stderr
+    assert re.search(r"\b2/\d+ tests collected", done.stdout), done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if "::" in line]
+    assert len(lines) == 2
     done = pytest_in(project, "scenarios", "--collect-only", "-q", "-m", "program")
-    assert "2/9 tests collected" in done.stdout, "`tags: [example, program]` are markers"
+    tagged = [line for line in done.stdout.splitlines() if "::" in line]
+    assert "scenarios/programs/bash-session.yaml::bash-session" in tagged, (
+        "`tags: [example, program]` are markers"
+    )
+    assert "scenarios/hello-agent.yaml::hello-agent" not in tagged
 
 
 def test_a_failing_item_shows_the_line_the_screen_and_the_diff(project: Path) -> None:

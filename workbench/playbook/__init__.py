@@ -5,22 +5,43 @@
 See :mod:`workbench.playbook.dsl` for the language, :mod:`.responder` for how a
 playbook is served and checked, :mod:`.events` for what a test can assert on,
 and :mod:`.pytest_plugin` for the fixtures.
+
+The names are loaded on first use: pytest imports this package (for its plugin)
+in every test run of an environment where the workbench is installed.
 """
 
-from workbench.playbook.dsl import (
-    Call,
-    Playbook,
-    Say,
-    Think,
-    ToolResultRecord,
-    Turn,
-    UiRule,
-    call,
-    say,
-    think,
-    when,
-)
-from workbench.playbook.events import Events, MessageRecord, ToolCallRecord, UiRecord
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workbench.playbook.dsl import (
+        Call,
+        Playbook,
+        Say,
+        Think,
+        ToolResultRecord,
+        Turn,
+        UiRule,
+        call,
+        say,
+        think,
+        when,
+    )
+    from workbench.playbook.events import Events, MessageRecord, ToolCallRecord, UiRecord
+
+_WHERE = {
+    **dict.fromkeys(["Call", "Playbook", "Say", "Think", "ToolResultRecord", "Turn", "UiRule", "call", "say", "think",
+                     "when"], "workbench.playbook.dsl"),
+    **dict.fromkeys(["Events", "MessageRecord", "ToolCallRecord", "UiRecord"], "workbench.playbook.events"),
+}  # fmt: skip
 
 __all__ = ["Call", "Events", "MessageRecord", "Playbook", "Say", "Think", "ToolCallRecord", "ToolResultRecord",
            "Turn", "UiRecord", "UiRule", "call", "say", "think", "when"]  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -36,12 +36,9 @@ workbench is installed: it imports nothing heavy until a hook or fixture needs i
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,6 +46,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from workbench.engine.options import RunOptions
     from workbench.engine.report import ScenarioResult
     from workbench.playbook.dsl import Playbook
@@ -129,6 +128,8 @@ class ScenarioItem(pytest.Item):
     def runtest(self) -> None:
         if self.diagnostics:
             raise ScenarioFailed("\n".join(self.diagnostics))
+        import asyncio
+
         from workbench.engine.runner import run_scenario
 
         options = run_options(self.config, out_dir=_items_out_dir(self.config))
@@ -249,6 +250,8 @@ def workbench_run(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..
 
     def run(scenario: Path | str | Mapping[str, Any] | Playbook, *, agent: str | None = None,
             command: Sequence[str] | None = None, **options: Any) -> RunOutcome:  # fmt: skip
+        import asyncio
+
         from workbench.playbook.dsl import Playbook
 
         options.setdefault("out_dir", tmp_path / "runs")
@@ -331,6 +334,9 @@ class Terminal:
 
     def __init__(self, argv: Sequence[str], *, width: int, height: int, cwd: Path, env: Mapping[str, str],
                  goldens: Path, name: str, update: bool, ci: bool) -> None:  # fmt: skip
+        import asyncio
+        import threading
+
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="workbench-terminal", daemon=True)
         self._thread.start()
@@ -344,6 +350,8 @@ class Terminal:
         self.session: PtySession = self._run(spawn())
 
     def _run(self, coro: Any, timeout: float = 120) -> Any:
+        import asyncio
+
         future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self._loop)
         return future.result(timeout=timeout)
 
