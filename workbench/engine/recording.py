@@ -43,6 +43,11 @@ def key_notation(data: str) -> str:
     out: list[str] = []
     i = 0
     while i < len(data):
+        following = data[i + 1 : i + 2]
+        if data[i] == "\x1b" and following.isprintable() and following and not _starts_sequence(data[i:]):
+            out.append(f"<M-{following}>")  # Alt with a key: ESC, then the key
+            i += 2
+            continue
         for size in range(min(_LONGEST, len(data) - i), 0, -1):
             name = _BY_SEQUENCE.get(data[i : i + size])
             if name is not None and (size > 1 or not data[i].isprintable() or name == " "):
@@ -50,14 +55,14 @@ def key_notation(data: str) -> str:
                 i += size
                 break
         else:
-            ch = data[i]
-            if ch == "\x1b" and i + 1 < len(data):  # Alt with a key
-                out.append(f"<M-{data[i + 1]}>")
-                i += 2
-                continue
-            out.append("<lt>" if ch == "<" else ch)
+            out.append("<lt>" if data[i] == "<" else data[i])
             i += 1
     return "".join(out)
+
+
+def _starts_sequence(data: str) -> bool:
+    """``data`` starts with a named key's escape sequence (longer than ESC alone)."""
+    return any(len(seq) > 1 and data.startswith(seq) for seq in _BY_SEQUENCE)
 
 
 @dataclass
@@ -70,13 +75,12 @@ class Segment:
 class InputRecorder:
     """Collects typed keys and screenshot requests; :meth:`yaml` writes them as steps."""
 
-    clock_ms: Callable[[], int] = lambda: 0  # unused by the delays (real time), kept for the run's context
+    shots: int = 0  # screenshots so far (labels are `recorded-<n>`, n counting on from here)
     now: Callable[[], float] = time.monotonic
     label_prefix: str = "recorded"
     segments: list[Segment] = field(default_factory=lambda: [Segment()])
     _start: float | None = None
     _last: float | None = None
-    _shots: int = 0
 
     def typed(self, data: bytes) -> None:
         at = self.now()
@@ -94,8 +98,8 @@ class InputRecorder:
 
     def screenshot(self) -> str:
         """Close the keys so far with a screenshot step; returns its label."""
-        self._shots += 1
-        label = f"{self.label_prefix}-{self._shots}"
+        self.shots += 1
+        label = f"{self.label_prefix}-{self.shots}"
         self.segments[-1].screenshot = label
         self.segments.append(Segment())
         self._start = self._last = None

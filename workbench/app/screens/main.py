@@ -270,11 +270,11 @@ class MainScreen(Screen[None]):
             return
         root = self.root if self.root is not None else Path("scenarios")
         folder = root if root.is_dir() else root.parent
-        files = list(discover([root])) if root.exists() else []
+        files = list(discover([folder])) if folder.is_dir() else []  # a file's neighbours are listed too
         self.browser.load(files, last_verdicts(self.workbench.out_dir), folder)
         if folder.is_dir():
             self.browser.follow_folder(folder)
-        first = root if root.is_file() else (files[0] if files else None)
+        first = root if root.is_file() else (files[0] if files and root.is_dir() else None)
         if first is not None:
             self.open_file(first)
             self.browser.select_path(first)
@@ -811,9 +811,16 @@ class MainScreen(Screen[None]):
         if not self.live or not self.terminal.is_live:
             self.notify("start a run first (F8 holds it at the first step), then record", severity="warning")
             return
-        self.recorder = InputRecorder(clock_ms=lambda: self.run.clock.now_ms if self.run else 0)
-        self.action_focus_mode()
+        marks = self.timeline.marks
+        if self.records:  # what is typed now happens after the newest step: the steps go after it
+            self.editor.move_to_block_end(marks[self.session.newest].line - 1)
+        elif marks and marks[0].line > 1:  # before the first step: right after the line above it
+            row = marks[0].line - 2
+            self.editor.move_cursor((row, len(self.editor.document.get_line(row))))
+        taken = sum(1 for line in self.editor.text.splitlines() if "screenshot: recorded-" in line)
+        self.recorder = InputRecorder(shots=taken)  # labels go on from the recordings already in the file
         self.terminal.recording = True
+        self.action_focus_mode()
         self._status()
 
     @on(TerminalView.Input)
@@ -827,9 +834,25 @@ class MainScreen(Screen[None]):
 
     @on(TerminalView.ScreenshotRequested)
     def _record_screenshot(self, event: TerminalView.ScreenshotRequested) -> None:
-        if self.recorder is not None:
-            label = self.recorder.screenshot()
-            self.notify(f"screenshot step `{label}` recorded", timeout=2)
+        """A screenshot step here, and what the screen shows now as its golden (the user saw it and asked)."""
+        if self.recorder is None:
+            return
+        label = self.recorder.screenshot()
+        scenario = self.validation.scenario if self.validation is not None else None
+        if scenario is None:
+            self.notify(
+                f"screenshot step `{label}` recorded (no golden: the scenario does not load)", timeout=3
+            )
+            return
+        width, height = self.term_size
+        shot = mask_shot(Shot.from_text(self.terminal.text(), width, height), scenario.masks)
+        try:
+            golden = golden_store(self.workbench.goldens_dir, scenario).accept(label, shot)
+        except OSError as exc:
+            self.notify(f"screenshot step `{label}` recorded; its golden could not be written: {exc}",
+                        severity="error")  # fmt: skip
+            return
+        self.notify(f"screenshot step `{label}` recorded, golden {golden}", timeout=3)
 
     @on(TerminalView.FocusModeLeft)
     def _focus_mode_left(self, event: TerminalView.FocusModeLeft) -> None:

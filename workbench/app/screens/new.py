@@ -50,7 +50,11 @@ class NewScenarioScreen(ModalScreen[Path | None]):
         margin: 0 1;
     }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="new-cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="new-cancel"),
+        Binding("down", "template(1)", "Next template", id="new-next-template"),
+        Binding("up", "template(-1)", "Previous template", id="new-previous-template"),
+    ]
 
     def __init__(self, folder: Path) -> None:
         super().__init__()
@@ -108,6 +112,11 @@ class NewScenarioScreen(ModalScreen[Path | None]):
             error.update(f"cannot write {path}: {exc}")
             return
         self.dismiss(path)
+
+    def action_template(self, delta: int) -> None:
+        """Up/Down choose the template while the name has the focus."""
+        templates = self.query_one("#new-templates", OptionList)
+        templates.highlighted = ((templates.highlighted or 0) + delta) % len(TEMPLATES)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -45,6 +45,8 @@ class ScenarioBrowser(OptionList):
 
     DEFAULT_CSS = """
     ScenarioBrowser {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         width: 28;
         border: round $foreground 30%;
         border-title-color: $text;

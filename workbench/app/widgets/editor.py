@@ -137,6 +137,21 @@ class ScenarioEditor(TextArea):
                 return len(line) - len(line.lstrip())
         return 2
 
+    def move_to_block_end(self, row: int) -> None:
+        """Put the cursor at the end of the YAML block that starts at ``row`` (a step and its children)."""
+        lines = self.document.lines
+        if not 0 <= row < len(lines):
+            return
+        indent = len(lines[row]) - len(lines[row].lstrip())
+        end = row
+        for r in range(row + 1, len(lines)):
+            line = lines[r]
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            if line.strip():
+                end = r
+        self.move_cursor((end, len(lines[end])))
+
     def insert_steps(self, yaml: str) -> None:
         """Insert whole lines after the cursor's line (recorded steps), as one undoable edit."""
         row = self.cursor_location[0]
@@ -228,7 +243,7 @@ class ScenarioEditor(TextArea):
         strip = super().render_line(y)
         scroll_x, scroll_y = self.scroll_offset
         if self._step_row is not None and scroll_y + y == self._step_row:
-            strip = strip.apply_style(self._step_style())
+            strip = Strip(Segment.apply_style(list(strip), post_style=self._step_style()), strip.cell_length)
         if not self.problems:
             return strip
         problem = self.problems.get(scroll_y + y)  # no soft wrap: one screen line per document line
@@ -368,6 +383,8 @@ class DiagnosticsList(OptionList):
 
     DEFAULT_CSS = """
     DiagnosticsList {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         height: auto;
         max-height: 7;
         border: round $foreground 30%;

@@ -40,6 +40,8 @@ class FailuresList(OptionList):
 
     DEFAULT_CSS = """
     FailuresList {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         height: 1fr;
         border: round $foreground 30%;
         border-title-color: $text;

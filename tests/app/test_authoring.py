@@ -1,0 +1,206 @@
+"""Issue 15, points 7-8 and authoring by recording: new scenarios, a browser that follows the folder,
+find / go to line / auto-indent / the step line, and a recorded session that replays green in CI."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.app.conftest import make_app, run, screen_text, settle, wait_until
+from workbench.app.model import validate_text
+from workbench.app.screens.new import NewScenarioScreen
+from workbench.app.templates import TEMPLATES, new_file_name
+from workbench.engine.recording import InputRecorder, key_notation
+from workbench.engine.runner import RunOptions, run_scenario
+from workbench.scenario.diagnostics import Severity
+from workbench.terminal.keys import encode_keys
+
+SIZES = [(120, 40), (80, 24)]
+
+REPL = """\
+name: recorded-repl
+command: [env, PYTHON_BASIC_REPL=1, python3, -q]
+terminal: {width: 60, height: 12}
+timeline:
+  - advanceMs: 300
+  - advanceMs: 100
+"""
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t.key)
+def test_every_template_is_a_valid_scenario(template: object, tmp_path: Path) -> None:
+    from workbench.app.templates import Template
+
+    assert isinstance(template, Template)
+    path = tmp_path / new_file_name(f"My {template.key} test")
+    result = validate_text(path, template.render(path.stem))
+    assert [d.message for d in result.diagnostics if d.severity == Severity.ERROR] == []
+    assert result.scenario is not None and result.scenario.name == path.stem and result.schedule is not None
+
+
+@given(st.text(max_size=30))
+def test_new_file_names_are_plain(name: str) -> None:
+    file = new_file_name(name)
+    assert file.endswith(".yaml") and "/" not in file and not file.startswith("-") and " " not in file
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F), max_size=20))
+def test_recorded_keys_type_what_was_typed(data: str) -> None:
+    """Key notation of the bytes typed, encoded again, is the same bytes (cursor keys in normal mode)."""
+    assert encode_keys(key_notation(data)).decode() == data
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_new_scenario_browser_follows_the_folder_and_filters(work: Path, size: tuple[int, int]) -> None:
+    """Point 7: ctrl+n from a template; a file written outside appears; typing filters; names do not wrap."""
+    folder = work / "scenarios"
+
+    async def body() -> None:
+        app = make_app(folder, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("ctrl+n")
+            await wait_until(pilot, lambda: isinstance(app.screen, NewScenarioScreen), what="the dialog")
+            await pilot.press(*"login flow", "down", "enter")  # the second template: a program
+            await wait_until(pilot, lambda: main.path == folder / "login-flow.yaml", what="the new file")
+            await settle(pilot)
+            assert "command: [cat]" in (folder / "login-flow.yaml").read_text()
+            assert main.validation is not None and not main.validation.errors
+            assert any(e.path.name == "login-flow.yaml" for e in main.browser.entries)
+            # a file written by another program while the app runs appears by itself
+            long_name = "a-scenario-with-a-rather-long-name-that-does-not-fit.yaml"
+            (folder / long_name).write_text(TEMPLATES[0].render("long"), encoding="utf-8")
+            await wait_until(pilot, lambda: any(e.path.name == long_name for e in main.browser.entries),
+                             what="the watcher")  # fmt: skip
+            await pilot.press("ctrl+b")
+            await pilot.pause(0.1)
+            assert main.browser.display and main.browser.has_focus
+            rows = screen_text(app)
+            [row] = [r for r in rows if "a-scenario-with" in r]  # one row: the name is cut, not wrapped
+            assert "…" in row and not any("fit.yaml" in r for r in rows), (
+                "cut with an ellipsis, never wrapped"
+            )
+            # folders are a tree; typing filters
+            assert any("▾ claudeless/" in r for r in rows)
+            await pilot.press(*"hello")
+            await pilot.pause(0.1)
+            shown = [main.browser.entries[i].path.name for i in main.browser._rows if i is not None]
+            assert shown == ["hello-agent.yaml"] and "filter: hello" in str(main.browser.border_subtitle)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: main.path is not None and main.path.name == "hello-agent.yaml",
+                             what="opening the filtered file")  # fmt: skip
+
+    run(body)
+
+
+def test_edit_a_new_file_lists_its_folder(work: Path) -> None:
+    """Point 7: `workbench edit new.yaml` starts from empty with the folder's scenarios in the browser."""
+    path = work / "scenarios" / "brand-new.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            assert main.editor.text == "" and main.path == path
+            assert any(e.path.name == "hello-agent.yaml" for e in main.browser.entries)
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_find_go_to_line_indent_and_the_step_line(work: Path, size: tuple[int, int]) -> None:
+    """Point 8."""
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            editor = main.editor
+            await pilot.press("ctrl+f")
+            assert main.query_one("#find").has_focus
+            await pilot.press(*"writeFile", "enter")
+            row = next(i for i, line in enumerate(editor.text.splitlines()) if "writeFile" in line)
+            assert editor.selection.end[0] == row and editor.selected_text == "writeFile"
+            await pilot.press("ctrl+a", "ctrl+k", *":3", "enter")  # clear the bar, go to line 3
+            assert editor.cursor_location[0] == 2 and editor.has_focus
+            # Enter keeps the YAML indentation, one level more after a key
+            editor.move_cursor((row, len(editor.document.get_line(row))))
+            await pilot.press("enter")
+            indent = editor.document.get_line(row + 1)
+            assert indent == " " * (
+                len(editor.document.get_line(row)) - len(editor.document.get_line(row).lstrip()) + 4
+            )
+            await pilot.press("ctrl+z")
+            # the step the timeline is at is a highlighted line
+            main.timeline.move_cursor(2)
+            await pilot.pause(0.05)
+            mark = main.timeline.marks[2]
+            assert editor.current_step_line == mark.line - 1
+            y = mark.line - 1 - int(editor.scroll_offset.y)
+            styles = {seg.style.bgcolor for seg in editor.render_line(y) if seg.style and seg.text.strip()}
+            other = {seg.style.bgcolor for seg in editor.render_line(y + 1) if seg.style and seg.text.strip()}
+            assert styles and styles != other, "the step's line has its own background"
+
+    run(body)
+
+
+def test_recording_round_trip_replays_green_in_ci(work: Path) -> None:
+    """Record keys into a Python REPL, with a screenshot; save; `run --ci` passes with the golden recorded."""
+    path = work / "scenarios" / "recorded-repl.yaml"
+    path.write_text(REPL, encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f8")  # the REPL starts; the run holds after the first step
+            await wait_until(
+                pilot, lambda: ">>>" in main.terminal.text() and 0 in main.records, what="step 1"
+            )
+            await pilot.press("f10")
+            assert main.terminal.passthrough and main.recorder is not None
+            assert "recording" in str(main.terminal.border_subtitle)
+            await pilot.press(*"print(6*7)", "enter")
+            await wait_until(pilot, lambda: "42" in main.terminal.text(), what="the answer")
+            await pilot.pause(0.3)
+            await pilot.press("ctrl+backslash")
+            await pilot.pause(0.1)
+            await pilot.press("ctrl+right_square_bracket")
+            await wait_until(pilot, lambda: "recorded-1" in main.editor.text, what="the steps in the editor")
+            assert "userInputs" in main.editor.text and "<Enter>" in main.editor.text
+            await pilot.press("escape")  # stop the run
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+            await pilot.press("ctrl+s")
+            await pilot.pause(0.1)
+
+    run(body)
+    golden = work / "goldens" / "recorded-repl" / "60x12" / "recorded-1.golden"
+    assert golden.is_file() and "42" in golden.read_text()
+    assert "- screenshot: recorded-1" in path.read_text(), path.read_text()
+    options = RunOptions(ci=True, goldens_dir=work / "goldens", out_dir=work / "ci-runs")
+    result = asyncio.run(run_scenario(path, options))
+    assert result.status == "passed", (result.failures, path.read_text())
+
+
+def test_recorder_delays_and_screenshots() -> None:
+    clock = [0.0]
+    recorder = InputRecorder(shots=2, now=lambda: clock[0])
+    for key in (b"l", b"s"):
+        recorder.typed(key)
+        clock[0] += 0.01
+    clock[0] += 0.4
+    recorder.typed(b"\r")
+    assert recorder.screenshot() == "recorded-3"
+    assert recorder.steps() == ['- userInputs:\n    - [0, "ls"]\n    - [420, "<Enter>"]', "- advanceMs: 720",
+                                "- screenshot: recorded-3"]  # fmt: skip
+    assert os.linesep not in recorder.yaml(4) or os.linesep == "\n"
