@@ -74,3 +74,43 @@ def test_serves_until_interrupted(tmp_path: Path, finish: bool, code: int) -> No
     if not finish:
         assert "good.yaml:6: expect: the agent never asked for this response" in err
     assert (tmp_path / "out" / "llm-requests.jsonl").exists()
+
+
+def test_banner_and_verbose_request_lines(tmp_path: Path) -> None:
+    """Endpoints of every style and the environment to paste on stdout; with -v, one line per
+    request on stderr: its style, its session, the step it consumed or why it was a side request."""
+    from workbench.llm.wire import WIRES
+
+    path = write(tmp_path, "good.yaml", GOOD)
+    proc = subprocess.Popen([sys.executable, "-c", BOOT, str(path), "-v"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        banner = [proc.stdout.readline().rstrip() for _ in range(len(WIRES) + 2)]
+        while (line := proc.stdout.readline().rstrip()).startswith("  export"):
+            banner.append(line)
+            if "GEMINI_API_KEY" in line:
+                break
+        client = anthropic.Anthropic(base_url=url, api_key="k", max_retries=0)
+        client.messages.create(model="m", max_tokens=20, messages=[{"role": "user", "content": "hi"}])
+        schema = {
+            "type": "json_schema",
+            "schema": {"type": "object", "properties": {"title": {"type": "string"}}},
+        }
+        client.messages.create(model="m", max_tokens=20, messages=[{"role": "user", "content": "hi"}],
+                               extra_body={"output_config": {"format": schema}})  # fmt: skip
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = "\n".join(banner)
+    for wire in WIRES:
+        assert f"  {wire.title}" in text
+    assert f"{url}/v1beta/models/{{model:[^/:]+}}:generateContent" not in text  # patterns are shown readably
+    for line in (f"export ANTHROPIC_BASE_URL={url}", f"export OPENAI_BASE_URL={url}/v1",
+                 f"export GOOGLE_GEMINI_BASE_URL={url}", "clients that send no key share one"):  # fmt: skip
+        assert line in text, text
+    assert "POST /v1/messages [anthropic] session k: end_turn: 11 chars (line 4)" in err, err
+    assert "POST /v1/messages [anthropic]: side request (schema)" in err, err

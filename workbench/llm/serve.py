@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -160,11 +161,10 @@ def banner(url: str, server: LlmServer) -> str:
 
     lines = ["endpoints:"]
     for wire in server.wires:
-        turns = [r.path for r in wire.routes if r.kind == "turn"]
-        lines.append(
-            f"  {wire.title:<18} POST {url}{turns[0]}"
-            + (f" (and {len(turns) - 1} more)" if len(turns) > 1 else "")
-        )
+        turns = [re.sub(r"\{(\w+):[^}]*\}", r"{\1}", r.path) for r in wire.routes if r.kind == "turn"]
+        first = turns[0].split("/")[1]  # the preferred version prefix; the others are aliases
+        shown = ", ".join(url + t for t in turns if t.split("/")[1] == first)
+        lines.append(f"  {wire.title:<18} POST {shown}")
     env = endpoint_env(Endpoint(url, "any-key", Path("."), Path(".")))
     lines.append("environment to paste (any key; one session per key, clients that send no key share one):")
     lines += [f"  export {k}={v}" for k, v in env.items() if not k.startswith("WORKBENCH_")]
