@@ -117,3 +117,16 @@ def test_a_client_that_disconnects_mid_turn_ends_the_agent_and_its_command(tmp_p
     stderr = proc.stderr.read() if proc.stderr else ""
     assert code == 1 and "s.yaml:4: the client closed the connection during this turn" in stderr
     assert running(marker) == []
+
+
+def test_stdin_may_be_a_file_or_dev_null(tmp_path: Path) -> None:
+    path = scenario_file(tmp_path, "name: empty\ntimeline: []\n")
+    messages = tmp_path / "in.jsonl"
+    messages.write_text(_msg("initialize", {"protocolVersion": 1}, 0) + "\n")
+    for source in (messages, Path("/dev/null")):
+        with source.open() as stdin:
+            done = subprocess.run([*AGENT, str(path)], stdin=stdin, capture_output=True, text=True, timeout=60,
+                                  check=False)  # fmt: skip
+        assert (done.returncode, done.stderr) == (0, "")
+        if source == messages:
+            assert json.loads(done.stdout)["result"]["protocolVersion"] == 1

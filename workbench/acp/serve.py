@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import signal
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,12 @@ async def serve_stdio(agent: Any) -> None:
     from acp import run_agent
     from acp.stdio import stdio_streams
 
-    raw_in, writer = await stdio_streams(limit=50 * 1024 * 1024)
+    if all(_pollable(fd) for fd in (0, 1)):
+        raw_in, writer = await stdio_streams(limit=50 * 1024 * 1024)
+    else:  # a file or /dev/null (`< messages.jsonl`): the event loop cannot watch it
+        from acp.stdio import _windows_stdio_streams  # the SDK's thread-fed streams work for any file
+
+        raw_in, writer = await _windows_stdio_streams(asyncio.get_running_loop(), limit=50 * 1024 * 1024)
     checked = asyncio.StreamReader(limit=50 * 1024 * 1024)
     guard = asyncio.create_task(guard_stream(raw_in, checked, writer))
     try:
@@ -99,6 +105,12 @@ async def serve_stdio(agent: Any) -> None:
         end_children()  # a command a tool was running when the client left: its thread can then return
         for session in getattr(agent, "_sessions", {}).values():
             session.shells.close()
+
+
+def _pollable(fd: int) -> bool:
+    """Whether the event loop can watch ``fd``: a pipe, a socket or a terminal (not a file, not /dev/null)."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
 
 
 def end_children() -> None:
