@@ -251,3 +251,51 @@ def test_bad_playbooks_are_refused_when_written() -> None:
         call("bash", ["ls"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="a playbook needs at least one when"):
         Playbook()
+
+
+def test_mock_tools_results_from_a_string_a_function_or_a_full_result() -> None:
+    from workbench.playbook.server import mock_result
+
+    assert mock_result("T-42: open", {}) == ("T-42: open", False)
+    assert mock_result(lambda p: f"{p['id']}: open", {"id": "T-7"}) == ("T-7: open", False)
+    assert mock_result({"content": "denied", "is_error": True}, {}) == ("denied", True)
+    assert mock_result(lambda p: {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}, {}) == (
+        "ab", False)  # fmt: skip
+    assert mock_result(lambda p: {"rows": 2}, {}) == ('{"rows": 2}', False)
+
+
+def test_the_mock_tools_endpoint_answers_the_built_in_agent(tmp_path: Path) -> None:
+    import asyncio
+
+    import httpx
+
+    from workbench.playbook.server import PlaybookServer
+
+    def boom(params: object) -> str:
+        raise RuntimeError("no such ticket")
+
+    playbook = Playbook(when("x", [say("y")]), mock_tools={"lookup": "open", "broken": boom})
+
+    async def body() -> list[dict[str, object]]:
+        server = PlaybookServer(playbook)
+        await server.start()
+        try:
+            async with httpx.AsyncClient() as client:
+                out = []
+                for name in ("lookup", "runCmd", "broken"):
+                    answer = await client.post(
+                        server.tools_url, json={"call_id": "c1", "name": name, "input": {}}
+                    )
+                    out.append(answer.json())
+                bad = await client.post(server.tools_url, content=b"{")
+                out.append({"status": bad.status_code, **bad.json()})
+                return out
+        finally:
+            await server.stop()
+
+    lookup, real, broken, bad = asyncio.run(body())
+    assert lookup == {"mocked": True, "content": "open", "is_error": False}
+    assert real == {"mocked": False}
+    assert broken == {"mocked": True, "content": "mock_tools['broken'] raised RuntimeError: no such ticket",
+                      "is_error": True}  # fmt: skip
+    assert bad["status"] == 400 and "expected {call_id, name, input}" in str(bad["error"])

@@ -122,7 +122,7 @@ def mock_result(mock: Any, params: Mapping[str, Any]) -> tuple[str, bool]:
     value = mock(dict(params)) if callable(mock) else mock
     if isinstance(value, str):
         return value, False
-    if isinstance(value, Mapping):
+    if isinstance(value, Mapping) and ("content" in value or "text" in value):
         content = value.get("content", value.get("text", ""))
         if isinstance(content, list):  # [{"type": "text", "text": ...}], as a tool result's content
             content = "".join(str(c.get("text", "")) for c in content if isinstance(c, Mapping))
