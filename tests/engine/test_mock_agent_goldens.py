@@ -149,3 +149,32 @@ def test_session_index_has_the_goldens_fields(claude: Claude, corpus: Path) -> N
     [entry] = index["entries"]
     assert list(entry) == list(golden["entries"][0])
     assert (entry["firstPrompt"], entry["gitBranch"], entry["isSidechain"]) == ("what is 2 + 2?", "", False)
+
+
+def test_every_claudeless_corpus_scenario_answers_in_print_mode(corpus: Path, tmp_path: Path) -> None:
+    """Each rules file of the corpus answers a prompt: a well-formed stream ending in a result, or (only
+    the removed `[capture]` schema) a diagnostic; never a crash."""
+    import io
+
+    from workbench.agent.claude.flags import PrintOptions
+    from workbench.agent.claude.main import run_print
+
+    environ = {"CLAUDE_CONFIG_DIR": str(tmp_path / "cfg"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+               "HOME": str(tmp_path)}  # fmt: skip
+    files = sorted((corpus / "claudeless").rglob("*.toml"))
+    assert len(files) > 70
+    answered = 0
+    for path in files:
+        out = io.StringIO()
+        opts = PrintOptions("hello there, help me fix the bug", output_format="stream-json", verbose=True,
+                            scenario=str(path))  # fmt: skip
+        code = run_print(opts, environ, cwd=tmp_path, stdout=out)
+        if "_history" in path.parts:
+            assert code == 2, path
+            continue
+        events = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert code in (0, 1), path
+        assert events[0]["subtype"] == "init" and events[-1]["type"] == "result", path
+        assert events[-1]["is_error"] is (code == 1), path
+        answered += 1
+    assert answered == len(files) - 2
