@@ -34,12 +34,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from workbench.scenario import model as m
-from workbench.scenario.vocabulary import ALIASES, canonical_name  # one table for every layer
+from workbench.scenario.vocabulary import ALIASES, OUTPUT_TOOLS, canonical_name  # one table for every layer
 from workbench.workspace import Workspace, WorkspaceError
 
 from . import canned, files, notebook, search, shells
 from .base import Handler, Json, ToolContext, ToolError, ToolOutcome
-from .compare import OUTPUT_TOOLS, compare_result
+from .compare import compare_result
 from .edits import perform_edit
 from .shells import ShellRegistry
 
