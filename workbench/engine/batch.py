@@ -7,9 +7,11 @@ Ctrl-C and SIGTERM (what CI runners send on cancel) end a batch the same way:
 each running scenario is cancelled, so its programs are ended and its
 workspace removed; what finished before is summarised (failed workspaces are
 kept and printed), then :class:`KeyboardInterrupt` (or its subclass
-:class:`~workbench.usage.Terminated`, exit 143) goes up to the command. Pool
-workers pass SIGTERM on as SIGINT to their own run, and get SIGTERM themselves
-if the parent dies (``PR_SET_PDEATHSIG``), so none is left behind.
+:class:`~workbench.usage.Terminated`, exit 143) goes up to the command. A pool
+worker's run is cancelled once by SIGINT or SIGTERM however many arrive (a
+group-wide SIGTERM plus the parent's SIGINT must not cut its cleanup short),
+and a worker gets SIGTERM if the parent dies (``PR_SET_PDEATHSIG``), so none is
+left behind.
 """
 
 from __future__ import annotations
@@ -83,14 +85,33 @@ def collect(
 
 
 def _run_one(path: str, options: Any) -> dict[str, Any]:
-    """Runs in a worker process: one scenario, one event loop."""
+    """Runs in a worker process: one scenario, one event loop.
+
+    SIGINT (passed on by the parent) and SIGTERM (sent to the whole process
+    group) cancel the run once, however many arrive: a second signal must not
+    cut its cleanup short, as asyncio's own Ctrl-C handling would.
+    """
     from workbench.engine.runner import run_scenario
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C cancels this run only
+    async def cancellable() -> Any:
+        task = asyncio.current_task()
+        assert task is not None
+
+        def cancel_once() -> None:
+            if not task.cancelling():
+                task.cancel()
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, cancel_once)
+        return await run_scenario(Path(path), options)
+
     try:
-        result = asyncio.run(run_scenario(Path(path), options))
+        result = asyncio.run(cancellable())
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt() from None
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _ignore_signals()  # idle again: the parent decides
     data = result.to_json()
     data["_diffs"] = [f.diff for f in result.failures]
     data["_files"] = [f.file for f in result.failures]
@@ -101,17 +122,17 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
 
 
 def _init_worker() -> None:
-    """An idle worker ignores Ctrl-C (the parent passes it on to busy ones, see `_parallel`); SIGTERM
-    becomes SIGINT, which a busy worker handles as Ctrl-C; the parent's death sends SIGTERM."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _interrupt_self)
+    """An idle worker ignores Ctrl-C and SIGTERM (the parent passes Ctrl-C on to busy ones, see
+    `_parallel`, and ends idle ones); the parent's death sends SIGTERM, which cancels a busy one's run."""
+    _ignore_signals()
     parent_death_signal(signal.SIGTERM)
     if os.getppid() == 1:  # the parent died before the line above: nobody will collect our result
         os._exit(1)
 
 
-def _interrupt_self(signum: int, frame: Any) -> None:
-    os.kill(os.getpid(), signal.SIGINT)
+def _ignore_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def parent_death_signal(sig: int) -> bool:
