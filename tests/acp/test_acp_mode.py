@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -98,3 +99,20 @@ def test_an_agent_that_never_answers_fails_in_time_with_the_last_messages_and_le
     assert message.startswith("the agent did not answer initialize in time; the last ACP messages were:")
     assert 'client->agent: {"jsonrpc": "2.0", "id": 0, "method": "initialize"' in message
     assert running(marker) == []
+
+
+def test_an_agent_that_writes_garbage_then_leaves_fails_clearly_without_a_traceback(tmp_path: Path) -> None:
+    path = scenario_file(tmp_path, f"""\
+        name: noisy
+        command: ["{sys.executable}", "-c", "print('not json', flush=True)"]
+        timeline:
+          - userInputs:
+              - relativeTime: 0
+                input: 'hello'
+        """)  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "workbench", "run", str(path), "--mode", "acp", "--timeout", "60",
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 1
+    assert "the agent's stdout is not JSON-RPC: line 1 is not JSON" in done.stdout
+    assert "the agent closed the connection during initialize" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr

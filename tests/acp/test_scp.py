@@ -112,3 +112,19 @@ def test_a_bad_scenario_json_is_invalid_input_at_its_line(tmp_path: Path) -> Non
                           text=True, cwd=tmp_path, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 2
     assert "echo/scenario.json:3:3" in done.stderr and "unknown key `runner`" in done.stderr
+
+
+def test_an_agent_that_writes_garbage_on_stdout_is_named_not_ignored(tmp_path: Path) -> None:
+    agent = tmp_path / "noisy.py"
+    agent.write_text(
+        "import sys\nprint('Starting up...', flush=True)\n"
+        "sys.path.insert(0, %r)\nfrom workbench.acp.mock import PromptAgent, serve\n"
+        "serve(PromptAgent(lambda text: ['Hello, ', 'user'] if text == 'Hello, world' else ['echo: ' + text]))\n"
+        % str(Path(__file__).resolve().parents[2])
+    )
+    with pytest.raises(AcpError) as info:
+        asyncio.run(DirectRunner([sys.executable, str(agent)], workspace(tmp_path), timeout=60).run(_script))
+    assert (
+        str(info.value)
+        == "the agent's stdout is not JSON-RPC: line 1 is not JSON: Expecting value: line 1 column 1 (char 0): 'Starting up...'"
+    )

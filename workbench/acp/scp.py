@@ -41,10 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, run_agent, spawn_agent_process, text_block
+from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, run_agent, text_block
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
+from acp.transports import spawn_stdio_transport
 
 from .client import PermissionAnswer, TurnRecord, WorkbenchClient, first_allow
+from .guard import guarded
 from .wire import WireRecorder
 
 Script = Callable[["TestContext"], Awaitable[None]]
@@ -248,19 +250,30 @@ class DirectRunner:
                 f"; its stderr ends:\n{tail}" if tail else ""
             )
 
+        garbage: list[str] = []
         try:
-            async with spawn_agent_process(client, self.command[0], *self.command[1:], env=env, cwd=self.cwd,
-                                           observers=[recorder]) as (conn, proc):  # fmt: skip
+            async with spawn_stdio_transport(self.command[0], *self.command[1:], env=env, cwd=self.cwd) as (
+                reader,
+                writer,
+                proc,
+            ):
                 process = proc
                 drain = asyncio.ensure_future(self._drain(proc))
+                checked, guard = guarded(reader, writer, garbage.append)
+                conn = connect_to_agent(client, writer, checked, observers=[recorder])
                 try:
-                    return await _drive(conn, client, self.cwd, script, recorder, self.timeout, exit_note)
+                    result = await _drive(conn, client, self.cwd, script, recorder, self.timeout, exit_note)
                 finally:
+                    await conn.close()
                     drain.cancel()
+                    guard.cancel()
         except FileNotFoundError as exc:
             raise AcpError(f"cannot start the agent: {exc.strerror}: {self.command[0]}") from None
         finally:
             recorder.close()
+        if garbage:
+            raise AcpError("the agent's stdout is not JSON-RPC: " + "; ".join(garbage[:5]))
+        return result
 
     async def _drain(self, proc: Any) -> None:
         """Keep the agent's stderr flowing (a full pipe would block it) and keep its end for messages."""

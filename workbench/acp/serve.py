@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import signal
@@ -90,14 +89,17 @@ async def serve_stdio(agent: Any) -> None:
     from acp import run_agent
     from acp.stdio import stdio_streams
 
+    from .guard import guarded
+
     if all(_pollable(fd) for fd in (0, 1)):
         raw_in, writer = await stdio_streams(limit=50 * 1024 * 1024)
     else:  # a file or /dev/null (`< messages.jsonl`): the event loop cannot watch it
         from acp.stdio import _windows_stdio_streams  # the SDK's thread-fed streams work for any file
 
         raw_in, writer = await _windows_stdio_streams(asyncio.get_running_loop(), limit=50 * 1024 * 1024)
-    checked = asyncio.StreamReader(limit=50 * 1024 * 1024)
-    guard = asyncio.create_task(guard_stream(raw_in, checked, writer))
+    checked, guard = guarded(
+        raw_in, writer, lambda text: print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+    )
     try:
         await run_agent(agent, writer, checked)
     finally:
@@ -126,44 +128,3 @@ def end_children() -> None:
         if ppid == me:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(int(entry.name), signal.SIGKILL)
-
-
-async def guard_stream(
-    source: asyncio.StreamReader, target: asyncio.StreamReader, writer: asyncio.StreamWriter
-) -> None:
-    """Pass JSON-RPC lines on to the SDK; answer anything else with the JSON-RPC error for it."""
-    from acp import RequestError
-
-    number = 0
-    try:
-        while line := await source.readline():
-            number += 1
-            text = line.strip()
-            if not text:
-                continue
-            error: RequestError | None = None
-            ident: Any = None
-            try:
-                message = json.loads(text)
-            except ValueError as exc:
-                error = RequestError.parse_error({"details": f"line {number} is not JSON: {exc}"})
-            else:
-                if (
-                    not isinstance(message, dict)
-                    or message.get("jsonrpc") != "2.0"
-                    or not ("method" in message or "id" in message)
-                ):
-                    ident = message.get("id") if isinstance(message, dict) else None
-                    error = RequestError.invalid_request(
-                        {"details": f"line {number} is not a JSON-RPC 2.0 request, notification or response"}
-                    )
-            if error is None:
-                target.feed_data(line if line.endswith(b"\n") else line + b"\n")
-                continue
-            details = error.data.get("details") if isinstance(error.data, dict) else str(error)
-            print(f"{PROG}: {details}: {text[:120]!r}", file=sys.stderr, flush=True)
-            frame = {"jsonrpc": "2.0", "id": ident, "error": error.to_error_obj()}
-            writer.write((json.dumps(frame) + "\n").encode())
-            await writer.drain()
-    finally:
-        target.feed_eof()

@@ -96,6 +96,7 @@ class AcpDriver(RealAgentDriver):
         self._deadline = 0.0
         self._turns: dict[int, Turn] = {}
         self._writers: list[asyncio.StreamWriter] = []
+        self._guard: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ start
 
@@ -105,6 +106,7 @@ class AcpDriver(RealAgentDriver):
 
         from workbench.acp.client import WorkbenchClient
         from workbench.acp.expect import ScriptedAnswers, scripted_answers
+        from workbench.acp.guard import guarded
         from workbench.acp.launch import STDIN_TAG, STDOUT_TAG
         from workbench.acp.script import build_script
         from workbench.acp.wire import WIRE_FILE, WireRecorder
@@ -136,7 +138,8 @@ class AcpDriver(RealAgentDriver):
         self.client = WorkbenchClient(
             ctx.workspace.path, answer=ScriptedAnswers(scripted_answers(ctx.scenario))
         )
-        self.conn = connect_to_agent(self.client, writer, reader, observers=[self.recorder])
+        checked, self._guard = guarded(reader, writer, self._garbage)
+        self.conn = connect_to_agent(self.client, writer, checked, observers=[self.recorder])
         caps = ClientCapabilities(
             fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
         )
@@ -178,6 +181,10 @@ class AcpDriver(RealAgentDriver):
                 lines + (path.read_text(encoding="utf-8") if path.exists() else ""), encoding="utf-8"
             )
         return Program((exe,), {**program.env, "HOME": str(home), **launch.env}, mock_agent=False)
+
+    def _garbage(self, text: str) -> None:
+        """The agent wrote something that is not JSON-RPC on stdout (it was answered with the JSON-RPC error)."""
+        self.ctx.fail(0, 0, "process", f"the agent's stdout is not JSON-RPC: {text}")
 
     async def _first(self, accepted: asyncio.Future[Any], session: Any) -> Any:
         """The agent's connection, or a clear error if it exits first."""
@@ -308,6 +315,8 @@ class AcpDriver(RealAgentDriver):
         for writer in self._writers:
             writer.close()
         self._writers.clear()
+        if self._guard is not None:
+            self._guard.cancel()
 
     async def stop(self) -> None:
         if self._turn_task is not None and not self._turn_task.done():
