@@ -274,7 +274,8 @@ def _sequential(
         def on_sigterm() -> None:
             nonlocal terminated
             terminated = True
-            task.cancel()  # as asyncio does for Ctrl-C: the run's cleanup ends its programs
+            if not task.cancelling():  # once: a second SIGTERM must not cut the cleanup short
+                task.cancel()  # as asyncio does for Ctrl-C: the run's cleanup ends its programs
 
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
