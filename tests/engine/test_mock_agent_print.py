@@ -568,3 +568,31 @@ def test_an_unwritable_config_folder_keeps_the_answer_and_warns(claude: Claude) 
     assert (done.returncode, done.stdout) == (0, "Hello! How can I help you today?\n")
     assert done.stderr.startswith(f"Warning: the session could not be saved in {blocker}: ")
     assert "Traceback" not in done.stderr
+
+
+def test_max_turns_and_continue_without_a_session(claude: Claude) -> None:
+    claude.rules("""\
+[[responses]]
+pattern = { type = "any" }
+[responses.response]
+text = "Step one."
+[[responses.response.tool_calls]]
+tool = "Read"
+input = { file_path = "a.txt" }
+result = "a"
+
+[[responses.turns]]
+expect = { type = "any" }
+response = "Step two."
+
+[tool_execution]
+mode = "mock"
+""")
+    done = claude.run("-p", "go", "--continue")
+    assert (done.returncode, done.stderr) == (1, "No conversation found to continue\n")
+    result = claude.stream("-p", "go", "--max-turns", "1")[-1]
+    assert (result["subtype"], result["is_error"], result["num_turns"]) == ("error_max_turns", True, 1)
+    assert "result" not in result
+    done = claude.run("-p", "go", "--max-turns", "1")
+    assert (done.returncode, done.stdout) == (1, "Error: Reached max turns (1)\n")
+    assert claude.stream("-p", "go", "--max-turns", "2")[-1]["result"] == "Step two."

@@ -75,6 +75,7 @@ class Conversation:
         self.failure: ApiFailure | None = None
         self.denials: list[dict[str, Any]] = []
         self.api_ms = 0
+        self.max_turns_reached = False
 
     @property
     def result_text(self) -> str:
@@ -113,6 +114,7 @@ def answer(
         return conv
     while True:
         if max_turns is not None and len(conv.turns) >= max_turns:
+            conv.max_turns_reached = True  # the model wanted another turn: Claude Code's error_max_turns
             break
         reply, failure = matcher.choose(text)
         delay = (first_delay_ms if not conv.turns else 0) + int(getattr(reply, "delay_ms", None) or 0)

@@ -192,7 +192,13 @@ def result(call: Call, conv: Conversation, duration_ms: int) -> dict[str, Any]:
                                        "cacheCreationInputTokens": 0, "webSearchRequests": 0, "costUSD": cost,
                                        "contextWindow": CONTEXT_WINDOW}  # fmt: skip
     failure = conv.failure
-    out: dict[str, Any] = {"type": "result", "subtype": "success", "is_error": failure is not None}
+    if conv.max_turns_reached and failure is None:  # Claude Code's shape: no result text, an error subtype
+        out: dict[str, Any] = {"type": "result", "subtype": "error_max_turns", "is_error": True}
+        out.update({"duration_ms": duration_ms, "duration_api_ms": conv.api_ms, "num_turns": len(conv.turns),
+                    "session_id": call.session_id, "total_cost_usd": cost, "usage": total,
+                    "modelUsage": model_usage, "permission_denials": conv.denials, "uuid": _id()})  # fmt: skip
+        return out
+    out = {"type": "result", "subtype": "success", "is_error": failure is not None}
     if failure is not None:
         out["api_error_status"] = failure.status
     out.update({"duration_ms": duration_ms, "duration_api_ms": conv.api_ms, "num_turns": max(1, len(conv.turns)),

@@ -114,6 +114,8 @@ def _session(opts: PrintOptions, rules: Any, config: Path, cwd: str) -> tuple[st
             raise _Refused(f"No conversation found with session ID: {resumed}")
     elif opts.continue_:
         resumed = sessions.latest(config, cwd)
+        if resumed is None:
+            raise _Refused("No conversation found to continue")
     if resumed is not None:
         source = sessions.find(config, cwd, resumed)
         if opts.fork:
@@ -198,7 +200,7 @@ def _answer(opts: PrintOptions, rules: Any, prompt: str, here: Path, environ: Ma
             print(
                 f"Warning: the session could not be saved in {config}: {exc.strerror or exc}", file=sys.stderr
             )
-    return EXIT_API_ERROR if conv.failure is not None else EXIT_OK
+    return EXIT_API_ERROR if conv.failure is not None or conv.max_turns_reached else EXIT_OK
 
 
 def _persist(config: Path, cwd: str, here: Path, session_id: str, source: Path | None, call: ev.Call, prompt: str,

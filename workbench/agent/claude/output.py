@@ -36,5 +36,8 @@ def write(
     else:
         for _ in msgs:
             pass
-        out.write(str(result["result"]) + "\n")
+        if "result" in result:
+            out.write(str(result["result"]) + "\n")
+        else:  # error_max_turns has no result text
+            out.write(f"Error: Reached max turns ({result['num_turns']})\n")
     out.flush()
