@@ -118,9 +118,8 @@ def test_an_agent_that_writes_garbage_on_stdout_is_named_not_ignored(tmp_path: P
     agent = tmp_path / "noisy.py"
     agent.write_text(
         "import sys\nprint('Starting up...', flush=True)\n"
-        "sys.path.insert(0, %r)\nfrom workbench.acp.mock import PromptAgent, serve\n"
+        "from workbench.acp.mock import PromptAgent, serve\n"
         "serve(PromptAgent(lambda text: ['Hello, ', 'user'] if text == 'Hello, world' else ['echo: ' + text]))\n"
-        % str(Path(__file__).resolve().parents[2])
     )
     with pytest.raises(AcpError) as info:
         asyncio.run(DirectRunner([sys.executable, str(agent)], workspace(tmp_path), timeout=60).run(_script))
