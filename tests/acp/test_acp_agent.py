@@ -301,3 +301,49 @@ def test_a_prompt_beyond_the_scenario_and_a_prompt_never_sent_are_reported(tmp_p
     agent = scenario_agent(tmp_path, HISTORY)
     play(agent, workspace(tmp_path), script)
     assert [(f.line, f.message) for f in agent.unplayed()] == [(16, "the client never sent the prompt 'now'")]
+
+
+MODES_AND_MODELS = """\
+name: acp-modes
+acp:
+  unstable: true
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: 'switch'
+  - setMode:
+      modeId: plan
+  - setModel:
+      modelId: fast-model
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'switched'
+"""
+
+
+def test_set_mode_and_set_model_are_announced_and_the_client_may_set_them_back(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        turn = await session.say("switch")
+        seen["modes"] = turn.modes
+        seen["config"] = [u for u in turn.updates if u["sessionUpdate"] == "config_option_update"]
+        await session.set_mode("default")
+        answer = await ctx.conn.set_config_option(
+            config_id="model", session_id=session.id, value="fast-model"
+        )
+        seen["model"] = answer.config_options[0].root.current_value if hasattr(answer.config_options[0], "root") \
+            else answer.config_options[0].current_value  # fmt: skip
+        try:
+            await session.set_mode("nope")
+        except RequestError as exc:
+            seen["bad mode"] = exc.data
+
+    play(scenario_agent(tmp_path, MODES_AND_MODELS), workspace(tmp_path), script)
+    assert seen["modes"] == ["plan"]
+    option = seen["config"][0]["configOptions"][0]
+    assert (option["id"], option["currentValue"]) == ("model", "fast-model")
+    assert seen["model"] == "fast-model"
+    assert seen["bad mode"] == {"modeId": "nope", "details": "modes are default, plan"}
