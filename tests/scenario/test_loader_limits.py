@@ -311,3 +311,17 @@ def test_any_text_is_a_document_or_placed_diagnostics(suffix: str, text: str) ->
     except ScenarioError as exc:
         assert exc.diagnostics
         assert all(d.pos.line >= 1 and d.pos.col >= 1 and d.message for d in exc.diagnostics)
+
+
+@pytest.mark.parametrize("digits", [17, 40, 4000])
+def test_integers_past_the_safe_range_are_refused_at_the_value(tmp_path: Path, digits: int) -> None:
+    """A 4,000-digit time is legal YAML but no time: it would wait forever or lose precision."""
+    errors = errors_of(tmp_path, "t.yaml", f"timeline:\n  - advanceMs: {'9' * digits}\n")
+    assert len(errors) == 1 and errors[0].startswith("2:16:") and "at most 9,007,199,254,740,991" in errors[0]
+    assert len(errors[0]) < 200  # the number is described, not printed
+
+
+@pytest.mark.parametrize(("key", "value"), [("width", 100_000), ("height", 5000)])
+def test_terminal_sizes_are_bounded(tmp_path: Path, key: str, value: int) -> None:
+    errors = errors_of(tmp_path, "t.yaml", f"terminal:\n  {key}: {value}\ntimeline: []\n")
+    assert errors and errors[0].startswith("2:") and "at most 1,000" in errors[0], errors

@@ -136,10 +136,11 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
 
     name = Path(file).stem
     if "name" in doc:
-        name = as_str(doc["name"], doc.at_value("name"), "`name`", allow_scalars=True).strip()
-        if not name:
-            raise ScenarioError.at(doc.at_value("name"), "`name` must not be empty")
-        check_name(name, doc.at_value("name"))  # it names a folder: `../..` must not write elsewhere
+        try:  # a bad name is reported with the timeline's mistakes, not instead of them
+            name = _name(doc)
+        except ScenarioError as exc:
+            for d in exc.diagnostics:
+                reporter.error(d.pos, d.message)
 
     timeline = _timeline_source(doc, ctx)
     events = tuple(timeline)
@@ -167,6 +168,14 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
         hooks=m.frozen_map(to_plain(doc["hooks"])) if isinstance(doc.get("hooks"), PMap) else m.EMPTY,
         pos=doc.pos,
     )
+
+
+def _name(doc: PMap) -> str:
+    name = as_str(doc["name"], doc.at_value("name"), "`name`", allow_scalars=True).strip()
+    if not name:
+        raise ScenarioError.at(doc.at_value("name"), "`name` must not be empty")
+    check_name(name, doc.at_value("name"))  # it names a folder: `../..` must not write elsewhere
+    return name
 
 
 def _reject_foreign_formats(doc: PMap) -> None:
@@ -422,8 +431,8 @@ def _terminal(doc: PMap, ctx: _Context) -> m.TerminalProfile:
 def _profile(value: Any, pos: Pos, what: str, ctx: _Context) -> m.TerminalProfile:
     p = expect_map(value, getattr(value, "pos", pos), what)
     warn_unknown(p, ("name", "width", "height", "theme", "rendering"), what, ctx.reporter)
-    width = as_int(p["width"], p.at_value("width"), "`width`", minimum=2) if "width" in p else 80
-    height = as_int(p["height"], p.at_value("height"), "`height`", minimum=2) if "height" in p else 24
+    width = as_int(p["width"], p.at_value("width"), "`width`", minimum=2, maximum=1000) if "width" in p else 80
+    height = as_int(p["height"], p.at_value("height"), "`height`", minimum=2, maximum=1000) if "height" in p else 24
     if width > 1000 or height > 1000:
         raise ScenarioError.at(p.pos, f"terminal size {width}x{height} is too large (at most 1000x1000)")
     name = as_str(p["name"], p.at_value("name"), "`name`") if "name" in p else None
@@ -563,7 +572,7 @@ def _typed_step(entry: PMap, ctx: _Context) -> m.Event:
             if kind in ("expect", "send", "wait")
             else ""
         )
-        raise ScenarioError.at(pos, f"unknown step type `{kind}`{hint}; allowed: {one_of(fields)}")
+        raise ScenarioError.at(pos, f"unknown step type `{kind}`{hint}; {did_you_mean(kind, fields)}")
     for needed in fields[kind][:1]:
         if needed not in entry:
             raise ScenarioError.at(entry.pos, f"a `{kind}` step needs `{needed}`")
@@ -1105,7 +1114,9 @@ def _user_inputs(value: Any, pos: Pos, kpos: Pos, target: str | None, ctx: _Cont
     return m.UserInputs(kpos, tuple(items), target)
 
 
-_TARGET_WARNING = "inputs for `target: webui` are not typed in a terminal run (only `tui` and `cli` inputs are)"
+_TARGET_WARNING = (
+    "inputs for `target: webui` are not typed in a terminal run (only `tui` and `cli` inputs are)"
+)
 
 
 def _warn_foreign_target(items: list[m.InputItem], ctx: _Context) -> None:

@@ -58,7 +58,11 @@ def as_str(value: Any, pos: Pos, what: str, *, allow_scalars: bool = False) -> s
     raise wrong_type(pos, what, "a string", value)
 
 
-def as_int(value: Any, pos: Pos, what: str, *, minimum: int | None = 0) -> int:
+MAX_INT = 2**53 - 1
+"""The largest integer a scenario may hold: above it JSON readers and float time lose precision."""
+
+
+def as_int(value: Any, pos: Pos, what: str, *, minimum: int | None = 0, maximum: int = MAX_INT) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -67,8 +71,16 @@ def as_int(value: Any, pos: Pos, what: str, *, minimum: int | None = 0) -> int:
                 pos, what, "an integer" if minimum is None else f"an integer >= {minimum}", value
             )
     if minimum is not None and value < minimum:
-        raise ScenarioError.at(pos, f"{what} must be >= {minimum}, got {value}")
+        raise ScenarioError.at(pos, f"{what} must be >= {minimum}, got {_shown(value)}")
+    if value > maximum or (minimum is None and value < -maximum):
+        raise ScenarioError.at(pos, f"{what} must be at most {maximum:,} in size, got {_shown(value)}")
     return int(value)
+
+
+def _shown(value: int) -> str:
+    """An integer for a message: a 4,000-digit one is described, not printed."""
+    text = str(value)
+    return text if len(text) <= 24 else f"a {len(text.lstrip('-'))}-digit number"
 
 
 def as_bool(value: Any, pos: Pos, what: str) -> bool:
