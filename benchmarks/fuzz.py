@@ -9,8 +9,8 @@ an input taking more than 1 s of CPU, and a hang (killed after 10 s). Peak memor
 the worker's maximum resident set size; the worker runs under an address-space
 limit so that a memory blow-up is an exception here, not a dead machine.
 
-Inputs come from seed files (the repository's ``scenarios/`` by default, plus
-any folders given) in YAML, JSON and TOML, through three families of mutation:
+Inputs come from seed files (the repository's ``scenarios/``, or the folders
+given) in YAML, JSON and TOML, through three families of mutation:
 
 * text: delete, insert syntax characters, duplicate a span, flip bytes, insert
   invalid UTF-8;
