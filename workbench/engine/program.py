@@ -22,6 +22,9 @@ class Program:
     argv: tuple[str, ...]
     env: dict[str, str]
     mock_agent: bool
+    agent_args: tuple[str, ...] | None = None
+    """The built-in mock agent's arguments (``argv`` after `workbench mock-agent`): the engine may fork it
+    from its own, already warm, process instead of starting ``argv`` (see workbench.engine.fork)."""
 
 
 def base_env(width: int, height: int, home: Path | None = None) -> dict[str, str]:
@@ -71,10 +74,11 @@ def program_for(
         argv = (ah, *([scenario.ah.cmd] if scenario.ah.cmd else []), *scenario.ah.flags)
         env.update(scenario.ah.env)
         return Program(argv, env, mock_agent=False)
-    agent_argv = [sys.executable, "-m", "workbench", "mock-agent", str(scenario_path.resolve()),
-            "--workspace", str(workspace), "--speed", speed]  # fmt: skip
+    args = [str(scenario_path.resolve()), "--workspace", str(workspace), "--speed", speed]
     for d in defines:
-        agent_argv += ["--define", d]
+        args += ["--define", d]
     if checkpoint_cmd:
-        agent_argv += ["--checkpoint-cmd", checkpoint_cmd]
-    return Program(tuple(agent_argv), env, mock_agent=True)
+        args += ["--checkpoint-cmd", checkpoint_cmd]
+    return Program(
+        (sys.executable, "-m", "workbench", "mock-agent", *args), env, mock_agent=True, agent_args=tuple(args)
+    )

@@ -31,16 +31,19 @@ from workbench.clock import VirtualClock
 from workbench.crash import ReportedCrash, write_crash_report
 from workbench.engine.drivers import (
     AGENT_ACTIONS,
+    DEFAULT_MODE,
+    DRIVERS,
     Checks,
     Driver,
     DriverError,
     RunContext,
     Skip,
     driver_class,
+    driver_names,
 )
 from workbench.engine.drivers.base import key_notation
+from workbench.engine.fork import can_fork, fork_session
 from workbench.engine.options import RunOptions
-from workbench.timeline.prepare import prepare
 from workbench.engine.program import Program, program_for
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, SkippedCheck
 from workbench.engine.trace import StepRecord, TraceObserver
@@ -48,9 +51,10 @@ from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
 from workbench.scenario.names import folder_name
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
-from workbench.terminal.session import WaitTimeout
 from workbench.terminal.masks import mask_shot
+from workbench.terminal.session import WaitTimeout
 from workbench.timeline import Schedule, Step
+from workbench.timeline.prepare import prepare
 from workbench.workspace import Check, Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
 from workbench.workspace.landlock import WriteSandbox, default_writable, preexec_for, scratch_folder
@@ -87,6 +91,7 @@ class ScenarioRun:
     _ctx: RunContext | None = None
     _driver: Driver | None = None
     _started: float = 0.0
+    mode: str = DEFAULT_MODE
     _current_step: int = 0
     _interrupted: bool = False
     _last_style: dict[str, Any] | None = None
@@ -126,9 +131,16 @@ class ScenarioRun:
             return self._finish(result)
         self.scenario, self.schedule = prepared.scenario, prepared.schedule
         result.name = self.scenario.name
+        self.mode = result.mode = self._mode_of(self.scenario)
+        if self.options.driver is None and self.mode not in DRIVERS:
+            line = self.scenario.mode_pos.line if self.scenario.mode_pos else 0
+            message = f"unknown mode {self.mode!r}; modes: {', '.join(driver_names())}"
+            result.status = "error"
+            result.failures.append(Failure(0, line, "validation", message, result.file))
+            return self._finish(result)
         from workbench.engine.requires import skip_reason
 
-        tools_run = self.options.mode != "simulation"  # simulation only describes tool calls to its client
+        tools_run = self.mode != "simulation"  # simulation only describes tool calls to its client
         if (reason := skip_reason(self.scenario, tools_run=tools_run)) is not None:  # e.g. Agent Harbor's `ah`
             result.status, result.skip_reason = "skipped", reason
             return self._finish(result)
@@ -185,7 +197,7 @@ class ScenarioRun:
         ctx = RunContext(self.path, scenario, schedule, self.options, result, self.run_dir, self._workspace,
                          self.clock, self._spawn)  # fmt: skip
         self._ctx = ctx
-        mode = self.options.mode
+        mode = self.mode
         driver = (self.options.driver or driver_class(mode))(ctx)
         self._driver = driver
         ctx.settle = driver.settle
@@ -211,12 +223,22 @@ class ScenarioRun:
                 observer.step_finished(self, record)
         await self._finish_program(result, await driver.finish())
 
+    def _mode_of(self, scenario: m.Scenario) -> str:
+        """The run's mode: ``--mode`` when it names one, else the scenario's own ``mode:``, else the default."""
+        if scenario.mode is not None and self.options.mode == DEFAULT_MODE:
+            return scenario.mode
+        return self.options.mode
+
     async def _spawn(self, program: Program) -> PtySession:
         assert self.run_dir is not None and self._workspace is not None and self.scenario is not None
         profile = self.scenario.terminal
         recorder = AsciicastRecorder(self.run_dir / "terminal.cast", profile.width, profile.height)
-        self._session = await PtySession.spawn(list(program.argv), env=program.env, cwd=str(self._workspace.path),
+        if program.agent_args is not None and can_fork():  # the mock agent, from this warm process
+            self._session = await fork_session(program.agent_args, env=program.env, cwd=str(self._workspace.path),
                                                width=profile.width, height=profile.height, recorder=recorder)  # fmt: skip
+        else:
+            self._session = await PtySession.spawn(list(program.argv), env=program.env, cwd=str(self._workspace.path),
+                                                   width=profile.width, height=profile.height, recorder=recorder)  # fmt: skip
         assert self._ctx is not None
         self._ctx.session = self._session
         self._program = program

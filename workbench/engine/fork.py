@@ -1,0 +1,120 @@
+"""Starting the built-in mock agent by forking this process instead of starting a new Python.
+
+A fresh interpreter that imports the loader, the timeline and the agent costs
+most of a trivial scenario's time. The engine has all of that imported
+already, so it forks: the child gets a new pty as its controlling terminal (as
+an exec'd program would), the program's environment and folder, fresh
+standard streams, default signal handlers, no event loop and no inherited file
+descriptors beyond 0-2, and then runs the mock agent's ``main`` with the same
+arguments the command line would have had; it never returns to the engine's
+code (``os._exit``).
+
+Forking is only safe with one thread (another thread's locks would be copied
+held), so :func:`can_fork` says no when other threads run (the app, a pool),
+and the engine then starts the agent the ordinary way. Set
+``WORKBENCH_NO_FORK=1`` to always start it the ordinary way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import importlib
+import io
+import os
+import pty
+import signal
+import struct
+import sys
+import termios
+import threading
+import traceback
+from collections.abc import Mapping, Sequence
+
+from ptyprocess import PtyProcess
+
+from workbench.terminal import AsciicastRecorder, PtySession, Screen, descendants
+from workbench.terminal.session import DEFAULT_TERM
+
+ENTRY = "workbench.agent.mock_agent"
+"""The module whose ``main(argv)`` a forked child runs."""
+
+
+def can_fork() -> bool:
+    return (
+        hasattr(os, "fork")
+        and os.environ.get("WORKBENCH_NO_FORK", "") in ("", "0")
+        and threading.active_count() == 1
+    )
+
+
+def preload() -> None:
+    """Import what the child will run, once, so each fork starts warm."""
+    importlib.import_module(ENTRY)
+
+
+async def fork_session(
+    args: Sequence[str], *, env: Mapping[str, str], cwd: str, width: int, height: int,
+    recorder: AsciicastRecorder | None,
+) -> PtySession:  # fmt: skip
+    """The mock agent with ``args`` (its command-line arguments) in a new pty, as a child of this process."""
+    environment = dict(env)
+    environment.setdefault("TERM", DEFAULT_TERM)
+    token = descendants.new_token()
+    environment[descendants.TOKEN_VAR] = token
+    if not os.path.isdir(cwd):
+        raise FileNotFoundError(f"cannot start the mock agent: no folder {cwd!r}")
+    module = importlib.import_module(ENTRY)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # nothing buffered here may be written twice by the child
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: never returns
+        _child(module.main, list(args), environment, cwd, width, height)
+    proc = PtyProcess(pid, fd)
+    return PtySession(proc, Screen(width, height, scrollback=1000), recorder, token)
+
+
+def _child(main: object, args: list[str], env: dict[str, str], cwd: str, width: int, height: int) -> None:
+    code = 3
+    try:
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+        os.closerange(3, _max_fd())
+        for sig in (
+            signal.SIGINT,
+            signal.SIGTERM,
+            signal.SIGCHLD,
+            signal.SIGPIPE,
+            signal.SIGHUP,
+            signal.SIGQUIT,
+        ):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.set_wakeup_fd(-1)
+        asyncio.events._set_running_loop(None)
+        asyncio.set_event_loop(None)
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace",
+                                      write_through=True)  # fmt: skip
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="replace",
+                                      write_through=True)  # fmt: skip
+        sys.argv = ["workbench mock-agent", *args]
+        code = int(main(args))  # type: ignore[operator]
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _max_fd() -> int:
+    try:
+        return int(os.sysconf("SC_OPEN_MAX"))
+    except (ValueError, OSError):
+        return 4096
