@@ -137,70 +137,92 @@ def _is_uuid(text: str) -> bool:
 
 def _answer(opts: PrintOptions, rules: Any, prompt: str, here: Path, environ: Mapping[str, str],
             stdout: TextIO, started: float) -> int:  # fmt: skip
-    from workbench.agent.claude import conversation, permissions
-    from workbench.agent.claude.rules_cache import timeouts
-    from workbench.agent.claude.tools import ToolState, run_call
-    from workbench.scenario.matching import RuleMatcher
+    session = PrintSession(opts, rules, here, environ, stdout)
+    try:
+        if opts.output_format == "stream-json":
+            session.write_init()
+        return session.turn(prompt, started)
+    finally:
+        session.close()
 
-    config = sessions.config_dir(environ)
-    cwd = str(here)
-    session_id, source = _session(opts, rules, config, cwd)
-    allow, deny, settings_mode = permissions.load_settings(here, config, opts.settings)
-    identity = rules.identity
-    mode = opts.permission_mode or settings_mode or identity.get("permission_mode") or "default"
-    model = opts.model or identity.get("model") or ev.DEFAULT_MODEL
-    call = ev.Call(session_id=session_id, cwd=cwd, model=str(model), permission_mode=str(mode),
-                   disallowed=opts.disallowed, version=str(identity.get("version") or ev.VERSION),
-                   api_key_source="ANTHROPIC_API_KEY" if environ.get("ANTHROPIC_API_KEY") else "none")  # fmt: skip
-    if opts.output_format == "stream-json":
-        stdout.write(output.dump(ev.init(call)) + "\n")
-        stdout.flush()
-    matcher = RuleMatcher(rules)
-    state = sessions.load_rules_state(config, session_id) if source is not None else {}
-    matcher.counts = {int(k): int(v) for k, v in (state.get("counts") or {}).items()}
-    active = state.get("active")
-    matcher.active = (
-        (int(active[0]), int(active[1])) if isinstance(active, list) and len(active) == 2 else None
-    )
-    tool_state = ToolState(lambda todos: sessions.write_todos(config, session_id, todos),
-                           lambda plan: sessions.write_plan(config, session_id, plan))  # fmt: skip
 
-    def run_tool(tool: str, tool_input: Mapping[str, Any], canned: str | None) -> tuple[Any, bool]:
-        setting = rules.tools.get(tool)
+class PrintSession:
+    """One call's session: its id, settings, rule state and tools; answers one prompt per :meth:`turn`."""
+
+    def __init__(self, opts: PrintOptions, rules: Any, here: Path, environ: Mapping[str, str],
+                 stdout: TextIO) -> None:  # fmt: skip
+        from workbench.agent.claude import permissions
+        from workbench.agent.claude.tools import ToolState
+        from workbench.scenario.matching import RuleMatcher
+
+        self.opts, self.rules, self.here, self.environ, self.stdout = opts, rules, here, environ, stdout
+        self.config = config = sessions.config_dir(environ)
+        self.cwd = str(here)
+        self.session_id, self.source = _session(opts, rules, config, self.cwd)
+        self.allow, self.deny, settings_mode = permissions.load_settings(here, config, opts.settings)
+        identity = rules.identity
+        self.mode = str(opts.permission_mode or settings_mode or identity.get("permission_mode") or "default")
+        model = opts.model or identity.get("model") or ev.DEFAULT_MODEL
+        self.call = ev.Call(session_id=self.session_id, cwd=self.cwd, model=str(model), permission_mode=self.mode,
+                            disallowed=opts.disallowed, version=str(identity.get("version") or ev.VERSION),
+                            api_key_source="ANTHROPIC_API_KEY" if environ.get("ANTHROPIC_API_KEY") else "none")  # fmt: skip
+        self.matcher = RuleMatcher(rules)
+        state = sessions.load_rules_state(config, self.session_id) if self.source is not None else {}
+        self.matcher.counts = {int(k): int(v) for k, v in (state.get("counts") or {}).items()}
+        active = state.get("active")
+        self.matcher.active = (
+            (int(active[0]), int(active[1])) if isinstance(active, list) and len(active) == 2 else None
+        )
+        sid = self.session_id
+        self.tools = ToolState(lambda todos: sessions.write_todos(config, sid, todos),
+                               lambda plan: sessions.write_plan(config, sid, plan))  # fmt: skip
+        self.first = True
+
+    def write_init(self) -> None:
+        self.stdout.write(output.dump(ev.init(self.call)) + "\n")
+        self.stdout.flush()
+
+    def _run_tool(self, tool: str, tool_input: Mapping[str, Any], canned: str | None) -> tuple[Any, bool]:
+        from workbench.agent.claude import permissions
+        from workbench.agent.claude.tools import ToolRun, run_call
+
+        setting = self.rules.tools.get(tool)
         allowed = permissions.decide(
-            tool, tool_input, mode=str(mode), skip=opts.skip_permissions,
-            auto_approve=getattr(setting, "auto_approve", None), allow=[*allow, *opts.allowed],
-            deny=[*deny, *opts.disallowed],
+            tool, tool_input, mode=self.mode, skip=self.opts.skip_permissions,
+            auto_approve=getattr(setting, "auto_approve", None), allow=[*self.allow, *self.opts.allowed],
+            deny=[*self.deny, *self.opts.disallowed],
         )  # fmt: skip
         if not allowed:
-            from workbench.agent.claude.tools import ToolRun
-
             text = permissions.refusal(tool)
             return ToolRun(text, True, f"Error: {text}"), False
-        return run_call(tool, tool_input, canned, setting, rules.tool_mode, here, tool_state), True
+        return run_call(tool, tool_input, canned, setting, self.rules.tool_mode, self.here, self.tools), True
 
-    try:
-        conv = conversation.answer(
-            prompt, rules, matcher, run_tool,
-            first_delay_ms=timeouts(rules, environ)["response_delay_ms"],
-            forced_failure=opts.failure, max_turns=opts.max_turns,
-        )  # fmt: skip
-    finally:
-        tool_state.close()
-    msgs = list(ev.messages(call, conv, opts.partial))
-    duration = int((time.monotonic() - started) * 1000)
-    result = ev.result(call, conv, duration)
-    if opts.output_format == "json" and opts.verbose:
-        msgs.insert(0, ev.init(call))
-    output.write(stdout, opts.output_format, opts.verbose, msgs, result)
-    if opts.persist:
-        try:
-            _persist(config, cwd, here, session_id, source, call, prompt, conv, matcher)
-        except OSError as exc:  # the answer stands; say why the session could not be kept
-            print(
-                f"Warning: the session could not be saved in {config}: {exc.strerror or exc}", file=sys.stderr
-            )
-    return EXIT_API_ERROR if conv.failure is not None or conv.max_turns_reached else EXIT_OK
+    def turn(self, prompt: str, started: float) -> int:
+        """Answer ``prompt``: write its messages and result, record it in the session; the exit code."""
+        from workbench.agent.claude import conversation
+        from workbench.agent.claude.rules_cache import timeouts
+
+        delay = timeouts(self.rules, self.environ)["response_delay_ms"] if self.first else 0
+        self.first = False
+        conv = conversation.answer(prompt, self.rules, self.matcher, self._run_tool, first_delay_ms=delay,
+                                   forced_failure=self.opts.failure, max_turns=self.opts.max_turns)  # fmt: skip
+        msgs = list(ev.messages(self.call, conv, self.opts.partial))
+        result = ev.result(self.call, conv, int((time.monotonic() - started) * 1000))
+        if self.opts.output_format == "json" and self.opts.verbose:
+            msgs.insert(0, ev.init(self.call))
+        output.write(self.stdout, self.opts.output_format, self.opts.verbose, msgs, result)
+        if self.opts.persist:
+            try:
+                _persist(self.config, self.cwd, self.here, self.session_id, self.source, self.call, prompt, conv,
+                         self.matcher)  # fmt: skip
+            except OSError as exc:  # the answer stands; say why the session could not be kept
+                print(f"Warning: the session could not be saved in {self.config}: {exc.strerror or exc}",
+                      file=sys.stderr)  # fmt: skip
+            self.source = None  # the transcript is now in this folder's project
+        return EXIT_API_ERROR if conv.failure is not None or conv.max_turns_reached else EXIT_OK
+
+    def close(self) -> None:
+        self.tools.close()
 
 
 def _persist(config: Path, cwd: str, here: Path, session_id: str, source: Path | None, call: ev.Call, prompt: str,
