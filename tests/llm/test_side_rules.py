@@ -161,3 +161,15 @@ def test_an_agent_that_exits_inside_its_last_tool_call(tmp_path: Path, serve: Ca
     srv.finish()
     assert [(f.kind, f.line) for f in srv.failures] == [("assert", 5)]  # the outcome is still checked
     assert [n.line for n in srv.server.notes if "ended without sending the result" in n.message] == [4]
+
+
+def test_rules_never_send_a_tool_call_to_a_request_without_tools(serve: Callable[..., Running]) -> None:
+    from tests.llm.conftest import rule, rules_scenario
+    from workbench.scenario import model as m
+
+    reply = m.Reply("calling", tool_calls=(m.ToolCall("Bash", {"command": "ls"}),))
+    srv = serve(rules_scenario([rule("any", "", reply)]))
+    answer = srv.openai().chat.completions.create(model="m", messages=[PROMPT])  # type: ignore[list-item]
+    assert answer.choices[0].message.tool_calls is None and answer.choices[0].message.content == "calling"
+    with_tools = srv.openai(key="other").chat.completions.create(model="m", messages=[PROMPT], tools=CAMEL)  # type: ignore[list-item,arg-type]
+    assert [c[0] for c in calls_of(with_tools)] == ["bash"]

@@ -57,7 +57,7 @@ from .guard import DEFAULT_LIMITS, GuardedRunner, Limits
 from .ids import IdMaker
 from .profiles import PROFILES, MapContext, ToolProfile, detect_profile, profile_by_names, profile_named
 from .recorder import RequestLog, RequestRecorder, summary
-from .reply import ApiError, Reply, limit_tokens, text_reply
+from .reply import ApiError, Reply, ToolCallBlock, limit_tokens, text_reply
 from .responders import AssertHook, Hooks, Responder, StepHook, TurnContext
 from .responders.rules import RulesResponder
 from .responders.timeline import TimelineResponder
@@ -440,6 +440,10 @@ class LlmServer:
             return self._error(wire, refusal, out.headers)
         ctx = TurnContext(chat, session.ids, profile, session.key, workspace=self.hooks.workspace, wire=wire)
         reply = await session.responder.respond(ctx)
+        if reply.tool_calls and not chat.tools:  # a request that offers no tools never receives a tool call
+            names = ", ".join(c.name for c in reply.tool_calls)
+            ctx.notes.append(f"the request offered no tools: the reply's calls ({names}) were left out")
+            reply = replace(reply, blocks=tuple(b for b in reply.blocks if not isinstance(b, ToolCallBlock)))
         for note in dict.fromkeys(ctx.notes):
             self.notes.append(LlmFailure("note", note, 0, 0, session.scenario.file, session.key))
         self._recorder.log(
