@@ -24,10 +24,13 @@ def main(
     out_dir: Path = Path("target/tmp/workbench"),
     run_dir: Path | None = None,
     theme: str | None = None,
+    mode: str = "mock-agent",
+    agent: str | None = None,
 ) -> int:
     """Open the app on a scenario file or folder, or read-only on a recorded run folder."""
     from .app import WorkbenchApp
 
-    app = WorkbenchApp(path, goldens_dir=goldens_dir, out_dir=out_dir, run_dir=run_dir, theme_name=theme)
+    app = WorkbenchApp(path, goldens_dir=goldens_dir, out_dir=out_dir, run_dir=run_dir, theme_name=theme,
+                       mode=mode, agent=agent)  # fmt: skip
     app.run()
     return int(app.return_code or 0)

@@ -19,6 +19,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--out", type=Path, default=Path("target/tmp/workbench"), metavar="DIR", help="run folders"
     )
     add_theme(p)
+    from workbench.engine.drivers import DEFAULT_MODE, driver_names
+
+    p.add_argument("--mode", default=DEFAULT_MODE, choices=driver_names(), metavar="MODE",
+                   help=f"how the app's runs play scenarios: {', '.join(driver_names())}")  # fmt: skip
+    p.add_argument("--agent", metavar="PRESET", help="real-agent mode: the agent preset")
+    add_web(p)
+
+
+def add_web(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--web", action="store_true", help="serve the app in a browser (textual-serve)")
+    p.add_argument("--port", type=int, default=8000, help="--web: the port (default 8000)")
+    p.add_argument("--host", default="127.0.0.1", help="--web: the address (default 127.0.0.1)")
+
+
+def serve_web(argv: list[str], args: argparse.Namespace) -> int:
+    from workbench.app.web import serve
+
+    return serve(argv, host=args.host, port=args.port)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,4 +45,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{path}: no such file or folder (a new scenario needs a .yaml, .json or .toml name)"
         )
-    return open_app(path=path, goldens_dir=args.goldens, out_dir=args.out, theme=args.theme)
+    if args.web:
+        argv = ["edit", str(path), "--goldens", str(args.goldens), "--out", str(args.out), "--mode", args.mode]
+        argv += ["--theme", args.theme] if args.theme else []
+        argv += ["--agent", args.agent] if args.agent else []
+        return serve_web(argv, args)
+    return open_app(path=path, goldens_dir=args.goldens, out_dir=args.out, theme=args.theme, mode=args.mode,
+                    agent=args.agent)  # fmt: skip

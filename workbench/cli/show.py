@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from workbench.cli.common import SCENARIO_SUFFIXES, add_theme, open_app
+from workbench.cli.edit import add_web, serve_web
 from workbench.usage import UsageError
 
 TRACE = "trace.jsonl"
@@ -21,10 +22,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=Path("target/tmp/workbench"), metavar="DIR",
                    help="where runs are looked up by scenario name (default target/tmp/workbench)")  # fmt: skip
     add_theme(p)
+    add_web(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    return open_app(path=None, run_dir=find_run(args.run, args.out), theme=args.theme)
+    run_dir = find_run(args.run, args.out)
+    if args.web:
+        return serve_web(["show", str(run_dir), *(["--theme", args.theme] if args.theme else [])], args)
+    return open_app(path=None, run_dir=run_dir, theme=args.theme)
 
 
 def find_run(arg: str, out_dir: Path) -> Path:
