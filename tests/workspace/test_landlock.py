@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import write
 from workbench.agent.tools import ShellRegistry, execute_tool
 from workbench.workspace import Workspace, landlock
-from workbench.workspace.landlock import WriteSandbox, default_writable, preexec_for
+from workbench.workspace.landlock import WriteSandbox, default_writable
 
 needs_landlock = pytest.mark.skipif(not landlock.available(), reason="this kernel has no Landlock")
 
@@ -68,6 +68,14 @@ def test_run_cmd_cannot_write_outside_but_works_inside(
 
 
 @needs_landlock
+def test_only_the_started_process_is_confined_not_this_one(ws: Workspace, outside: Path) -> None:
+    with WriteSandbox(default_writable(ws.path, ws.path)) as sandbox:
+        done = sandbox.run(lambda: subprocess.run(["sh", "-c", f"echo x > {outside}/a"], capture_output=True))
+    assert done.returncode != 0 and not (outside / "a").exists()
+    (outside / "b").write_text("this process still writes where it likes\n")
+
+
+@needs_landlock
 def test_a_background_shell_is_confined_too(ws: Workspace, shells: ShellRegistry, outside: Path) -> None:
     outcome = execute_tool("runCmd", {"cmd": f"echo x > {outside}/bg.txt; echo done",
                                       "run_in_background": True}, ws, shells=shells)  # fmt: skip
@@ -105,6 +113,6 @@ def test_without_landlock_commands_run_unconfined(
 ) -> None:
     monkeypatch.setattr(landlock, "abi_version", lambda: 0)
     sandbox = WriteSandbox(default_writable(ws.path, ws.path))
-    assert not sandbox.active and preexec_for(sandbox) is None
+    assert not sandbox.active and sandbox.run(lambda: 42) == 42
     assert run(ws, shells, f"echo x > {outside}/new.txt && echo wrote") == "wrote\n"
     assert (outside / "new.txt").exists()

@@ -57,7 +57,7 @@ from workbench.timeline import Schedule, Step
 from workbench.timeline.prepare import prepare
 from workbench.workspace import Check, Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
-from workbench.workspace.landlock import WriteSandbox, default_writable, preexec_for, scratch_folder
+from workbench.workspace.landlock import WriteSandbox, default_writable, scratch_folder
 
 __all__ = ["AGENT_ACTIONS", "Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenario"]
 
@@ -475,9 +475,9 @@ def _run_command(argv: list[str], cwd: Path, env: dict[str, str], workspace: Pat
     home = [Path(env["HOME"])] if env.get("HOME") else []
     try:
         with WriteSandbox(default_writable(workspace, scratch, *home)) as sandbox:
-            return subprocess.run(argv, cwd=cwd, env={**env, "TMPDIR": str(scratch)}, capture_output=True, text=True,
-                                  timeout=USER_COMMAND_TIMEOUT_S, check=False, start_new_session=True,
-                                  preexec_fn=preexec_for(sandbox))  # fmt: skip
+            return sandbox.run(lambda: subprocess.run(argv, cwd=cwd, env={**env, "TMPDIR": str(scratch)},
+                                                      capture_output=True, text=True, timeout=USER_COMMAND_TIMEOUT_S,
+                                                      check=False, start_new_session=True))  # fmt: skip
     except subprocess.TimeoutExpired as exc:
         return subprocess.CompletedProcess(
             argv, 124, str(exc.stdout or ""), f"timed out after {USER_COMMAND_TIMEOUT_S:g} s"

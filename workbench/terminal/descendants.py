@@ -42,26 +42,45 @@ def _pids() -> Iterable[int]:
                 yield int(name)
 
 
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(state, parent pid) of ``pid``, None if it is gone."""
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        with open(f"{_PROC}/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, start time in clock ticks after boot) of ``pid``, None if it is gone."""
+    try:
+        fields = _read(f"{_PROC}/{pid}/stat").rsplit(b")", 1)[1].split()
+        return fields[0].decode(), int(fields[1]), int(fields[19])
+    except (OSError, IndexError, ValueError):
         return None
-    return fields[0].decode(), int(fields[1])
+
+
+def start_time(pid: int) -> int:
+    """When ``pid`` started (clock ticks after boot); 0 if unknown. Its descendants started no earlier."""
+    stat = _stat(pid) if available() else None
+    return stat[2] if stat else 0
 
 
 def _has_token(pid: int, marker: bytes) -> bool:
     try:
-        with open(f"{_PROC}/{pid}/environ", "rb") as f:
-            return marker in b"\0" + f.read()
+        return marker in b"\0" + _read(f"{_PROC}/{pid}/environ")
     except OSError:  # gone, or not ours to read
         return False
 
 
-def find(token: str, leader: int) -> list[int]:
-    """Live processes (not zombies) that carry ``token`` or descend from ``leader``; never this one."""
+def find(token: str, leader: int, since: int = 0) -> list[int]:
+    """Live processes (not zombies) that carry ``token`` or descend from ``leader``; never this one.
+
+    ``since`` (the leader's :func:`start_time`) skips the environment of processes
+    older than the session, which cannot be of it: most of them, so the scan is cheap.
+    """
     if not available():
         return []
     marker = f"\0{TOKEN_VAR}={token}\0".encode()
@@ -73,7 +92,7 @@ def find(token: str, leader: int) -> list[int]:
         if stat is None or stat[0] == "Z" or pid == me:
             continue
         parents[pid] = stat[1]
-        if _has_token(pid, marker):
+        if stat[2] >= since and _has_token(pid, marker):
             found.add(pid)
     for pid in parents:  # below the leader, token or not
         seen, up = 0, pid
@@ -91,11 +110,11 @@ def signal_all(pids: Iterable[int], sig: int) -> None:
             os.kill(pid, sig)
 
 
-def kill_all(token: str, leader: int) -> list[int]:
+def kill_all(token: str, leader: int, since: int = 0) -> list[int]:
     """SIGKILL every process of the session until none is left; return the pids that were killed."""
     killed: list[int] = []
     for _ in range(_MAX_PASSES):
-        alive = find(token, leader)
+        alive = find(token, leader, since)
         if not alive:
             break
         signal_all(alive, signal.SIGKILL)

@@ -60,6 +60,7 @@ class PtySession:
     ) -> None:
         self.proc = proc
         self.token = token  # in the environment of every process this session starts (see .descendants)
+        self._since = descendants.start_time(proc.pid) if token else 0
         self.pid: int = proc.pid
         self.fd: int = proc.fd
         self.screen = screen
@@ -354,7 +355,7 @@ class PtySession:
         if self._closed:
             return
         try:
-            escaped = descendants.find(self.token, self.pid) if self.token else []
+            escaped = descendants.find(self.token, self.pid, self._since) if self.token else []
             if self._poll() is None or escaped:
                 for sig in (signal.SIGHUP, signal.SIGCONT, signal.SIGTERM):
                     _signal_group(self.pid, sig)
@@ -374,7 +375,7 @@ class PtySession:
             return
         _signal_group(self.pid, signal.SIGKILL)  # the leader may be gone while its group lives on
         if self.token:
-            descendants.kill_all(self.token, self.pid)  # and those that left the group
+            descendants.kill_all(self.token, self.pid, self._since)  # and those that left the group
         if self._poll() is None:
             self._reap(block=True)
         if not self.eof:
@@ -421,7 +422,7 @@ def _kill_live_sessions() -> None:
         with contextlib.suppress(Exception):
             _signal_group(session.pid, signal.SIGKILL)
             if session.token:
-                descendants.kill_all(session.token, session.pid)
+                descendants.kill_all(session.token, session.pid, session._since)
             with contextlib.suppress(ChildProcessError, OSError):
                 os.waitpid(session.pid, 0)
             with contextlib.suppress(OSError):

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from workbench.workspace.landlock import WriteSandbox, default_writable, preexec_for, scratch_folder
+from workbench.workspace.landlock import WriteSandbox, default_writable, scratch_folder
 
 from .base import Json, ToolContext, ToolError, ToolOutcome, arg, flag_arg, text_arg
 
@@ -56,15 +56,16 @@ def _spawn(
     """bash in its own process group; where Landlock allows, it writes only under ``root`` and ``scratch``
     (its TMPDIR)."""
     with WriteSandbox(default_writable(root, scratch)) as sandbox:
-        return subprocess.Popen(
-            ["bash", "-c", cmd],
-            cwd=cwd,
-            env={**os.environ, "TMPDIR": str(scratch)},
-            stdout=stdout,
-            stderr=stderr,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            preexec_fn=preexec_for(sandbox),  # only syscalls on a ruleset made in the parent
+        return sandbox.run(
+            lambda: subprocess.Popen(
+                ["bash", "-c", cmd],
+                cwd=cwd,
+                env={**os.environ, "TMPDIR": str(scratch)},
+                stdout=stdout,
+                stderr=stderr,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         )
 
 
