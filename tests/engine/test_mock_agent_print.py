@@ -596,3 +596,57 @@ mode = "mock"
     done = claude.run("-p", "go", "--max-turns", "1")
     assert (done.returncode, done.stdout) == (1, "Error: Reached max turns (1)\n")
     assert claude.stream("-p", "go", "--max-turns", "2")[-1]["result"] == "Step two."
+
+
+# --------------------------------------------------------------------------- stream-json input (the Agent SDKs' way)
+
+
+def test_stream_json_input_answers_control_requests_and_each_prompt(claude: Claude) -> None:
+    claude.rules(HELLO)
+    lines = [
+        {
+            "type": "control_request",
+            "request_id": "req_1",
+            "request": {"subtype": "initialize", "hooks": None},
+        },
+        {"type": "user", "message": {"role": "user", "content": "hello"}, "parent_tool_use_id": None},
+        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "and now?"}]}},
+    ]
+    done = claude.run("--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+                      stdin="".join(json.dumps(line) + "\n" for line in lines))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0] == {"type": "control_response", "response": {
+        "subtype": "success", "request_id": "req_1",
+        "response": {"commands": [], "output_style": "default", "models": []}}}  # fmt: skip
+    assert [e["type"] for e in events[1:]] == ["system", "assistant", "result", "assistant", "result"]
+    assert [e["result"] for e in events if e["type"] == "result"] == ["Hello! How can I help you today?",
+                                                                      "No rule for that."]  # fmt: skip
+    sid = events[1]["session_id"]
+    users = [line for line in claude.transcript(sid) if line["type"] == "user"]
+    assert [u["message"]["content"] for u in users] == ["hello", "and now?"]
+    done = claude.run("-p", "x", "--input-format", "stream-json", "--output-format", "json")
+    assert (done.returncode, done.stderr) == (
+        1,
+        "Error: --input-format=stream-json requires output-format=stream-json.\n",
+    )
+
+
+def test_the_claude_agent_sdk_drives_the_shim(claude: Claude) -> None:
+    """The official Claude Agent SDK (Python) spawning the shim as its CLI."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    claude.rules(HELLO)
+
+    async def ask() -> list[Any]:
+        options = sdk.ClaudeAgentOptions(
+            cli_path=str(claude.bin / "claude"), cwd=str(claude.work), env=claude.env
+        )
+        return [message async for message in sdk.query(prompt="hello from the SDK", options=options)]
+
+    import asyncio
+
+    messages = asyncio.run(ask())
+    result = messages[-1]
+    assert isinstance(result, sdk.ResultMessage) and result.result == "Hello! How can I help you today?"
+    assert any(isinstance(m, sdk.AssistantMessage) for m in messages)
+    assert claude.transcript(result.session_id)[2]["message"]["content"] == "hello from the SDK"

@@ -82,6 +82,8 @@ def run_print(opts: PrintOptions, environ: Mapping[str, str], cwd: Path | None =
     except RulesError as exc:
         print(exc, file=sys.stderr)
         return EXIT_INVALID
+    if opts.input_format == "stream-json":
+        return _serve_stream(opts, rules, (cwd or Path.cwd()).absolute(), environ, stdout)
     prompt = read_prompt(opts.prompt)
     if prompt is None:
         print("Error: Input must be provided either through stdin or as a prompt argument when using --print",
@@ -93,6 +95,26 @@ def run_print(opts: PrintOptions, environ: Mapping[str, str], cwd: Path | None =
     except _Refused as exc:
         print(exc, file=sys.stderr)
         return EXIT_API_ERROR
+
+
+def _serve_stream(
+    opts: PrintOptions, rules: Any, here: Path, environ: Mapping[str, str], stdout: TextIO
+) -> int:
+    """``--input-format stream-json``: prompts and control requests as JSON lines on stdin."""
+    from workbench.agent.claude.stream_input import serve
+
+    if opts.output_format != "stream-json":
+        print("Error: --input-format=stream-json requires output-format=stream-json.", file=sys.stderr)
+        return EXIT_API_ERROR
+    try:
+        session = PrintSession(opts, rules, here, environ, stdout)
+    except _Refused as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_API_ERROR
+    try:
+        return serve(session, sys.stdin.buffer)
+    finally:
+        session.close()
 
 
 class _Refused(Exception):
