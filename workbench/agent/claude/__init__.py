@@ -13,7 +13,10 @@ rules compiled once, read back without the loader), :mod:`.permissions`,
 :mod:`.tools` (``tool_execution``), :mod:`.conversation` (one prompt to model
 turns), :mod:`.events` (Claude Code's messages), :mod:`.output` (text, json,
 stream-json), :mod:`.sessions` (the JSONL transcript, index and todos),
-:mod:`.main` (the print-mode run) and :mod:`.shim` (``--install-shim``).
+:mod:`.main` (the print-mode run), :mod:`.stream_input` (prompts and control
+requests as JSON lines, as the Claude Agent SDKs send them), :mod:`.ids`,
+:mod:`.command` (what ``workbench mock-agent`` adds) and :mod:`.shim`
+(``--install-shim``).
 
 The shim launcher imports only the standard library and the light modules here;
 the scenario loader and the real tools are imported only when needed (a rules
