@@ -81,7 +81,7 @@ class ScenarioResult:
             self.status = "failed"
 
     def to_json(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "name": self.name,
             "file": self.file,
             "mode": self.mode,
