@@ -49,6 +49,7 @@ class LlmAgent:
         self.model: Any = anthropic.AsyncAnthropic(max_retries=0)
         self.history: dict[str, list[dict[str, Any]]] = {}
         self.cwd: dict[str, str] = {}
+        self.cancels: dict[str, asyncio.Event] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -62,6 +63,19 @@ class LlmAgent:
         return NewSessionResponse(session_id=sid)
 
     async def prompt(self, prompt: list[Any], session_id: str, **kw: Any) -> PromptResponse:
+        """One turn; ``session/cancel`` stops it (a running command is killed) with ``cancelled``."""
+        cancel = self.cancels[session_id] = asyncio.Event()
+        work = asyncio.ensure_future(self.turn(prompt, session_id))
+        stop = asyncio.ensure_future(cancel.wait())
+        await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        if not work.done():
+            work.cancel()
+            await asyncio.gather(work, return_exceptions=True)
+            return PromptResponse(stop_reason="cancelled")
+        return work.result()
+
+    async def turn(self, prompt: list[Any], session_id: str) -> PromptResponse:
         messages = self.history[session_id]
         messages.append({"role": "user", "content": "".join(getattr(b, "text", "") for b in prompt)})
         while True:
@@ -103,7 +117,12 @@ class LlmAgent:
         else:
             term = await self.conn.create_terminal(session_id=sid, command="bash", args=["-c", str(args.get("cmd"))],
                                                    cwd=self.cwd[sid])  # fmt: skip
-            await self.conn.wait_for_terminal_exit(session_id=sid, terminal_id=term.terminal_id)
+            try:
+                await self.conn.wait_for_terminal_exit(session_id=sid, terminal_id=term.terminal_id)
+            except asyncio.CancelledError:
+                await self.conn.kill_terminal(session_id=sid, terminal_id=term.terminal_id)
+                await self.conn.release_terminal(session_id=sid, terminal_id=term.terminal_id)
+                raise
             output = (await self.conn.terminal_output(session_id=sid, terminal_id=term.terminal_id)).output
             await self.conn.release_terminal(session_id=sid, terminal_id=term.terminal_id)
         await self.conn.session_update(sid, update_tool_call(call_id, status="completed",
@@ -111,7 +130,8 @@ class LlmAgent:
         return output
 
     async def cancel(self, session_id: str, **kw: Any) -> None:
-        return None
+        if session_id in self.cancels:
+            self.cancels[session_id].set()
 
 
 if __name__ == "__main__":

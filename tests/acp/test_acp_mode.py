@@ -116,3 +116,30 @@ def test_an_agent_that_writes_garbage_then_leaves_fails_clearly_without_a_traceb
     assert "the agent's stdout is not JSON-RPC: line 1 is not JSON" in done.stdout
     assert "the agent closed the connection during initialize" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_user_cancel_session_cancels_the_turn_and_its_command(tmp_path: Path) -> None:
+    marker = unique_seconds(600)
+    path = scenario_file(tmp_path, f"""\
+        name: acp-cancel
+        command: ["{sys.executable}", "{AGENT}"]
+        timeline:
+          - userInputs:
+              - relativeTime: 0
+                input: 'wait for it'
+          - llmResponse:
+              - assistant:
+                  - relativeTime: 0
+                    content: 'Waiting.'
+          - agentToolUse:
+              toolName: runCmd
+              args: {{cmd: "sleep {marker}"}}
+          - userCancelSession: true
+        """)  # fmt: skip
+    result = _run(path, tmp_path)
+    assert (result.status, [f.message for f in result.failures]) == ("passed", [])
+    frames = _frames(result)
+    methods = [f["message"].get("method") for f in frames]  # type: ignore[attr-defined]
+    assert "session/cancel" in methods
+    assert {"stopReason": "cancelled"} in [f["message"].get("result") for f in frames]  # type: ignore[attr-defined]
+    assert running(marker) == []
