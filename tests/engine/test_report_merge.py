@@ -147,7 +147,7 @@ def report_with(**entry: object) -> str:
         ),
         (
             report_with(status="ok"),
-            "bad.json: `scenarios[0].status` is 'ok'; allowed: passed, failed, error, skipped",
+            "bad.json: `scenarios[0].status` is 'ok'; allowed: passed, failed, error, skipped, cancelled",
         ),
         (
             report_with(failures=[{"step": 0, "line": 1, "kind": "oops", "message": "m"}]),
@@ -179,3 +179,13 @@ def test_missing_files_and_empty_folders_are_invalid_input(tmp_path: Path) -> No
     assert done.returncode == 2 and "error: empty: the folder holds no *.json report" in done.stderr
     done = workbench("report", cwd=tmp_path)
     assert done.returncode == 2, "`report` without a subcommand is a usage error"
+
+
+def test_fields_of_newer_reports_are_kept_as_written(tmp_path: Path) -> None:
+    """A report written by a newer workbench (more fields per scenario) merges without losing them."""
+    entry = {**ENTRY, "skipped_checks": [{"kind": "assertVm", "line": 4, "reason": "no VM"}], "future": {"x": 1}}
+    summary = {"passed": 1, "failed": 0, "errors": 0, "skipped": 0, "duration_ms": 5}
+    write(tmp_path, "a.json", json.dumps({"version": 1, "summary": summary, "scenarios": [entry]}))
+    done = workbench("report", "merge", "a.json", "--report", "all.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "all.json").read_text())["scenarios"] == [entry]

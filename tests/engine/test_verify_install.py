@@ -124,7 +124,7 @@ name: where-from
 command: [bash, --norc, --noprofile]
 timeline:
   - userInputs: [[0, "python -c 'import workbench; print(\\"FROM\\", workbench.__file__)'<Enter>"]]
-  - advanceMs: 1500
+  - waitFor: {regex: 'FROM /', timeoutMs: 60000}
   - assert:
       text: {contains: ["/venv/lib/"]}
 """)  # fmt: skip

@@ -25,14 +25,15 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from workbench.engine.report import RunReport, ScenarioResult
+from workbench.atomic import write_atomic
+from workbench.engine.report import FailureKind, RunReport, ScenarioResult, ShotStatus, Status
 from workbench.scenario.diagnostics import count
 
-STATUSES = ("passed", "failed", "error", "skipped")
-KINDS = ("assert", "screenshot", "expect", "tool", "timing", "process", "validation")
-SHOT_STATUSES = ("match", "mismatch", "missing", "new", "updated")
+STATUSES: tuple[str, ...] = get_args(Status)
+KINDS: tuple[str, ...] = get_args(FailureKind)
+SHOT_STATUSES: tuple[str, ...] = get_args(ShotStatus)
 
 
 class MergeError(ValueError):
@@ -44,6 +45,20 @@ class ShardReport:
     path: Path
     duration_ms: int
     results: tuple[ScenarioResult, ...]
+    entries: tuple[
+        dict[str, Any], ...
+    ]  # the scenario entries as written, fields this version does not know kept
+
+
+@dataclass
+class Merged:
+    """The merged report: results for the summary and JUnit, entries (verbatim) for the JSON."""
+
+    report: RunReport
+    entries: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.report.to_json(), "scenarios": self.entries}
 
 
 def report_files(paths: Iterable[Path]) -> list[Path]:
@@ -80,7 +95,7 @@ def read_report(path: Path) -> ShardReport:
     _expect(path, "summary.duration_ms", duration, int)
     _expect(path, "scenarios", data.get("scenarios"), list)
     results = tuple(_scenario(path, i, entry) for i, entry in enumerate(data["scenarios"]))
-    return ShardReport(path, int(duration), results)
+    return ShardReport(path, int(duration), results, tuple(data["scenarios"]))
 
 
 def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
@@ -107,7 +122,7 @@ def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
     known["screenshots"] = [
         {k: s[k] for k in ("label", "golden", "actual", "status")} for s in entry["screenshots"]
     ]
-    return ScenarioResult.from_json(known)
+    return ScenarioResult.from_json(known)  # for the summary and JUnit; the JSON keeps the entry itself
 
 
 def _expect(path: Path, what: str, value: Any, kind: type, *, quote: bool = True) -> None:
@@ -123,12 +138,12 @@ def _one_of(path: Path, what: str, value: str, allowed: Sequence[str]) -> None:
         raise MergeError(f"{path}: `{what}` is {value!r}; allowed: {', '.join(allowed)}")
 
 
-def merge(shards: Sequence[ShardReport]) -> RunReport:
+def merge(shards: Sequence[ShardReport]) -> Merged:
     """One report holding every shard's scenarios (see the module docstring for the rules)."""
     seen: dict[tuple[str, str], Path] = {}
-    results: list[ScenarioResult] = []
+    pairs: list[tuple[ScenarioResult, dict[str, Any]]] = []
     for shard in shards:
-        for result in shard.results:
+        for result, entry in zip(shard.results, shard.entries, strict=True):
             key = (result.file, result.name)
             if key in seen:
                 raise MergeError(
@@ -136,12 +151,13 @@ def merge(shards: Sequence[ShardReport]) -> RunReport:
                     "the shards overlap (give each run the same N in --shard I/N)"
                 )
             seen[key] = shard.path
-            results.append(result)
-    results.sort(key=lambda r: (r.file, r.name))
-    return RunReport(results, max((s.duration_ms for s in shards), default=0))
+            pairs.append((result, entry))
+    pairs.sort(key=lambda pair: (pair[0].file, pair[0].name))
+    report = RunReport([r for r, _ in pairs], max((s.duration_ms for s in shards), default=0))
+    return Merged(report, [e for _, e in pairs])
 
 
-def merge_files(paths: Iterable[Path]) -> RunReport:
+def merge_files(paths: Iterable[Path]) -> Merged:
     return merge([read_report(p) for p in report_files(paths)])
 
 
@@ -169,20 +185,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when every merged scenario passed (or was skipped), 1 when one failed, 2 on a bad report."""
-    from workbench.engine.report import write_json_report, write_junit
+    from workbench.engine.report import write_junit
 
     try:
         files = report_files(args.reports)
-        report = merge([read_report(p) for p in files])
+        merged = merge([read_report(p) for p in files])
     except MergeError as exc:
         print(f"workbench report merge: error: {exc}", file=sys.stderr)
         return 2
+    report = merged.report
     for result in report.results:
         for failure in result.failures if result.status in ("failed", "error") else ():
             print(f"{result.file}:{failure.line}: {failure.kind}: {failure.message}")
     print(summary_line(report, len(files)))
     if args.report:
-        write_json_report(report, args.report)
+        write_atomic(args.report, json.dumps(merged.to_json(), indent=2) + "\n")
     if args.junit:
         write_junit(report, args.junit)
     return 0 if report.ok else 1
