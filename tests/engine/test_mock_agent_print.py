@@ -650,3 +650,24 @@ def test_the_claude_agent_sdk_drives_the_shim(claude: Claude) -> None:
     assert isinstance(result, sdk.ResultMessage) and result.result == "Hello! How can I help you today?"
     assert any(isinstance(m, sdk.AssistantMessage) for m in messages)
     assert claude.transcript(result.session_id)[2]["message"]["content"] == "hello from the SDK"
+
+
+def test_a_failing_live_command_reads_as_claude_codes_bash_result(claude: Claude) -> None:
+    claude.rules("""\
+[[responses]]
+pattern = { type = "any" }
+[responses.response]
+text = ""
+[[responses.response.tool_calls]]
+tool = "Bash"
+input = { command = "echo out; echo err >&2; exit 3" }
+
+[tool_execution.tools.Bash]
+auto_approve = true
+""")
+    user = next(e for e in claude.stream("-p", "go") if e["type"] == "user")
+    block = user["message"]["content"][0]
+    assert block["is_error"] is True and block["content"].startswith("Exit code 3\n")
+    assert "out" in block["content"] and "err" in block["content"]
+    assert user["tool_use_result"] == {"stdout": "out", "stderr": "err", "interrupted": False, "isImage": False,
+                                       "noOutputExpected": False}  # fmt: skip

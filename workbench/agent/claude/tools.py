@@ -96,11 +96,17 @@ class ToolState:
         result = outcome.result
         text = result if isinstance(result, str) else "" if result is None else json.dumps(result)
         details = outcome.details
-        structured: Any = text
-        if "stdout" in details:
-            structured = {"stdout": details.get("stdout", ""), "stderr": details.get("stderr", ""),
-                          "interrupted": details.get("exitCode") is None, "isImage": False}  # fmt: skip
-        return ToolRun(text.rstrip("\n") if "stdout" in details else text, outcome.status != "ok", structured)
+        if "stdout" not in details:
+            return ToolRun(text, outcome.status != "ok", text)
+        # A command: Claude Code's Bash result (stdout and stderr, "Exit code N" first when it failed).
+        code = details.get("exitCode")
+        structured = {"stdout": str(details.get("stdout", "")).rstrip("\n"),
+                      "stderr": str(details.get("stderr", "")).rstrip("\n"), "interrupted": code is None,
+                      "isImage": False, "noOutputExpected": False}  # fmt: skip
+        content = text.rstrip("\n")
+        if code not in (0, None):
+            content = f"Exit code {code}\n{content}".rstrip("\n")
+        return ToolRun(content, outcome.status != "ok", structured)
 
     def close(self) -> None:
         if self._shells is not None:
