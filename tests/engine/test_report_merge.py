@@ -183,7 +183,11 @@ def test_missing_files_and_empty_folders_are_invalid_input(tmp_path: Path) -> No
 
 def test_fields_of_newer_reports_are_kept_as_written(tmp_path: Path) -> None:
     """A report written by a newer workbench (more fields per scenario) merges without losing them."""
-    entry = {**ENTRY, "skipped_checks": [{"kind": "assertVm", "line": 4, "reason": "no VM"}], "future": {"x": 1}}
+    entry = {
+        **ENTRY,
+        "skipped_checks": [{"kind": "assertVm", "line": 4, "reason": "no VM"}],
+        "future": {"x": 1},
+    }
     summary = {"passed": 1, "failed": 0, "errors": 0, "skipped": 0, "duration_ms": 5}
     write(tmp_path, "a.json", json.dumps({"version": 1, "summary": summary, "scenarios": [entry]}))
     done = workbench("report", "merge", "a.json", "--report", "all.json", cwd=tmp_path)

@@ -185,8 +185,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a command the installed package must provide (repeatable)")  # fmt: skip
     parser.add_argument("--smoke", type=Path, metavar="SCENARIO",
                         help="a scenario run with the installed commands first on PATH")  # fmt: skip
-    parser.add_argument("--ci", action="store_true", help="run the smoke scenario with --ci (goldens must exist)")
-    parser.add_argument("--keep", action="store_true", help="keep the build and install folder (its path is printed)")
+    parser.add_argument(
+        "--ci", action="store_true", help="run the smoke scenario with --ci (goldens must exist)"
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the build and install folder (its path is printed)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

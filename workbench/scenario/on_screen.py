@@ -146,7 +146,10 @@ def on_screen_schema() -> dict[str, Any]:
         "properties": {
             "match": {"type": "string", "description": "text on the screen"},
             "regex": {"type": "string", "description": "a regular expression searched in the screen"},
-            "default": {"enum": list(KINDS), "description": "answers any question of this kind no rule answers"},
+            "default": {
+                "enum": list(KINDS),
+                "description": "answers any question of this kind no rule answers",
+            },
             "keys": {"type": "string", "description": "what to type, in key notation (e.g. `y<Enter>`)"},
             "times": times,
         },
