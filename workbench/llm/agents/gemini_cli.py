@@ -36,7 +36,9 @@ def build(exe: str, e: Endpoint, ui: str) -> Launch:
     if ui == "print":
         # stderr says "YOLO mode is enabled", whether ripgrep and true colour were found: not for goldens
         return Launch(stderr_to_log((exe, *approve, "-p", e.prompt), env, e), env)
-    return Launch((exe, *approve), env, ready="Type your message")
+    # the input box shows before initialisation ends (a prompt typed then is "queued" with a notice);
+    # the banner's tips are drawn once it has
+    return Launch((exe, *approve), env, ready="Tips for getting started")
 
 
 AGENT = Agent(
