@@ -22,6 +22,18 @@ from workbench.playbook.dsl import LATE_BOUND, Call, Playbook, Say, Think, UiRul
 TURN_GAP_MS = 1
 
 
+class _Dumper(yaml.SafeDumper):
+    """Text of several lines (file contents, long answers) as a literal block, the way a person writes it."""
+
+
+def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in text and not text.startswith((" ", "\n")) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
 def timeline(playbook: Playbook) -> tuple[list[dict[str, Any]], list[list[int]]]:
     """The timeline events, and for each turn the event index of each of its responses."""
     events: list[dict[str, Any]] = []
@@ -77,6 +89,6 @@ def scenario_yaml(playbook: Playbook, command: Sequence[str] | None = None,
     if late:
         head += f"# These calls have params computed at run time ({LATE_BOUND}); here their args are empty:\n"
         head += "\n".join(late) + "\n"
-    body = yaml.safe_dump(scenario_data(playbook, command, terminal), sort_keys=False, allow_unicode=True,
-                          default_flow_style=None, width=100)  # fmt: skip
+    body = yaml.dump(scenario_data(playbook, command, terminal), Dumper=_Dumper, sort_keys=False,
+                     allow_unicode=True, default_flow_style=None, width=100)  # fmt: skip
     return head + body
