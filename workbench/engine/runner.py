@@ -46,6 +46,7 @@ from workbench.engine.fork import can_fork, fork_session
 from workbench.engine.options import RunOptions
 from workbench.engine.program import Program, program_for
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, SkippedCheck
+from workbench.engine.screen_responders import ScreenResponders
 from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
@@ -98,7 +99,7 @@ class ScenarioRun:
 
     def __post_init__(self) -> None:
         self.clock = VirtualClock(self.options.speed)
-        self.observers = [TraceObserver(), *self.observers]
+        self.observers = [ScreenResponders(), TraceObserver(), *self.observers]  # answers join the trace
 
     # ------------------------------------------------------------------ public
 
