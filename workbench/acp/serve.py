@@ -33,7 +33,9 @@ PROG = "workbench acp-agent"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("scenario", type=Path, help="the scenario file to play as an ACP agent")
     p.add_argument(
-        "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
+        "--speed",
+        default="1",
+        help="1 = the scenario's own pace (default), 4 = four times faster, max = no waiting",
     )
     p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a rules symbol")
 
