@@ -74,3 +74,29 @@ timeline:
 """)  # fmt: skip
     done = run_cli("run", "s.yaml", "--ci", "--out", "out", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+EARLY = """\
+import workbench.agent.control as control
+
+def _boom(self, path):
+    raise RuntimeError("injected bug before connecting")
+
+control.AgentLink.__init__ = _boom
+"""
+
+
+def test_a_crash_before_the_agent_connects_is_reported_at_once_with_its_crash_file(tmp_path: Path) -> None:
+    inject = tmp_path / "inject"
+    inject.mkdir()
+    (inject / "sitecustomize.py").write_text(EARLY)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(inject), env.get("PYTHONPATH", "")) if p)
+    write(tmp_path, "s.yaml", "name: early-crash\ntimeline:\n  - assistant: hi\n")
+    done = run_cli("run", "s.yaml", "--ci", "--out", "out", "--timeout", "100", cwd=tmp_path, env=env)
+    assert done.returncode == 3, done.stdout + done.stderr
+    found = re.search(r"the traceback is in (\S+\.txt)", done.stdout)
+    assert found, done.stdout
+    assert "injected bug before connecting" in Path(found.group(1)).read_text()
+    Path(found.group(1)).unlink()
+    assert "did not connect" not in done.stdout  # not a wait for a connection that cannot come

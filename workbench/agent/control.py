@@ -33,15 +33,19 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from workbench.crash import ReportedCrash, summary, write_crash_report
+from workbench.usage import EXIT_INTERNAL
 
 ENV_VAR = "WORKBENCH_CONTROL"
+_CRASH_FILE = re.compile(r"the traceback is in (\S+?\.txt)")
 SUN_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
 """Bytes of a Unix socket path, without its NUL (108 on Linux, 104 on macOS and the BSDs)."""
 _NAME = "wb-ctl-XXXXXXXX/c"  # what mkdtemp and the socket's name add to the base folder
@@ -163,10 +167,52 @@ class EngineLink:
             self._folder, self.path = private_socket_path()
         self._server = await asyncio.start_unix_server(accept, path=self.path)
 
-    async def wait_connected(self, timeout: float) -> dict[str, Any]:
+    async def wait_connected(
+        self,
+        timeout: float,
+        exited: Awaitable[int] | None = None,
+        screen: Callable[[], str] | None = None,
+    ) -> dict[str, Any]:
+        """Until the agent connects and says hello; ``exited`` (the agent's exit) ends the wait early.
+
+        An agent that exits before connecting raises ControlError with its exit code
+        and ``screen``; one that exits 3 printed where its crash file is (as every
+        workbench command does for a bug): that is a :class:`ReportedCrash`.
+        """
         assert self._connected is not None
-        self._reader, self._writer = await asyncio.wait_for(asyncio.shield(self._connected), timeout)
+        connected = asyncio.ensure_future(asyncio.shield(self._connected))
+        waiters: set[asyncio.Future[Any]] = {connected}
+        exit_task = asyncio.ensure_future(exited) if exited is not None else None
+        if exit_task is not None:
+            waiters.add(exit_task)
+        try:
+            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waiters:
+                if not task.done():
+                    task.cancel()
+        if not self._connected.done():
+            if (
+                exit_task is not None
+                and exit_task.done()
+                and not exit_task.cancelled()
+                and not exit_task.exception()
+            ):
+                self._gone_before_hello(exit_task.result(), screen() if screen else "")
+            raise TimeoutError(f"the mock agent did not connect within {timeout:g} s")
+        self._reader, self._writer = self._connected.result()
         return await self.receive(timeout, expect="hello")
+
+    @staticmethod
+    def _gone_before_hello(code: int, screen: str) -> None:
+        crash = _CRASH_FILE.search(screen.replace("\n", ""))
+        if code == EXIT_INTERNAL and crash:
+            raise ReportedCrash("the mock agent", f"it exited {code} before connecting", crash.group(1))
+        shown = screen.rstrip()
+        raise ControlError(
+            f"the mock agent exited with {code} before connecting"
+            + (f"; the screen was:\n{shown}" if shown else "")
+        )
 
     async def send(self, message: dict[str, Any]) -> None:
         if self._writer is None:

@@ -46,8 +46,10 @@ class MockAgentDriver:
         self._link = EngineLink()  # in a private folder of its own, short enough whatever TMPDIR is
         await self._link.start()
         program.env[ENV_VAR] = self._link.path
-        await self.ctx.spawn(program)
-        hello = await self._link.wait_connected(timeout=SYNC_TIMEOUT_S)
+        session = await self.ctx.spawn(program)
+        hello = await self._link.wait_connected(  # an agent that dies first ends the wait with its screen
+            timeout=SYNC_TIMEOUT_S, exited=session.wait_exit(SYNC_TIMEOUT_S), screen=self.ctx.screen_text
+        )
         await self._sync(hello["written"])
 
     async def play(self, step: Step) -> Checks | None:
