@@ -347,3 +347,19 @@ def test_set_mode_and_set_model_are_announced_and_the_client_may_set_them_back(t
     assert (option["id"], option["currentValue"]) == ("model", "fast-model")
     assert seen["model"] == "fast-model"
     assert seen["bad mode"] == {"modeId": "nope", "details": "modes are default, plan"}
+
+
+def test_a_client_that_answers_a_permission_request_with_an_error_denies_it_and_is_reported(
+    tmp_path: Path,
+) -> None:
+    ws = workspace(tmp_path)
+    turns: list[TurnRecord] = []
+
+    def broken(call: dict[str, Any], options: list[Any]) -> str | None:
+        raise RequestError.internal_error({"details": "the dialog crashed"})
+
+    agent = scenario_agent(tmp_path, WRITE_AND_RUN)
+    play(agent, ws, _one_turn("Create hello.txt", turns), answer=broken)
+    assert turns[0].stop_reason == "end_turn" and not (ws / "hello.txt").exists()
+    assert agent.failures[0].line == 16
+    assert agent.failures[0].message.startswith("session/request_permission failed: Internal error")

@@ -571,7 +571,12 @@ class ScenarioAgent:
             except (TimeoutError, Exception):
                 ask.cancel()
             raise Cancelled
-        outcome = ask.result().outcome
+        try:
+            outcome = ask.result().outcome
+        except RequestError as exc:  # the client answered with an error: nothing was allowed
+            self._fail(step.pos.line, f"session/request_permission failed: {exc} {exc.data or ''}".rstrip())
+            session.gate = (tool_id, False)
+            return
         chosen = getattr(outcome, "option_id", None)
         kinds = {o.option_id: o.kind for o in options}
         allowed = outcome.outcome == "selected" and kinds.get(str(chosen), "") in ALLOW_KINDS
