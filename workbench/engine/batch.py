@@ -93,7 +93,7 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
     """
     from workbench.engine.runner import run_scenario
 
-    async def cancellable() -> Any:
+    async def cancellable() -> ScenarioResult:
         task = asyncio.current_task()
         assert task is not None
 
