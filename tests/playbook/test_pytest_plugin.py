@@ -143,6 +143,7 @@ timeline:
   - userInputs: [[0, "echo $((6*7))<Enter>"]]
   - advanceMs: 200
   - assert: {{text: {{contains: ["42"]}}}}
+  - screenshot: shot
 """)
     outcome.check()
     run = workbench_run(Playbook(when("hi", [call("runCmd", {{"cmd": "echo 6x7"}}), say("ok")]), name="pb"))
@@ -168,6 +169,8 @@ def test_the_fixtures_in_a_users_tests(project: Path) -> None:
     assert "1 failed, 4 passed" in out or "4 passed, 1 failed" in out, out + done.stderr
     assert "FAILED tests/test_agent.py::test_broken_playbook_fails_the_test" in out
     assert "Playbook not fully consumed after the run.\nConsumed 1 of 2 actions." in out
+    inline = project / "screenshots" / "test_workbench_run_yaml_and_playbook" / "inline" / "80x24" / "shot.golden"
+    assert inline.is_file(), "a scenario written in a test has its goldens under the test's name"
     golden = project / "screenshots" / "test_terminal" / "40x6" / "answer.golden"
     rows = [row.rstrip() for row in golden.read_text().split("\n")]
     assert rows[:2] == [">>> print(6 * 7)", "42"] and len(rows) == 6

@@ -19,7 +19,8 @@ folder (for `workbench show`).
 Fixtures:
 
 * ``workbench_run(scenario, **options)``: run a scenario file, YAML text, a dict,
-  or a :class:`~workbench.playbook.Playbook`; returns a :class:`RunOutcome`;
+  or a :class:`~workbench.playbook.Playbook`; returns a :class:`RunOutcome`
+  (goldens of a scenario written in the test go under ``screenshots/<test name>/``);
 * ``mock_llm(playbook)``: a started :class:`~workbench.playbook.server.MockLlm`
   (``base_url``, ``openai_base_url``, ``api_key``, ``events``, ``check()``), for
   agents that run in the test's own process; checked when the test ends;
@@ -255,6 +256,13 @@ def workbench_run(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..
         from workbench.playbook.dsl import Playbook
 
         options.setdefault("out_dir", tmp_path / "runs")
+        in_memory = isinstance(scenario, Playbook | Mapping) or (
+            isinstance(scenario, str) and "\n" in scenario
+        )
+        if in_memory and "goldens_dir" not in options and not request.config.getoption("--goldens"):
+            # a scenario written in the test has its goldens under the test's name: two tests never share them
+            test = re.sub(r"[^\w.-]+", "_", request.node.name)[:100]
+            options["goldens_dir"] = Path(request.config.rootpath) / "screenshots" / test
         run_opts = run_options(request.config, **options)
         if isinstance(scenario, Playbook):
             from workbench.playbook.run import run_playbook
