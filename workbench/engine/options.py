@@ -23,10 +23,9 @@ class RunOptions:
     mode: str = "mock-agent"  # a name of workbench.engine.drivers.DRIVERS
     agent: str | None = None  # real-agent mode: a preset of workbench.llm.presets
     agent_ui: str = "tui"  # real-agent mode: `tui` or `print`
-    masks: tuple[
-        str, ...
-    ] = ()  # --mask: regexes blanked out of every screenshot (with the scenario's `masks`)
-    driver: Callable[[Any], Any] | None = None  # a driver factory from the caller (a playbook run), not `mode`'s
+    masks: tuple[str, ...] = ()  # --mask: regexes blanked out of every screenshot (and the scenario's)
+    # a driver factory from the caller (a playbook run) instead of `mode`'s
+    driver: Callable[[Any], Any] | None = None
 
     @property
     def speed_text(self) -> str:
