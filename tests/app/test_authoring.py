@@ -43,6 +43,20 @@ def test_every_template_is_a_valid_scenario(template: object, tmp_path: Path) ->
     assert result.scenario is not None and result.scenario.name == path.stem and result.schedule is not None
 
 
+@pytest.mark.parametrize("key", ["mock-agent", "program"])
+def test_templates_run_green(key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new scenario starts green: the templates that need no installed agent pass as they are."""
+    from workbench.app.templates import template_named
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / f"{key}.yaml"
+    path.write_text(template_named(key).render(key), encoding="utf-8")
+    result = asyncio.run(
+        run_scenario(path, RunOptions(goldens_dir=tmp_path / "goldens", out_dir=tmp_path / "runs"))
+    )
+    assert result.status == "passed", result.failures
+
+
 @given(st.text(max_size=30))
 def test_new_file_names_are_plain(name: str) -> None:
     file = new_file_name(name)
@@ -70,7 +84,9 @@ def test_new_scenario_browser_follows_the_folder_and_filters(work: Path, size: t
             await pilot.press(*"login flow", "down", "enter")  # the second template: a program
             await wait_until(pilot, lambda: main.path == folder / "login-flow.yaml", what="the new file")
             await settle(pilot)
-            assert "command: [cat]" in (folder / "login-flow.yaml").read_text()
+            assert (
+                "command: [env, PYTHON_BASIC_REPL=1, python3, -q]" in (folder / "login-flow.yaml").read_text()
+            )
             assert main.validation is not None and not main.validation.errors
             assert any(e.path.name == "login-flow.yaml" for e in main.browser.entries)
             # a file written by another program while the app runs appears by itself

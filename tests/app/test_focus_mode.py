@@ -11,7 +11,7 @@ from workbench.app.widgets.terminal import key_bytes
 
 SCENARIO = """\
 name: typing
-command: [cat]
+command: [sh, -c, "echo ready; exec cat"]  # the engine types once the program has drawn something
 terminal: {width: 60, height: 10}
 timeline:
   - userInputs:

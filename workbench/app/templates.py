@@ -53,21 +53,22 @@ timeline:
 """
 
 PROGRAM = """\
-# Any terminal program is the program under test: `command` is its argv.
-# Record keys into it with F10 (F8 first to start it), or write them here.
+# Any terminal program is the program under test: `command` is its argv (here the
+# Python REPL). Record keys into it with F10 (F8 first to start it), or write them here.
 name: {name}
 tags: [program]
-command: [cat]
+command: [env, PYTHON_BASIC_REPL=1, python3, -q]
 terminal:
   width: 60
   height: 12
 timeline:
+  - advanceMs: 300
   - userInputs:
-      - [0, "hello<Enter>"]
+      - [0, "print(6 * 7)<Enter>"]
   - advanceMs: 300
   - assert:
       text:
-        contains: [hello]
+        contains: ["42"]
   - userInputs:
       - [0, "<C-d>"]
   - advanceMs: 100
