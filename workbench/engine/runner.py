@@ -94,6 +94,7 @@ class ScenarioRun:
     _started: float = 0.0
     mode: str = DEFAULT_MODE
     _current_step: int = 0
+    _playing: Step | None = None  # the step being played (None before the first)
     _interrupted: bool = False
     _last_style: dict[str, Any] | None = None
 
@@ -132,6 +133,7 @@ class ScenarioRun:
             return self._finish(result)
         self.scenario, self.schedule = prepared.scenario, prepared.schedule
         result.name = self.scenario.name
+        result.first_line = self.scenario.pos.line if self.scenario.pos else 1
         self.mode = result.mode = self._mode_of(self.scenario)
         if self.options.driver is None and self.mode not in DRIVERS:
             line = self.scenario.mode_pos.line if self.scenario.mode_pos else 0
@@ -158,12 +160,13 @@ class ScenarioRun:
             result.skip_reason = str(exc)
         except TimeoutError:
             screen = self._ctx.screen_text() if self._ctx else ""
-            result.fail(Failure(self._current_step, 0, "timing",
+            result.fail(Failure(self._current_step, self._step_line(), "timing",
                                 f"timed out after {self.options.timeout_s:g} s; the screen was:\n{screen}"))  # fmt: skip
         except (ControlError, OSError, WorkspaceError, DriverError) as exc:
-            result.fail(Failure(self._current_step, 0, "process", str(exc)))
+            result.fail(Failure(self._current_step, self._step_line(), "process", str(exc)))
         except Exception as exc:  # a bug in the engine: this scenario errors, the batch goes on
-            result.fail(Failure(self._current_step, 0, "process", f"internal error: {_crash_report(exc)}"))
+            result.fail(Failure(self._current_step, self._step_line(), "process",
+                                f"internal error: {_crash_report(exc)}"))  # fmt: skip
             result.status = "error"
         except asyncio.CancelledError:
             # Ctrl-C or the app stopped the run: end every process, leave no workspace behind. A run that
@@ -209,7 +212,7 @@ class ScenarioRun:
             observer.run_started(self)
         files_before = self._workspace.snapshot()
         for step in schedule.steps:
-            self._current_step = step.index
+            self._current_step, self._playing = step.index, step
             await self.clock.gate(step.index)
             await self.clock.sleep_until(step.at_ms)
             checks = self._foreign_input(step)
@@ -250,7 +253,8 @@ class ScenarioRun:
         expect = self.scenario.expect
         if expect.exit_code is not None and code is not None and code != expect.exit_code:
             message = f"the program exited with {code}, expected {expect.exit_code}"
-            result.fail(Failure(len(self.schedule.steps), 0, "expect", message))
+            line = expect.exit_code_pos.line if expect.exit_code_pos else 0  # 0: the scenario's first line
+            result.fail(Failure(len(self.schedule.steps), line, "expect", message))
         for artifact in expect.artifacts:
             check = self._workspace.check_artifacts([artifact.pattern])
             if not check.ok:
@@ -433,6 +437,10 @@ class ScenarioRun:
                 self._workspace.keep_for_failure()
             kept = self._workspace.close()
             result.kept_workspace = str(kept) if kept else None
+
+    def _step_line(self) -> int:
+        """The line of the step being played; 0 (the report names the scenario) before the first."""
+        return self._playing.pos.line if self._playing is not None else 0
 
     def _finish(self, result: ScenarioResult) -> ScenarioResult:
         result.duration_ms = int((time.monotonic() - self._started) * 1000)
