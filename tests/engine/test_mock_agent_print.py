@@ -671,3 +671,14 @@ auto_approve = true
     assert "out" in block["content"] and "err" in block["content"]
     assert user["tool_use_result"] == {"stdout": "out", "stderr": "err", "interrupted": False, "isImage": False,
                                        "noOutputExpected": False}  # fmt: skip
+
+
+def test_tools_limits_what_the_model_has(claude: Claude) -> None:
+    claude.rules(BASH)
+    events = claude.stream("-p", "go", "--tools", "Read,Grep", "--dangerously-skip-permissions")
+    assert events[0]["tools"] == ["Grep", "Read"]
+    result = next(e for e in events if e["type"] == "user")["message"]["content"][0]
+    assert result["is_error"] is True
+    assert result["content"] == "<tool_use_error>Error: No such tool available: Bash</tool_use_error>"
+    assert not (claude.work / "ran.txt").exists()
+    assert claude.stream("-p", "go", "--tools", "default")[0]["tools"][:3] == ["Task", "TaskOutput", "Bash"]

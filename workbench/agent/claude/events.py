@@ -50,7 +50,8 @@ class Call:
     """What the messages need besides the conversation (``model`` as requested; ``api_model`` resolved)."""
 
     def __init__(self, session_id: str, cwd: str, model: str, permission_mode: str, disallowed: tuple[str, ...],
-                 api_key_source: str, version: str = VERSION) -> None:  # fmt: skip
+                 api_key_source: str, version: str = VERSION, tools: tuple[str, ...] | None = None) -> None:  # fmt: skip
+        self.tools = tools
         self.session_id = session_id
         self.cwd = cwd
         self.model = model
@@ -69,7 +70,7 @@ def _id() -> str:
 
 
 def init(call: Call) -> dict[str, Any]:
-    tools = [t for t in TOOLS if t not in call.disallowed]
+    tools = [t for t in TOOLS if t not in call.disallowed and (call.tools is None or t in call.tools)]
     return {"type": "system", "subtype": "init", "cwd": call.cwd, "session_id": call.session_id, "tools": tools,
             "mcp_servers": [], "model": call.model, "permissionMode": call.permission_mode,
             "slash_commands": list(SLASH_COMMANDS), "apiKeySource": call.api_key_source,

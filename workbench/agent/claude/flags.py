@@ -84,6 +84,9 @@ class PrintOptions:
         self.max_turns: int | None = values.get("max_turns")
         self.scenario: str | None = values.get("scenario")
         self.failure: str | None = values.get("failure")
+        self.tools: tuple[str, ...] | None = values.get(
+            "tools"
+        )  # --tools: the tools the model has (None: all)
 
 
 def add_claude_arguments(p: argparse._ActionsContainer) -> None:
@@ -198,7 +201,16 @@ def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> PrintO
         max_turns=args.max_turns,
         scenario=scenario,
         failure=args.failure or environ.get(FAILURE_ENV) or None,
+        tools=_tool_set(getattr(args, "tools", None)),
     )
+
+
+def _tool_set(values: list[str] | None) -> tuple[str, ...] | None:
+    """``--tools``: "default" (or none given) is every built-in tool, "" is none, else the names listed."""
+    if not values:
+        return None
+    last = values[-1].strip()
+    return None if last == "default" else tuple(_split_tools([last]))
 
 
 def _split_tools(values: Sequence[str]) -> list[str]:

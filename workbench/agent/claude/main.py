@@ -187,6 +187,7 @@ class PrintSession:
         model = opts.model or identity.get("model") or ev.DEFAULT_MODEL
         self.call = ev.Call(session_id=self.session_id, cwd=self.cwd, model=str(model), permission_mode=self.mode,
                             disallowed=opts.disallowed, version=str(identity.get("version") or ev.VERSION),
+                            tools=opts.tools,
                             api_key_source="ANTHROPIC_API_KEY" if environ.get("ANTHROPIC_API_KEY") else "none")  # fmt: skip
         self.matcher = RuleMatcher(rules)
         state = sessions.load_rules_state(config, self.session_id) if self.source is not None else {}
@@ -208,6 +209,10 @@ class PrintSession:
         from workbench.agent.claude import permissions
         from workbench.agent.claude.tools import ToolRun, run_call
 
+        if self.opts.tools is not None and tool not in self.opts.tools:  # not a tool this model was given
+            return ToolRun(
+                f"<tool_use_error>Error: No such tool available: {tool}</tool_use_error>", True
+            ), True
         setting = self.rules.tools.get(tool)
         allowed = permissions.decide(
             tool, tool_input, mode=self.mode, skip=self.opts.skip_permissions,
