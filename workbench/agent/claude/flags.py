@@ -6,7 +6,8 @@ model does are honoured (``--output-format``, ``--verbose``,
 ``--include-partial-messages``, ``--model``, ``--allowedTools``,
 ``--disallowedTools``, ``--permission-mode``, ``--dangerously-skip-permissions``,
 ``--session-id``, ``--resume``, ``--continue``, ``--fork-session``,
-``--no-session-persistence``, ``--settings``, ``--max-turns``), the rest are
+``--no-session-persistence``, ``--settings``, ``--max-turns``, ``--tools``,
+``--input-format``), the rest are
 read and ignored, as a model that is not there cannot use a system prompt.
 
 Bad values fail as Claude Code fails (its commander texts, exit 1), not with
