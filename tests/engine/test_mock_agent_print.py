@@ -682,3 +682,23 @@ def test_tools_limits_what_the_model_has(claude: Claude) -> None:
     assert result["content"] == "<tool_use_error>Error: No such tool available: Bash</tool_use_error>"
     assert not (claude.work / "ran.txt").exists()
     assert claude.stream("-p", "go", "--tools", "default")[0]["tools"][:3] == ["Task", "TaskOutput", "Bash"]
+
+
+def test_timeouts_come_from_the_rules_else_the_environment_else_claudeless_defaults(tmp_path: Path) -> None:
+    """Per call, even when the rules come from the cache (compiled once, without the environment)."""
+    from workbench.agent.claude.rules_cache import load_rules, timeouts
+
+    cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    plain = write(tmp_path, "plain.toml", '[default_response]\ntext = "x"\n')
+    fixed = write(
+        tmp_path, "fixed.toml", '[default_response]\ntext = "x"\n[timeouts]\nresponse_delay_ms = 5\n'
+    )
+    for _ in range(2):  # the first call compiles, the second reads the cache
+        rules = load_rules(plain, cache)
+        assert timeouts(rules, cache) == {"exit_hint_ms": 2000, "compact_delay_ms": 20, "hook_timeout_ms": 5000,
+                                          "mcp_timeout_ms": 30000, "response_delay_ms": 20}  # fmt: skip
+        assert timeouts(rules, {"CLAUDELESS_RESPONSE_DELAY_MS": "0"})["response_delay_ms"] == 0
+        assert (
+            timeouts(load_rules(fixed, cache), {"CLAUDELESS_RESPONSE_DELAY_MS": "0"})["response_delay_ms"]
+            == 5
+        )
