@@ -133,3 +133,37 @@ class ResponsesAgent:
             for c in calls:
                 out, _ = run_bash(json.loads(c.arguments)["command"], self.cwd)
                 self.items.append({"type": "function_call_output", "call_id": c.call_id, "output": out})
+
+
+class GeminiAgent:
+    """On `google-genai`: streaming generate_content with a `bash` function; results go back by name."""
+
+    def __init__(self, base_url: str, api_key: str, cwd: Path) -> None:
+        from google import genai
+        from google.genai import types
+
+        options = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))
+        self.client = genai.Client(api_key=api_key, http_options=options)
+        self.types = types
+        self.cwd = cwd
+        self.contents: list[Any] = []
+        self.config = types.GenerateContentConfig(
+            tools=[types.Tool(function_declarations=[types.FunctionDeclaration(
+                name="bash", description=BASH["description"], parameters_json_schema=BASH["parameters"])])])  # fmt: skip
+
+    def ask(self, prompt: str) -> str:
+        t = self.types
+        self.contents.append(t.Content(role="user", parts=[t.Part(text=prompt)]))
+        while True:
+            chunks = list(self.client.models.generate_content_stream(
+                model="gemini-2.5-pro", contents=self.contents, config=self.config))  # fmt: skip
+            parts = [p for c in chunks for p in (c.candidates[0].content.parts or [])]  # type: ignore[index,union-attr]
+            calls = [p.function_call for p in parts if p.function_call]
+            text = "".join(p.text or "" for p in parts if p.text and not p.thought)
+            self.contents.append(t.Content(role="model", parts=parts))
+            if not calls:
+                return text
+            responses = [t.Part(function_response=t.FunctionResponse(
+                name=c.name, response={"output": run_bash(str((c.args or {})["command"]), self.cwd)[0]}))
+                for c in calls]  # fmt: skip
+            self.contents.append(t.Content(role="user", parts=responses))

@@ -299,3 +299,16 @@ def test_the_mock_tools_endpoint_answers_the_built_in_agent(tmp_path: Path) -> N
     assert broken == {"mocked": True, "content": "mock_tools['broken'] raised RuntimeError: no such ticket",
                       "is_error": True}  # fmt: skip
     assert bad["status"] == 400 and "expected {call_id, name, input}" in str(bad["error"])
+
+
+def test_gemini(tmp_path: Path) -> None:
+    from tests.playbook.agents import GeminiAgent
+
+    ids: dict[str, str] = {}
+    with MockLlm(ticket_playbook(ids)) as llm:
+        agent = GeminiAgent(llm.base_url, llm.api_key, tmp_path)
+        assert agent.ask("Create a ticket and show it") == "Ticket created and shown."
+        assert agent.ask("Thanks") == "You're welcome."
+        llm.check()
+    assert ids == {"ticket": "T-42"}
+    assert [r.text for r in llm.events.tool_results] == ["T-42\n", "ticket.txt\n", "showing T-42\n"]

@@ -217,7 +217,7 @@ class PlaybookResponder:
                            self.turn + 1, step)  # fmt: skip
                 return None
         mapped = ctx.map_tool(action.tool, dict(params))
-        call_id = ctx.new_call_id()
+        call_id = ctx.new_call_id(mapped.name)  # Gemini's ids are the call's name and order
         self._pending.append(_Pending(action, step, self.turn + 1, call_id, mapped.name))
         self.state.events.add_call(ToolCallRecord(step, self.turn + 1, action.tool, dict(params), call_id,
                                                   mapped.name, dict(mapped.args)))  # fmt: skip
