@@ -306,3 +306,57 @@ def test_post_creates_a_session_that_plays_and_listings_show_its_status() -> Non
     finally:
         proc.terminate()
         assert proc.wait(timeout=30) == 0
+
+
+def test_an_llm_error_is_an_error_event_and_fails_the_session(tmp_path: Path) -> None:
+    text = """\
+name: broken
+timeline:
+  - llmResponse:
+      - error: {errorType: overloaded_error, message: Try again later, statusCode: 529}
+"""
+
+    async def body() -> None:
+        async with served([schedule_of(tmp_path, text)]) as (_, url, tasks), httpx.AsyncClient() as client:
+            await asyncio.gather(*tasks)
+            frames = [d for _, _, d in await follow(url, "broken")]
+            session = (await client.get(f"{url}/sessions/broken")).json()
+        for event in frames:
+            validate(event)
+        assert [(e["type"], e.get("message", e.get("status"))) for e in frames] == [
+            ("status", "running"), ("error", "Try again later"), ("status", "failed")]  # fmt: skip
+        assert session["status"] == "failed"
+
+    asyncio.run(body())
+
+
+def test_streams_are_paced_at_speed_1_and_identical_at_max(tmp_path: Path) -> None:
+    text = "name: paced\ntimeline:\n  - log: first\n  - advanceMs: 400\n  - log: second\n  - advanceMs: 400\n  - log: third\n"
+
+    async def arrivals(speed: float | None) -> tuple[list[dict], list[float]]:  # type: ignore[type-arg]
+        async with served([schedule_of(tmp_path, text)], speed=speed, start=False) as (server, url, _):
+            from workbench.clock import VirtualClock
+            from workbench.rest.player import play
+
+            events: list[dict] = []  # type: ignore[type-arg]
+            times: list[float] = []
+            started = time.monotonic()
+            player = asyncio.create_task(
+                play(server.sessions["paced"], schedule_of(tmp_path, text), VirtualClock(speed))
+            )
+            async with httpx.AsyncClient(timeout=30) as client:
+                from httpx_sse import aconnect_sse
+
+                async with aconnect_sse(client, "GET", f"{url}/sessions/paced/events") as source:
+                    async for sse in source.aiter_sse():
+                        events.append(json.loads(sse.data))
+                        times.append(time.monotonic() - started)
+            await player
+            return events, times
+
+    paced, times = asyncio.run(arrivals(1.0))
+    fast, _ = asyncio.run(arrivals(None))
+    assert paced == fast  # the same events, the same virtual `ts`, at every speed
+    assert [e.get("message") for e in paced[1:]] == ["first", "second", "third"]
+    # Lower bounds only (a loaded machine may be later, never earlier): scenario time is real time at speed 1.
+    assert times[2] >= 0.4 and times[3] >= 0.8
