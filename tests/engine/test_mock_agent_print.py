@@ -702,3 +702,4 @@ def test_timeouts_come_from_the_rules_else_the_environment_else_claudeless_defau
             timeouts(load_rules(fixed, cache), {"CLAUDELESS_RESPONSE_DELAY_MS": "0"})["response_delay_ms"]
             == 5
         )
+    assert type(load_rules(plain, cache)).__name__ == "SimpleNamespace"  # read back from the cache
