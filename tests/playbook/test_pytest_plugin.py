@@ -188,3 +188,10 @@ def test_a_projects_own_run_collects_nothing_new(tmp_path: Path) -> None:
             done.stdout
         )
         assert ".json" not in done.stdout and ".yaml" not in done.stdout
+
+
+def test_bad_options_are_usage_errors(project: Path) -> None:
+    done = pytest_in(project, "scenarios", "--speed", "fast", "--collect-only", "-q")
+    assert done.returncode == 4 and "ERROR: --speed fast: invalid speed 'fast'" in done.stderr
+    done = pytest_in(project, "scenarios", "--mode", "nope", "--collect-only", "-q")
+    assert done.returncode == 4 and "ERROR: --mode nope: unknown mode; modes: mock-agent" in done.stderr

@@ -79,6 +79,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   help="folders whose scenario files pytest collects (default: scenarios)")  # fmt: skip
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Bad workbench options are a usage error at once, not a traceback in every item."""
+    speed = str(config.getoption("--speed"))
+    if speed != "max":
+        from workbench.clock import parse_speed
+
+        try:
+            parse_speed(speed)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--speed {speed}: {exc}") from None
+    mode = config.getoption("--mode")
+    if mode is not None:
+        from workbench.engine.drivers import driver_names
+
+        if mode not in driver_names():
+            raise pytest.UsageError(f"--mode {mode}: unknown mode; modes: {', '.join(driver_names())}")
+
+
 # --------------------------------------------------------------------------- collection
 
 
