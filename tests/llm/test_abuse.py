@@ -82,6 +82,9 @@ def test_parser_level_garbage_gets_the_apis_error_shape(srv: Running) -> None:
     assert status == 400 and body["error"]["status"] == "INVALID_ARGUMENT"
     assert httpx.post(srv.url + "/v1/messages", json={"model": "m", "max_tokens": 5,
                       "messages": [{"role": "user", "content": "hi"}]}).status_code == 200  # fmt: skip
+    log = [json.loads(line) for line in (srv.server.out_dir / "llm-requests.jsonl").read_text().splitlines()]  # type: ignore[operator]
+    assert [(e["path"], e["outcome"][:9]) for e in log[:3]] == [
+        ("/", "error 400"), ("/v1/messages", "error 400"), ("/v1beta/models/m:generateContent", "error 400")]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -217,3 +217,19 @@ def test_gemini_cli_requests_replayed(tmp_path: Path, serve: Callable[..., Runni
     assert "tools write_file" in seen[1]
     srv.finish()
     assert srv.failures == []
+
+
+def test_stream_without_sse_is_one_json_array(tmp_path: Path, serve: Callable[..., Running]) -> None:
+    srv = serve(load(tmp_path, SCENARIO))
+    reply = httpx.post(srv.url + "/v1beta/models/m:streamGenerateContent", headers={"x-goog-api-key": "k"},
+                       json={"contents": [{"role": "user", "parts": [{"text": "make notes.txt"}]}], "tools": GEMINI_TOOLS})  # fmt: skip
+    chunks = reply.json()
+    assert reply.status_code == 200 and isinstance(chunks, list) and len(chunks) == 1
+    parts = chunks[0]["candidates"][0]["content"]["parts"]
+    assert (
+        parts[0] == {"text": "Creating notes.txt now."} and parts[1]["functionCall"]["name"] == "write_file"
+    )
+    assert (
+        chunks[0]["candidates"][0]["finishReason"] == "STOP"
+        and chunks[0]["usageMetadata"]["totalTokenCount"] > 0
+    )

@@ -70,6 +70,12 @@ class RequestRecorder:
         self._write({"seq": seq, "method": request.method, "path": request.path,
                      "query": request.query_string, "style": style, "outcome": outcome})  # fmt: skip
 
+    def log_raw(self, seq: int, method: str, path: str, style: str | None, outcome: str) -> None:
+        """A request the HTTP parser rejected: only its first bytes said what it was."""
+        self._write(
+            {"seq": seq, "method": method, "path": path, "query": "", "style": style, "outcome": outcome}
+        )
+
     def log(
         self,
         request: web.Request,

@@ -298,6 +298,7 @@ class LlmServer:
     ) -> web.Response:
         """An error for a request aiohttp's parser rejected, in the shape its path suggests."""
         wire = wire_for(path, headers, self.wires)
+        self._recorder.log_raw(next(self._seq), method, path, wire.style, f"error {status}: {message[:200]}")
         return self._error(wire, wire.error(status, message))
 
     @web.middleware
