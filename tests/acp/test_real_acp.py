@@ -39,13 +39,19 @@ def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess
                           cwd=cwd, timeout=600, check=False, env={**os.environ, **(env or {})})  # fmt: skip
 
 
-@pytest.mark.parametrize("adapter", ["claude-code-acp", "codex-acp"])
+# Gemini CLI (--acp) takes a failed fs/read_text_file of a file that does not exist yet for an error, not
+# for "new file": its scenario overwrites a file the workspace already has.
+@pytest.mark.parametrize(("adapter", "program", "scenario"), [
+    ("claude-code-acp", "claude-code-acp", "adapter-write-run.yaml"),
+    ("codex-acp", "codex-acp", "adapter-write-run.yaml"),
+    ("gemini-acp", "gemini", "adapter-overwrite-run.yaml"),
+])  # fmt: skip
 def test_a_real_acp_adapter_writes_a_file_and_runs_a_command_under_mode_acp(
-    adapter: str, tmp_path: Path
+    adapter: str, program: str, scenario: str, tmp_path: Path
 ) -> None:
-    if _find(f"node_modules/.bin/{adapter}") is None:
+    if _find(f"node_modules/.bin/{program}") is None:
         pytest.skip(f"{adapter} is not installed (see .ci/run)")
-    done = _run(str(HERE / "data" / "adapter-write-run.yaml"), "--mode", "acp", "--agent", adapter,
+    done = _run(str(HERE / "data" / scenario), "--mode", "acp", "--agent", adapter,
                 "--report", str(tmp_path / "r.json"), "--out", str(tmp_path / "out"), "--timeout", "240", cwd=tmp_path)  # fmt: skip
     report = json.loads((tmp_path / "r.json").read_text())
     scenario = report["scenarios"][0]

@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from workbench.llm.agents import AGENTS
 
     p.add_argument("--agent", metavar="NAME",
-                   help=f"real-agent mode: the agent preset ({', '.join(AGENTS)}); acp mode: claude-code-acp, codex-acp; "
+                   help=f"real-agent mode: the agent preset ({', '.join(AGENTS)}); acp mode: claude-code-acp, codex-acp, gemini-acp; "
                         "else the scenario's `command` with {base_url} placeholders")  # fmt: skip
     p.add_argument("--agent-ui", choices=["tui", "print"], default="tui",
                    help="real-agent mode: the agent's TUI (default) or its print mode")  # fmt: skip

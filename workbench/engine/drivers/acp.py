@@ -2,7 +2,7 @@
 
 The agent is the scenario's ``command`` (``{base_url}`` placeholders and the
 usual API variables point it at the mock LLM server, as in real-agent mode), or
-a known adapter, ``--agent claude-code-acp|codex-acp`` (:data:`ADAPTERS`), set up
+a known adapter, ``--agent claude-code-acp|codex-acp|gemini-acp`` (:data:`ADAPTERS`), set up
 as its underlying agent's preset sets that agent up. It
 runs in the run's pty through :mod:`workbench.acp.launch`, so its stderr is on
 screen and in the recording, while its stdin/stdout are a socket the engine
@@ -61,9 +61,9 @@ class Adapter:
     version: str
     agent: str  # a preset of workbench.llm.agents
     profile: str | None  # the mock LLM server's tool profile (None: detect it from the request)
-    settings: tuple[
-        tuple[str, str], ...
-    ] = ()  # (file under HOME, lines put first in it): what its flags would say
+    # (file under HOME, lines put first in it): what its flags would say
+    settings: tuple[tuple[str, str], ...] = ()
+    args: tuple[str, ...] = ()  # after the program: what puts it in ACP mode
 
 
 ADAPTERS = {
@@ -72,6 +72,8 @@ ADAPTERS = {
     # workspace is the sandbox, and codex's own cannot run in a container without user namespaces
     "codex-acp": Adapter("codex-acp", "@zed-industries/codex-acp", "0.16.0", "codex", "codex",
                          ((".codex/config.toml", 'sandbox_mode = "danger-full-access"\napproval_policy = "never"\n'),)),
+    # Gemini CLI speaks ACP itself with --acp; its tool calls are approved through ACP permission requests
+    "gemini-acp": Adapter("gemini", "@google/gemini-cli", "0.61.0", "gemini-cli", "gemini-cli", args=("--acp",)),
 }  # fmt: skip
 
 
@@ -180,7 +182,9 @@ class AcpDriver(RealAgentDriver):
             path.write_text(
                 lines + (path.read_text(encoding="utf-8") if path.exists() else ""), encoding="utf-8"
             )
-        return Program((exe,), {**program.env, "HOME": str(home), **launch.env}, mock_agent=False)
+        return Program(
+            (exe, *adapter.args), {**program.env, "HOME": str(home), **launch.env}, mock_agent=False
+        )
 
     def _garbage(self, text: str) -> None:
         """The agent wrote something that is not JSON-RPC on stdout (it was answered with the JSON-RPC error)."""
