@@ -8,7 +8,6 @@ The command line prints them as ``file:line:col: error: message`` and exits 2.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -100,6 +99,8 @@ def one_of(values: Iterable[str]) -> str:
 
 def nearest(word: str, names: Iterable[str]) -> str | None:
     """The known name ``word`` is most likely a typo of, or None when none is close."""
+    import difflib  # only when a name is unknown: keeps `workbench --help` light
+
     names = tuple(names)
     by_lower = {n.lower(): n for n in names}
     if word.lower() in by_lower:
