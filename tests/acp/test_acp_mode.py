@@ -143,3 +143,22 @@ def test_user_cancel_session_cancels_the_turn_and_its_command(tmp_path: Path) ->
     assert "session/cancel" in methods
     assert {"stopReason": "cancelled"} in [f["message"].get("result") for f in frames]  # type: ignore[attr-defined]
     assert running(marker) == []
+
+
+def test_a_model_step_with_no_prompt_before_it_fails_at_once_at_its_line(tmp_path: Path) -> None:
+    path = scenario_file(tmp_path, f"""\
+        name: no-prompt
+        command: ["{sys.executable}", "{AGENT}"]
+        timeline:
+          - llmResponse:
+              - assistant:
+                  - relativeTime: 0
+                    content: 'nobody asked'
+        """)  # fmt: skip
+    result = _run(path, tmp_path)
+    assert [(f.line, f.message) for f in result.failures][:1] == [
+        (
+            6,
+            'no prompt is in flight for the model\'s step `assistant "nobody asked"`: a user input must come before it',
+        )
+    ]

@@ -269,7 +269,12 @@ class AcpDriver(RealAgentDriver):
         assert self.server is not None
         while not await self.server.wait_step(step.index, timeout=0.1):
             task = self._turn_task
-            if task is not None and task.done():
+            if task is None:  # no prompt in flight: nothing will ask the model for this step
+                self.ctx.fail(step.index, step.pos.line, "expect",
+                              f"no prompt is in flight for the model's step `{step.summary}`: "
+                              "a user input must come before it")  # fmt: skip
+                return
+            if task.done():
                 await self._end_turn()  # raises the turn's error, or checks it
                 if not await self.server.wait_step(step.index, timeout=0.5):
                     self.ctx.fail(step.index, step.pos.line, "expect",
