@@ -4,6 +4,7 @@ fields each API knows filled with arbitrary values."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -29,10 +30,9 @@ PARAMS = st.fixed_dictionaries(
 
 
 def parses_or_refuses(wire: Wire, body: Any, params: dict[str, str]) -> None:
-    try:
+    """Any exception but a WireError fails the test (hypothesis shows the body)."""
+    with contextlib.suppress(WireError):
         wire.parse(body, params)
-    except WireError:
-        pass
 
 
 @pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.style)
