@@ -178,3 +178,27 @@ def test_every_claudeless_corpus_scenario_answers_in_print_mode(corpus: Path, tm
         assert events[-1]["is_error"] is (code == 1), path
         answered += 1
     assert answered == len(files) - 2
+
+
+def test_plan_mode_session_and_plan_file_match_the_goldens(claude: Claude, corpus: Path) -> None:
+    """As the todo-write test; the golden's tool input is the plan cut short (and lacks the
+    `permission_mode` key the scenario's TOML puts there), so the input is compared by its plan."""
+    fixture = corpus / DOTCLAUDE / "plan-mode"
+    claude.env["CLAUDELESS_SCENARIO"] = str(fixture / "scenario.toml")
+    claude.env["CLAUDE_CONFIG_DIR"] = str(Path(claude.env["HOME"]) / ".claude")
+    claude.config = Path(claude.env["CLAUDE_CONFIG_DIR"])
+    golden = [json.loads(line) for line in (fixture / "session.jsonl").read_text().splitlines()]
+    plan = (fixture / "plan.md").read_text()
+    events = claude.stream("-p", golden[2]["message"]["content"], "--model", "haiku")
+    ours = claude.transcript(events[0]["session_id"])
+    assert len(ours) == len(golden) - 1  # the last golden line is the model's own closing words
+    for mine, theirs in zip(ours, golden, strict=False):
+        mine = normalise_jsonl(mine, claude.work, theirs)
+        block = mine.get("message", {}).get("content", [{}])
+        if isinstance(block, list) and block and block[0].get("type") == "tool_use":
+            assert block[0]["input"]["plan_content"] == plan
+            assert theirs["message"]["content"][0]["input"]["plan_content"].rstrip(".") in plan
+            block[0]["input"] = theirs["message"]["content"][0]["input"]
+        assert mine == theirs
+    [saved] = (claude.config / "plans").glob("*.md")
+    assert saved.read_text() == plan

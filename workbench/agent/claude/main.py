@@ -198,7 +198,7 @@ class PrintSession:
         )
         sid = self.session_id
         self.tools = ToolState(lambda todos: sessions.write_todos(config, sid, todos),
-                               lambda plan: sessions.write_plan(config, sid, plan))  # fmt: skip
+                               lambda plan: sessions.write_plan(config, sid, plan, environ.get("HOME")))  # fmt: skip
         self.first = True
 
     def write_init(self) -> None:

@@ -198,14 +198,18 @@ _PLAN_WORDS = (("bright", "calm", "eager", "gentle", "lucid", "quiet", "swift", 
                ("harbor", "meadow", "orchard", "river", "summit", "valley"))  # fmt: skip
 
 
-def write_plan(config: Path, session_id: str, plan: str) -> str:
-    """Save a plan as ``plans/<adjective>-<verb>-<noun>.md`` (chosen from the session id: stable)."""
+def write_plan(config: Path, session_id: str, plan: str, home: str | None = None) -> str:
+    """Save a plan as ``plans/<adjective>-<verb>-<noun>.md`` (chosen from the session id: stable); return
+    the plans folder as the tool result names it (``~/.claude/plans/`` for the usual config folder)."""
     n = int(session_id.replace("-", "")[:8] or "0", 16)
     name = "-".join(words[(n >> (4 * i)) % len(words)] for i, words in enumerate(_PLAN_WORDS)) + ".md"
     target = config / "plans" / name
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(plan, encoding="utf-8")
-    return str(target)
+    folder = str(target.parent)
+    if home and (folder == home or folder.startswith(home.rstrip("/") + "/")):
+        folder = "~" + folder[len(home.rstrip("/")) :]
+    return folder + "/"
 
 
 def rules_state_file(config: Path, session_id: str) -> Path:
