@@ -279,6 +279,11 @@ def test_workbench_mock_agent_dash_p_answers_the_same(claude: Claude) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["result"] == "Hello! How can I help you today?"
+    piped = subprocess.run(
+        [sys.executable, "-m", "workbench", "mock-agent", str(rules)], input="hello on stdin\n", cwd=claude.work,
+        env={**os.environ, **claude.env}, capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert (piped.returncode, piped.stdout) == (0, "Hello! How can I help you today?\n"), piped.stderr
 
 
 # --------------------------------------------------------------------------- failures
