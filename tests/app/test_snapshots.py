@@ -37,7 +37,7 @@ README_PICTURES = {  # screenshots/app/<name>.svg -> the snapshot it copies
 
 CAT = """\
 name: typing
-command: [cat]
+command: [sh, -c, "echo ready; exec cat"]
 terminal: {width: 60, height: 10}
 timeline:
   - userInputs:
@@ -65,6 +65,7 @@ def _private_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example_golde
     shutil.copytree(example_goldens, tmp_path / "goldens")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WORKBENCH_KEYMAP", str(tmp_path / "no-keymap.toml"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
 
 
 def _app(path: str = "scenarios/hello-agent.yaml", **kwargs: Any) -> WorkbenchApp:
@@ -204,6 +205,28 @@ def test_show_a_recorded_run_read_only(snap_compare: Any) -> None:
 
     app = WorkbenchApp(None, goldens_dir=Path("goldens"), out_dir=Path("runs"), run_dir=Path("artifact"))
     assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+
+
+def test_layout_at_120x40_after_a_run(snap_compare: Any) -> None:
+    """The terminal pane keeps the program's 80 columns and its border; the browser makes room."""
+    assert snap_compare(_app(), terminal_size=(120, 40), run_before=_run_to_end)
+
+
+def test_layout_at_80x24_one_pane_with_tabs(snap_compare: Any) -> None:
+    async def terminal_tab(pilot: Any) -> None:
+        _main(pilot).show_view("terminal")
+        await pilot.pause(0.1)
+
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=_then(_run_to_end, terminal_tab))
+
+
+def test_failures_pane(snap_compare: Any) -> None:
+    async def failures(pilot: Any) -> None:
+        await pilot.press("f12")
+        await pilot.pause(0.1)
+
+    _mismatched_golden()
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=_then(_run_to_end, failures))
 
 
 def test_readme_pictures_are_the_snapshots() -> None:
