@@ -46,7 +46,7 @@ watch the program under test and accept or reject its screenshots.
 • [b]Terminal[/b]: the program under test, live while a run goes on. [b]ctrl+g[/b] (focus mode) sends
   every key to the program, the app's own keys included; [b]ctrl+][/b] gives the keys back.
   [b]F10[/b] records: what you type becomes userInputs steps at the editor's cursor, and
-  [b]ctrl+\\[/b] adds a screenshot step there.
+  [b]ctrl+backslash[/b] adds a screenshot step there.
 • [b]Failures[/b] (F12): every failure of the last run; Enter shows its step and screen.
 • [b]Screenshots[/b] (ctrl+t): golden and actual side by side (stacked when narrow); changed cells
   are highlighted. In the list, [b]a[/b] accepts one (after a confirmation; Enter confirms),

@@ -220,6 +220,7 @@ class MainScreen(Screen[None]):
         if layout.tabs:
             view = self.view_name
             browser.display = view == "browser" and not self.read_only
+            browser.styles.width = "1fr"
             editor_pane.display = view == "editor"
             self.panes.display = view in PANE_TABS
             self.panes.styles.width = "1fr"
@@ -252,13 +253,6 @@ class MainScreen(Screen[None]):
                 self.panes.active = PANE_TABS[name]
             self.apply_layout()
 
-    @on(TabbedContent.TabActivated, "#panes")
-    def _pane_tab(self, event: TabbedContent.TabActivated) -> None:
-        if not self._tabs:
-            for name, tab in PANE_TABS.items():
-                if event.pane.id == tab:
-                    self.view_name = name
-
     def on_mount(self) -> None:
         self.query_one("#diagnostics", DiagnosticsList).show([])
         self.retheme()
@@ -274,7 +268,8 @@ class MainScreen(Screen[None]):
         self.browser.load(files, last_verdicts(self.workbench.out_dir), folder)
         if folder.is_dir():
             self.browser.follow_folder(folder)
-        first = root if root.is_file() else (files[0] if files and root.is_dir() else None)
+        listed = [e.path for e in self.browser.entries]  # in the browser's order: top-level files first
+        first = root if root.is_file() else (listed[0] if listed and root.is_dir() else None)
         if first is not None:
             self.open_file(first)
             self.browser.select_path(first)

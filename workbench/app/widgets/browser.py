@@ -81,8 +81,10 @@ class ScenarioBrowser(OptionList):
             self.entries.append(Entry(p, name, old.get(p.resolve()) or verdicts.get(name)))
         self._redraw()
 
-    def _sort_key(self, path: Path) -> tuple[str, ...]:
-        return self._relative(path).parts
+    def _sort_key(self, path: Path) -> tuple[bool, tuple[str, ...]]:
+        """Files of the folder itself first, then each subfolder's (a tree keeps them together)."""
+        parts = self._relative(path).parts
+        return len(parts) > 1, parts
 
     def _relative(self, path: Path) -> Path:
         if self.root is not None:

@@ -81,6 +81,8 @@ class TimelineBar(Widget, can_focus=True):
     DEFAULT_CSS = """
     TimelineBar {
         height: 5;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         border: round $foreground 30%;
         border-title-color: $text;
         padding: 0 1;
