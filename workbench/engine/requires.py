@@ -58,7 +58,12 @@ def missing_programs(
         program: str | None = None
         if isinstance(event, m.UserCommand):
             program = event.program or (first_program(event.cmd) if event.cmd else None)
-        elif tools_run and isinstance(event, m.ToolUse) and event.tool_name in _RUN_CMD and event.status != "error":
+        elif (
+            tools_run
+            and isinstance(event, m.ToolUse)
+            and event.tool_name in _RUN_CMD
+            and event.status != "error"
+        ):
             cmd = event.args.get("cmd", event.args.get("command"))
             program = first_program(cmd) if isinstance(cmd, str) else None
         if program is None or program in found or "/" in program:
