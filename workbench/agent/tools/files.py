@@ -22,6 +22,8 @@ import os
 import subprocess
 from collections.abc import Mapping
 
+from workbench.workspace.landlock import WriteSandbox, default_writable
+
 from .base import (
     Json,
     ToolContext,
@@ -122,9 +124,17 @@ def sed(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
         os.path.relpath(path, ctx.workspace.path.resolve()),  # relative: sed's messages name no temp folder
     ]
     try:
-        done = subprocess.run(
-            argv, cwd=ctx.workspace.path, capture_output=True, text=True, check=False, timeout=_SED_TIMEOUT_S
-        )
+        with WriteSandbox(default_writable(ctx.workspace.path, ctx.shells.scratch())) as sandbox:  # `-i` too
+            done = sandbox.run(
+                lambda: subprocess.run(
+                    argv,
+                    cwd=ctx.workspace.path,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                    timeout=_SED_TIMEOUT_S,
+                )
+            )
     except subprocess.TimeoutExpired:
         raise ToolError(f"sed took longer than {_SED_TIMEOUT_S} s") from None
     if done.returncode != 0:
