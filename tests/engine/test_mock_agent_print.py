@@ -708,3 +708,14 @@ def test_timeouts_come_from_the_rules_else_the_environment_else_claudeless_defau
             == 5
         )
     assert type(load_rules(plain, cache)).__name__ == "SimpleNamespace"  # read back from the cache
+
+
+@pytest.mark.parametrize(
+    "state", ['{"counts": {"x": 1}, "active": [0]}', '{"counts": 3, "active": [9, 9]}', "[1]", "{"]
+)
+def test_a_damaged_rules_state_starts_afresh(claude: Claude, state: str) -> None:
+    claude.rules(HELLO)
+    sid = claude.stream("-p", "hello")[0]["session_id"]
+    write(claude.config, f"workbench/rules-state/{sid}.json", state)
+    done = claude.run("-p", "hello", "--resume", sid)
+    assert (done.returncode, done.stdout) == (0, "Hello! How can I help you today?\n"), done.stderr

@@ -191,11 +191,15 @@ class PrintSession:
                             api_key_source="ANTHROPIC_API_KEY" if environ.get("ANTHROPIC_API_KEY") else "none")  # fmt: skip
         self.matcher = RuleMatcher(rules)
         state = sessions.load_rules_state(config, self.session_id) if self.source is not None else {}
-        self.matcher.counts = {int(k): int(v) for k, v in (state.get("counts") or {}).items()}
-        active = state.get("active")
-        self.matcher.active = (
-            (int(active[0]), int(active[1])) if isinstance(active, list) and len(active) == 2 else None
-        )
+        try:  # a damaged state file starts the rules afresh rather than failing the call
+            self.matcher.counts = {int(k): int(v) for k, v in dict(state.get("counts") or {}).items()}
+            active = state.get("active")
+            if isinstance(active, list) and len(active) == 2:
+                rule, turn = int(active[0]), int(active[1])
+                if 0 <= rule < len(rules.rules) and 0 <= turn < len(rules.rules[rule].turns):
+                    self.matcher.active = (rule, turn)
+        except (TypeError, ValueError):
+            self.matcher.counts, self.matcher.active = {}, None
         sid = self.session_id
         self.tools = ToolState(lambda todos: sessions.write_todos(config, sid, todos),
                                lambda plan: sessions.write_plan(config, sid, plan, environ.get("HOME")))  # fmt: skip
