@@ -230,7 +230,8 @@ def test_every_flag_an_orchestrator_passes_is_accepted(claude: Claude) -> None:
         "--allowedTools", "Bash(git:*),Read", "Edit", "--disallowedTools", "WebFetch",
         "--permission-mode", "acceptEdits", "--session-id", "0b5e7a43-2c49-4c63-9d5f-2a1a8c0d3f11",
         "--settings", str(settings), "--append-system-prompt", "be brief", "--max-turns", "3",
-        "--mcp-config", "{}", "--add-dir", "/tmp", "--debug",
+        "--mcp-config", "{}", "--add-dir", "/tmp", "--debug", "--setting-sources=user,project",
+        "--thinking", "adaptive", "--effort", "high", "--include-hook-events", "--max-thinking-tokens", "100",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     init = json.loads(done.stdout.splitlines()[0])

@@ -40,6 +40,10 @@ _IGNORED: tuple[tuple[tuple[str, ...], bool], ...] = (
     (("--strict-mcp-config",), False), (("--replay-user-messages",), False), (("--ide",), False),
     (("--chrome",), False), (("--no-chrome",), False), (("--disable-slash-commands",), False),
     (("--allow-dangerously-skip-permissions",), False),
+    # what the Claude Agent SDKs pass besides
+    (("--thinking",), True), (("--thinking-display",), True), (("--max-thinking-tokens",), True),
+    (("--effort",), True), (("--task-budget",), True), (("--resume-session-at",), True),
+    (("--resume-drops-turn",), True), (("--include-hook-events",), False), (("--session-mirror",), False),
 )  # fmt: skip
 
 
