@@ -186,3 +186,18 @@ def test_fit_keeps_a_fitting_call_and_reports_what_is_missing() -> None:
         (),
     )
     assert fit({"junk": 1}, shell) == ({}, ("command",))
+
+
+def test_mock_agent_tools_take_any_agents_argument_names(tmp_path: Path) -> None:
+    from workbench.agent.tools import ShellRegistry, execute_tool
+    from workbench.workspace import Workspace
+
+    ws = Workspace.attach(tmp_path)
+    shells = ShellRegistry()
+    wrote = execute_tool("write", {"filePath": "a.txt", "content": "hello\n"}, ws, shells=shells)
+    edited = execute_tool(
+        "edit_file", {"filePath": "a.txt", "oldString": "hello", "newString": "hi"}, ws, shells=shells
+    )
+    ran = execute_tool("run_shell_command", {"command": "cat a.txt"}, ws, shells=shells)
+    assert (wrote.status, edited.status, ran.status) == ("ok", "ok", "ok")
+    assert (tmp_path / "a.txt").read_text() == "hi\n" and "hi" in str(ran.result)

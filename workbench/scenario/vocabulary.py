@@ -10,7 +10,8 @@ profiles all read these tables, so a spelling known to one is known to all:
   :func:`canonical_name` maps any of them back;
 * :data:`ARGUMENTS` — each canonical argument and the property names agents use
   for it, preferred first (``path``, ``file_path``, ``filePath``, ``dir_path``);
-  :func:`argument_for` picks the one a tool's schema declares;
+  :func:`argument_for` picks the one a tool's schema declares, and
+  :func:`canonical_args` maps them back to the canonical words;
 * :data:`OUTPUT_TOOLS` — the tools whose output a scenario's ``result`` is
   compared with (what a file write returns is the agent's own wording);
 * :data:`TITLES` — how the mock agent titles a tool call on screen.
@@ -20,7 +21,8 @@ Adding an agent's spelling is one word in one tuple here.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from typing import Any
 
 SPELLINGS: dict[str, tuple[str, ...]] = {
     "runCmd": ("runCmd", "run_command", "run_cmd", "Bash", "bash", "shell", "exec_command",
@@ -84,3 +86,17 @@ def argument_for(key: str, declared: Collection[str]) -> str | None:
     if canon is None:
         return None
     return next((name for name in ARGUMENTS[canon] if name in declared), None)
+
+
+def canonical_args(args: Mapping[str, Any], accepted: Collection[str]) -> dict[str, Any]:
+    """``args`` with each key a tool does not accept renamed to the canonical argument it
+    stands for, when the tool accepts that one and it is not given already
+    (``filePath`` -> ``path``, ``oldString`` -> ``old_string``); other keys as they are."""
+    out = dict(args)
+    for key in args:
+        if key in accepted or key in ARGUMENTS:  # a canonical word keeps its own meaning (Glob's `pattern`)
+            continue
+        canon = next((c for c, names in ARGUMENTS.items() if key in names and c in accepted), None)
+        if canon is not None and canon not in out:
+            out[canon] = out.pop(key)
+    return out

@@ -34,7 +34,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from workbench.scenario import model as m
-from workbench.scenario.vocabulary import ALIASES, OUTPUT_TOOLS, canonical_name  # one table for every layer
+from workbench.scenario.agent_harbor import TOOL_EVENTS
+from workbench.scenario.vocabulary import ALIASES, OUTPUT_TOOLS, canonical_args, canonical_name  # one table
 from workbench.workspace import Workspace, WorkspaceError
 
 from . import canned, files, notebook, search, shells
@@ -92,6 +93,7 @@ def execute_tool(
     handler = _TOOLS.get(tool)
     if handler is None:
         return ToolOutcome("ok", canned_result, tool, {"note": f"`{name}` is not a tool the mock agent runs"})
+    args = canonical_args(args, TOOL_EVENTS.get(tool, ()))  # any agent's argument names (filePath, oldString)
     try:
         outcome = handler(args, ToolContext(workspace, shells, canned_result))
     except (ToolError, WorkspaceError) as exc:
