@@ -720,3 +720,40 @@ def test_a_damaged_rules_state_starts_afresh(claude: Claude, state: str) -> None
     write(claude.config, f"workbench/rules-state/{sid}.json", state)
     done = claude.run("-p", "hello", "--resume", sid)
     assert (done.returncode, done.stdout) == (0, "Hello! How can I help you today?\n"), done.stderr
+
+
+def test_the_claude_agent_sdk_client_keeps_one_session_and_resumes_it(claude: Claude) -> None:
+    """ClaudeSDKClient's turns are one session; a later query(resume=...) goes on with the rules' state."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    claude.rules("""\
+[[responses]]
+pattern = { type = "contains", text = "plan" }
+response = "Step 1."
+[[responses.turns]]
+expect = { type = "contains", text = "go on" }
+response = "Step 2."
+[[responses.turns]]
+expect = { type = "contains", text = "go on" }
+response = "Step 3."
+""")
+
+    async def converse() -> list[tuple[str, str]]:
+        options = sdk.ClaudeAgentOptions(
+            cli_path=str(claude.bin / "claude"), cwd=str(claude.work), env=claude.env
+        )
+        seen: list[tuple[str, str]] = []
+        async with sdk.ClaudeSDKClient(options=options) as client:
+            for prompt in ("make a plan", "go on"):
+                await client.query(prompt)
+                seen += [(m.result, m.session_id) async for m in client.receive_response()
+                         if isinstance(m, sdk.ResultMessage)]  # fmt: skip
+        options.resume = seen[-1][1]
+        seen += [(m.result, m.session_id) async for m in sdk.query(prompt="go on", options=options)
+                 if isinstance(m, sdk.ResultMessage)]  # fmt: skip
+        return seen
+
+    import asyncio
+
+    seen = asyncio.run(converse())
+    assert [text for text, _ in seen] == ["Step 1.", "Step 2.", "Step 3."]
+    assert len({sid for _, sid in seen}) == 1
