@@ -8,8 +8,11 @@ from typing import Any
 
 from acp import RequestError
 
+from workbench.acp.agent import ScenarioAgent
 from workbench.acp.client import TurnRecord
 from workbench.acp.scp import TestContext
+from workbench.scenario.loader import load_scenario
+from workbench.timeline import compile_schedule
 
 from .helpers import play, scenario_agent, workspace
 
@@ -363,3 +366,44 @@ def test_a_client_that_answers_a_permission_request_with_an_error_denies_it_and_
     assert turns[0].stop_reason == "end_turn" and not (ws / "hello.txt").exists()
     assert agent.failures[0].line == 16
     assert agent.failures[0].message.startswith("session/request_permission failed: Internal error")
+
+
+CLAUDELESS = """\
+name = "rules-as-acp"
+
+[default_response]
+text = "I only know ping."
+
+[[responses]]
+pattern = { type = "exact", text = "ping" }
+response = "pong"
+
+[[responses]]
+pattern = { type = "contains", text = "write" }
+[responses.response]
+text = "Writing."
+[[responses.response.tool_calls]]
+tool = "Write"
+input = { file_path = "note.txt", content = "noted\\n" }
+"""
+
+
+def test_claudeless_rules_answer_as_an_acp_agent_with_real_tools(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    path = tmp_path / "rules.toml"
+    path.write_text(CLAUDELESS)
+    texts: list[str] = []
+    calls: list[Any] = []
+
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        for prompt in ("ping", "please write a note", "what?"):
+            turn = await session.say(prompt)
+            texts.append(turn.text)
+            calls.extend(turn.tool_calls.values())
+
+    agent = ScenarioAgent(compile_schedule(load_scenario(path)))
+    play(agent, ws, script)
+    assert texts == ["pong", "Writing.", "I only know ping."]
+    assert [(c.kind, c.statuses) for c in calls] == [("edit", ["pending", "in_progress", "completed"])]
+    assert (ws / "note.txt").read_text() == "noted\n" and agent.failures == []

@@ -63,6 +63,7 @@ from acp.schema import (
 
 from workbench.agent.tools import ShellRegistry, ToolOutcome, compare_result, execute_tool, perform_edit
 from workbench.scenario import model as m
+from workbench.scenario.diagnostics import Pos
 from workbench.timeline import Schedule, Step
 from workbench.workspace import Workspace, WorkspaceError
 
@@ -126,6 +127,7 @@ class ScenarioAgent:
         self._sessions: dict[str, _Session] = {}
         self._ids = itertools.count(1)
         self._turn_failures: list[Mismatch] = []
+        self._matcher: Any = None  # a RuleMatcher, for Claudeless scenarios
         self.modes = self._modes()
 
     # ------------------------------------------------------------------ protocol
@@ -221,7 +223,9 @@ class ScenarioAgent:
         self._turn_failures = []
         text = "".join(getattr(block, "text", "") or "" for block in prompt)
         try:
-            if session.next_turn >= len(session.turns):
+            if self.scenario.rules is not None:  # Claudeless rules: the first rule that matches answers
+                stop = await self._rules_turn(session, text)
+            elif session.next_turn >= len(session.turns):
                 last = self.scenario.timeline[-1].pos.line if self.scenario.timeline else 0
                 self._fail(last, f"unexpected prompt {text!r}: the scenario has no more user inputs")
                 stop = "end_turn"
@@ -383,6 +387,39 @@ class ScenarioAgent:
             await self._expect_cancel(session, step)
         elif action == "acp":
             await self._acp(session, turn, position, step)
+
+    async def _rules_turn(self, session: _Session, text: str) -> str:
+        """A Claudeless scenario: the reply of the first matching rule, its tool calls run for real."""
+        from workbench.scenario.matching import RuleMatcher
+
+        assert self.scenario.rules is not None
+        if self._matcher is None:
+            self._matcher = RuleMatcher(self.scenario.rules)
+        reply, failure = self._matcher.choose(text)
+        if failure is not None:
+            message = f"API error: {failure.type}"
+        elif reply is None:
+            self._fail(0, f"no rule answers the prompt {text!r}")
+            return "end_turn"
+        else:
+            message = reply.text
+        if message:
+            for update in chunks(AgentMessageChunk, message):
+                await self._send(session, update)
+        for call in reply.tool_calls if reply is not None and failure is None else ():
+            tool = m.ToolUse(call.pos or Pos(self.scenario.file), tool_name=call.tool, args=call.input,
+                             result=call.result, status="")  # fmt: skip
+            tool_id = f"call-{next(self._ids)}"
+            await self._announce(session, tool_id, tool_title(tool.tool_name, tool.args), tool_kind(tool.tool_name),
+                                 dict(tool.args), tool_locations(session.cwd, tool.args))  # fmt: skip
+            await self._send(session, update_tool_call(tool_id, status="in_progress"))
+            outcome = await self._execute(session, tool_id, tool)
+            status: ToolCallStatus = "completed" if outcome.status == "ok" else "failed"
+            await self._send(session, update_tool_call(tool_id, status=status,
+                                                       content=[tool_content(_text_block(text_of(outcome.result)))]))  # fmt: skip
+            if session.cancelled.is_set():
+                return "cancelled"
+        return "end_turn"
 
     # ------------------------------------------------------------------ tools
 
