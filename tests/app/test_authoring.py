@@ -90,7 +90,7 @@ def test_new_scenario_browser_follows_the_folder_and_filters(work: Path, size: t
             assert main.validation is not None and not main.validation.errors
             assert any(e.path.name == "login-flow.yaml" for e in main.browser.entries)
             # a file written by another program while the app runs appears by itself
-            long_name = "a-scenario-with-a-rather-long-name-that-does-not-fit.yaml"
+            long_name = "a-scenario-with-a-rather-long-name-" + "that-goes-on-" * 5 + "and-does-not-fit.yaml"
             (folder / long_name).write_text(TEMPLATES[0].render("long"), encoding="utf-8")
             await wait_until(pilot, lambda: any(e.path.name == long_name for e in main.browser.entries),
                              what="the watcher")  # fmt: skip

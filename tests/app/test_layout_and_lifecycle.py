@@ -272,6 +272,7 @@ def test_show_hides_keys_that_do_nothing(work: Path) -> None:
         app = make_app(None, work, run_dir=Path(str(result.run_dir)))
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
+            await wait_until(pilot, lambda: "Back" in screen_text(app)[-1], what="the footer")
             footer = screen_text(app)[-1]
             for hidden in ("Play", "Pause", "Save", "To cursor", "Stop"):
                 assert hidden not in footer
