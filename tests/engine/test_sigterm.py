@@ -126,3 +126,18 @@ def test_a_timeout_ends_a_program_that_left_its_process_group(tmp_path: Path) ->
     assert proc.returncode == 1, out + err
     assert "timed out" in out
     assert running(f"sleep {sleep}") == []
+
+
+def test_workers_end_their_runs_when_the_parent_is_killed(tmp_path: Path) -> None:
+    """SIGKILL cannot be handled, but the pool workers are told (PR_SET_PDEATHSIG) and clean up themselves."""
+    sleeps = [unique_seconds(600), unique_seconds(600)]
+    for i, sleep in enumerate(sleeps):
+        long_scenario(tmp_path, f"long{i}", sleep)
+    proc, tmp = start(tmp_path, "suite", "-j", "2")
+    wait_until(lambda: all(running(f"sleep {s}") for s in sleeps), "both escaped programs")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    wait_until(lambda: not running(str(tmp_path)), "the workers to end")
+    for sleep in sleeps:
+        assert running(f"sleep {sleep}") == []
+    assert list(tmp.iterdir()) == []

@@ -111,7 +111,9 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
     except asyncio.CancelledError:
         raise KeyboardInterrupt() from None
     finally:
-        _ignore_signals()  # idle again: the parent decides
+        _idle_signals()  # idle again: the parent decides
+        if os.getppid() != _parent:  # the parent died (PR_SET_PDEATHSIG cancelled the run): nobody waits
+            os._exit(1)
     data = result.to_json()
     data["_diffs"] = [f.diff for f in result.failures]
     data["_files"] = [f.file for f in result.failures]
@@ -121,18 +123,29 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
     return data
 
 
+_parent = 0  # the worker's parent: when it is gone, nobody collects results
+
+
 def _init_worker() -> None:
     """An idle worker ignores Ctrl-C and SIGTERM (the parent passes Ctrl-C on to busy ones, see
-    `_parallel`, and ends idle ones); the parent's death sends SIGTERM, which cancels a busy one's run."""
-    _ignore_signals()
+    `_parallel`, and ends idle ones), unless the parent has died: the kernel's SIGTERM for that
+    (``PR_SET_PDEATHSIG``) cancels a busy worker's run, then ends the worker."""
+    global _parent
+    _parent = os.getppid()
+    _idle_signals()
     parent_death_signal(signal.SIGTERM)
-    if os.getppid() == 1:  # the parent died before the line above: nobody will collect our result
+    if os.getppid() != _parent:  # the parent died before the line above
         os._exit(1)
 
 
-def _ignore_signals() -> None:
+def _idle_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_if_orphaned)
+
+
+def _exit_if_orphaned(signum: int, frame: Any) -> None:
+    if os.getppid() != _parent:
+        os._exit(1)  # idle: nothing of a run to clean up
 
 
 def parent_death_signal(sig: int) -> bool:
