@@ -50,7 +50,10 @@ def command_module(name: str) -> ModuleType:
 
 
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; only ``chosen``'s arguments are filled in (all of them when ``chosen`` is None)."""
+    """The parser of every command, with only ``chosen``'s arguments filled in (none when it is None).
+
+    Filling in a command's arguments imports its module; `workbench --help` needs none of them.
+    """
     parser = UsageParser(
         prog="workbench",
         description="Deterministic end-to-end tests for coding agents: scenarios, a real terminal, golden screens.",
@@ -61,7 +64,7 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         command = sub.add_parser(
             name, help=help_text, description=help_text[:1].upper() + help_text[1:] + "."
         )
-        if chosen is None or chosen == name:
+        if chosen == name:
             command_module(name).add_arguments(command)
     return parser
 
@@ -87,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = _chosen(argv)
     args = build_parser(chosen if chosen in COMMANDS else None).parse_args(argv)
     if args.command is None:
-        build_parser().print_help()
+        build_parser(None).print_help()
         return EXIT_OK
     try:
         return int(command_module(args.command).run(args))
