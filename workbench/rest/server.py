@@ -142,6 +142,9 @@ class RestServer:
             return web.json_response(_listing(session, query))
         after = _last_event_id(request)
         history, sub = session.subscribe(after)
+        sub.transport = request.transport
+        peer = request.transport.get_extra_info("peername") if request.transport is not None else None
+        sub.peer = (str(peer[0]), int(peer[1])) if isinstance(peer, tuple) and len(peer) >= 2 else None
         return await self._stream(request, session, history, sub, query, "")
 
     async def _pty(self, request: web.Request) -> web.StreamResponse:

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .events import FullDiff, Played, PtyFrame, initial_events, status_of
+from .received import unread_bytes
+
+READ_POLL_S = 0.005
 
 RECENT = 3
 """How many of the last events a session object shows (``recent_events``)."""
@@ -26,6 +29,15 @@ class Subscriber:
     queue: asyncio.Queue[tuple[int, dict[str, Any]] | None] = field(default_factory=asyncio.Queue)
     sent: int = 0
     """Sequence number of the last event written to the client."""
+    transport: asyncio.BaseTransport | None = None
+    peer: tuple[str, int] | None = None
+    """The client's address, to see whether it has read what was written (see workbench.rest.received)."""
+
+    def caught_up(self) -> bool:
+        """Everything written has left our buffer and the client has read it."""
+        if isinstance(self.transport, asyncio.WriteTransport) and self.transport.get_write_buffer_size():
+            return False
+        return self.peer is None or unread_bytes(self.peer) == 0
 
 
 @dataclass(eq=False)
@@ -118,7 +130,7 @@ class RestSession:
         self._wake()
 
     async def wait_delivered(self, timeout: float) -> bool:
-        """Until every live subscriber has been sent every event so far; False on timeout."""
+        """Until every live subscriber has been sent every event so far, and has read it; False on timeout."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while any(sub.sent < len(self.events) for sub in self.subscribers):
@@ -130,6 +142,10 @@ class RestSession:
                 await asyncio.wait_for(self._changed.wait(), left)
             except TimeoutError:
                 return False
+        while not all(sub.caught_up() for sub in list(self.subscribers)):
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(READ_POLL_S)
         return True
 
     async def wait_subscribed(self, timeout: float) -> bool:

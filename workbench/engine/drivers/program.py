@@ -22,8 +22,9 @@ FIRST_OUTPUT_TIMEOUT_S = 30.0
 class ProgramDriver:
     summary: ClassVar[str] = "any terminal program (the scenario's `command`), no agent side"
 
-    def __init__(self, ctx: RunContext) -> None:
+    def __init__(self, ctx: RunContext, *, quiet_ms: int | None = None) -> None:
         self.ctx = ctx
+        self.quiet_ms = ctx.options.settle_ms if quiet_ms is None else max(quiet_ms, ctx.options.settle_ms)
 
     async def start(self, program: Program) -> None:
         await self.ctx.spawn(program)
@@ -36,7 +37,7 @@ class ProgramDriver:
         assert session is not None
         timeout = min(FIRST_OUTPUT_TIMEOUT_S, self.ctx.options.timeout_s)
         await session.wait_bytes_read(1, timeout=timeout)  # its first output: it has started
-        await session.wait_stable(self.ctx.options.settle_ms, timeout=timeout)
+        await session.wait_stable(self.quiet_ms, timeout=timeout)
 
     async def finish(self) -> int | None:
         session = self.ctx.session

@@ -13,13 +13,15 @@ Agent steps, ``log``, ``status``, ``sse``, ``complete`` and ``merge`` are
 published as session events when the run's clock reaches them (see
 :mod:`workbench.rest.events`); input, screenshots and assertions are the
 runner's, against the client's screen. Before a screen is read, every event
-published so far has been written to every subscriber, then the client's
-screen has been quiet for ``settle_ms`` (as for any program), so screenshots
+published so far has been written to every subscriber and read by it (the
+kernel's receive queue of its socket is empty), then the client's screen has
+been quiet for ``max(settle_ms, 300)`` ms counted from then, so screenshots
 are the same at every speed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any, ClassVar
 
@@ -32,6 +34,9 @@ from .program import ProgramDriver
 PUBLISHED = AGENT_ACTIONS | {"log", "status", "sse"}
 ALSO_RUNNER = frozenset({"complete", "merge"})  # published, and recorded by the runner as usual
 SUBSCRIBE_WAIT_S = 10.0
+CLIENT_QUIET_MS = 300
+"""A client reads the stream into its own buffers (what the kernel shows as read may still wait there), then
+draws; its quiet time counts from when it has read the new events, not from its last output."""
 DELIVER_WAIT_S = 10.0
 
 
@@ -50,8 +55,9 @@ class SimulationDriver:
         self.server = RestServer(creator=self._created)
         self.server.add(self.session)
         self.maker = EventMaker(self.session.id)
-        self._client = ProgramDriver(ctx)
+        self._client = ProgramDriver(ctx, quiet_ms=CLIENT_QUIET_MS)
         self._waited_for_subscriber = False
+        self._settled_events = 0
 
     def _created(self, body: Any) -> Any:
         return self.session  # a client that asks for a session follows the run's
@@ -78,6 +84,11 @@ class SimulationDriver:
             self._waited_for_subscriber = True
             await self.session.wait_subscribed(SUBSCRIBE_WAIT_S)  # a client that only polls never does
         await self.session.wait_delivered(DELIVER_WAIT_S)
+        if len(self.session.events) != self._settled_events:
+            # The client has read events it may not have drawn yet: a screen that was quiet before they came
+            # says nothing about them. Give it the quiet time from now, then the usual quiet test.
+            self._settled_events = len(self.session.events)
+            await asyncio.sleep(self._client.quiet_ms / 1000)
         await self._client.settle()
 
     async def finish(self) -> int | None:
