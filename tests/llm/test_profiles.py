@@ -159,9 +159,11 @@ def test_one_vocabulary_for_every_layer() -> None:
     from workbench.agent import tools as agent_tools
     from workbench.llm import profiles
     from workbench.scenario.agent_harbor import TOOL_EVENTS
-    from workbench.scenario.vocabulary import ALIASES, SPELLINGS, TITLES
+    from workbench.scenario.vocabulary import ALIASES, EVENT_ARGUMENTS, SPELLINGS, TITLES, canonical_name
 
-    assert set(TOOL_EVENTS) <= set(SPELLINGS)
+    assert TOOL_EVENTS is EVENT_ARGUMENTS  # the loader keeps no table of its own
+    assert set(EVENT_ARGUMENTS) <= set(SPELLINGS)
+    assert all(canonical_name(event) == event for event in EVENT_ARGUMENTS)
     assert agent_tools.ALIASES is ALIASES and profiles.ALIASES is ALIASES
     for name in ("exec_command", "update_plan", "edit_file", "run_shell_command", "write_file"):
         canon = agent_tools.canonical_name(name)

@@ -54,6 +54,7 @@ from .names import check_name
 from .on_screen import parse_on_screen
 from .paths import check_relative, resolve_inside
 from .source import PList, PMap, load_document
+from .vocabulary import EVENT_ARGUMENTS
 
 TOP_LEVEL_KEYS = (
     "name", "tags", "description", "initialPrompt", "terminalRef", "terminal", "compat", "repo", "ah",
@@ -61,38 +62,7 @@ TOP_LEVEL_KEYS = (
     "onScreen", "mode",
 )  # fmt: skip
 
-TOOL_EVENTS: dict[str, tuple[str, ...]] = {
-    "runCmd": ("cmd", "command", "cwd", "timeout", "description", "run_in_background"),
-    "grep": (
-        "pattern",
-        "path",
-        "glob",
-        "output_mode",
-        "-B",
-        "-A",
-        "-C",
-        "-n",
-        "-i",
-        "type",
-        "head_limit",
-        "multiline",
-    ),
-    "readFile": ("path", "encoding", "offset", "limit"),
-    "listDir": ("path", "recursive", "pattern"),
-    "find": ("path", "name", "type"),
-    "sed": ("expression", "path", "inplace"),
-    "editFile": ("path", "old_string", "new_string", "replace_all"),
-    "writeFile": ("path", "content", "text"),
-    "task": ("description", "prompt", "subagent_type"),
-    "webFetch": ("url", "prompt"),
-    "webSearch": ("query", "allowed_domains", "blocked_domains"),
-    "todoWrite": ("todos",),
-    "notebookEdit": ("notebook_path", "cell_id", "new_source", "cell_type", "edit_mode"),
-    "exitPlanMode": ("plan",),
-    "bashOutput": ("bash_id", "filter"),
-    "killShell": ("shell_id",),
-    "slashCommand": ("command",),
-}
+TOOL_EVENTS = EVENT_ARGUMENTS  # the tool events and their arguments: the one vocabulary's
 TOOL_RESULT_KEYS = ("result", "status", "progress", "toolCallId", "toolExecution", "_meta", "meta")
 TOOL_PATH_ARGS = ("path", "file_path", "notebook_path")
 
@@ -431,8 +401,14 @@ def _terminal(doc: PMap, ctx: _Context) -> m.TerminalProfile:
 def _profile(value: Any, pos: Pos, what: str, ctx: _Context) -> m.TerminalProfile:
     p = expect_map(value, getattr(value, "pos", pos), what)
     warn_unknown(p, ("name", "width", "height", "theme", "rendering"), what, ctx.reporter)
-    width = as_int(p["width"], p.at_value("width"), "`width`", minimum=2, maximum=1000) if "width" in p else 80
-    height = as_int(p["height"], p.at_value("height"), "`height`", minimum=2, maximum=1000) if "height" in p else 24
+    width = (
+        as_int(p["width"], p.at_value("width"), "`width`", minimum=2, maximum=1000) if "width" in p else 80
+    )
+    height = (
+        as_int(p["height"], p.at_value("height"), "`height`", minimum=2, maximum=1000)
+        if "height" in p
+        else 24
+    )
     if width > 1000 or height > 1000:
         raise ScenarioError.at(p.pos, f"terminal size {width}x{height} is too large (at most 1000x1000)")
     name = as_str(p["name"], p.at_value("name"), "`name`") if "name" in p else None
@@ -1224,15 +1200,23 @@ def _wait_for(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Co
 
 def _wait_for_map(w: PMap, pos: Pos, kpos: Pos) -> m.WaitFor:
     if ("text" in w) == ("regex" in w):
-        raise ScenarioError.at(pos, "`waitFor` needs one of `text` (shown on the screen) or `regex` (searched in it)")
+        raise ScenarioError.at(
+            pos, "`waitFor` needs one of `text` (shown on the screen) or `regex` (searched in it)"
+        )
     text = as_str(w["text"], w.at_value("text"), "`text`", allow_scalars=True) if "text" in w else None
     regex = as_str(w["regex"], w.at_value("regex"), "`regex`") if "regex" in w else None
     if regex is not None:
         try:
             re.compile(regex, re.M)
         except re.error as exc:
-            raise ScenarioError.at(w.at_value("regex"), f"`regex` is not a valid regular expression: {exc}") from None
-    timeout = as_int(w["timeoutMs"], w.at_value("timeoutMs"), "`timeoutMs`", minimum=1) if "timeoutMs" in w else 10_000
+            raise ScenarioError.at(
+                w.at_value("regex"), f"`regex` is not a valid regular expression: {exc}"
+            ) from None
+    timeout = (
+        as_int(w["timeoutMs"], w.at_value("timeoutMs"), "`timeoutMs`", minimum=1)
+        if "timeoutMs" in w
+        else 10_000
+    )
     return m.WaitFor(kpos, text=text, regex=regex, timeout_ms=timeout)
 
 

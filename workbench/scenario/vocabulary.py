@@ -12,6 +12,9 @@ profiles all read these tables, so a spelling known to one is known to all:
   for it, preferred first (``path``, ``file_path``, ``filePath``, ``dir_path``);
   :func:`argument_for` picks the one a tool's schema declares, and
   :func:`canonical_args` maps them back to the canonical words;
+* :data:`EVENT_ARGUMENTS` — the tools a scenario may write as events of their
+  own (``runCmd: {cmd: ls}``), by canonical name, and the arguments each takes
+  (the scenario loader's event keys and the JSON Schema's);
 * :data:`OUTPUT_TOOLS` — the tools whose output a scenario's ``result`` is
   compared with (what a file write returns is the agent's own wording);
 * :data:`TITLES` — how the mock agent titles a tool call on screen.
@@ -61,6 +64,27 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     "name": ("name", "pattern", "glob"),
     "url": ("url", "uri"),
     "query": ("query", "q"),
+}  # fmt: skip
+
+EVENT_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "runCmd": ("cmd", "command", "cwd", "timeout", "description", "run_in_background"),
+    "grep": ("pattern", "path", "glob", "output_mode", "-B", "-A", "-C", "-n", "-i", "type", "head_limit",
+             "multiline"),
+    "readFile": ("path", "encoding", "offset", "limit"),
+    "listDir": ("path", "recursive", "pattern"),
+    "find": ("path", "name", "type"),
+    "sed": ("expression", "path", "inplace"),
+    "editFile": ("path", "old_string", "new_string", "replace_all"),
+    "writeFile": ("path", "content", "text"),
+    "task": ("description", "prompt", "subagent_type"),
+    "webFetch": ("url", "prompt"),
+    "webSearch": ("query", "allowed_domains", "blocked_domains"),
+    "todoWrite": ("todos",),
+    "notebookEdit": ("notebook_path", "cell_id", "new_source", "cell_type", "edit_mode"),
+    "exitPlanMode": ("plan",),
+    "bashOutput": ("bash_id", "filter"),
+    "killShell": ("shell_id",),
+    "slashCommand": ("command",),
 }  # fmt: skip
 
 OUTPUT_TOOLS = frozenset({"runCmd", "readFile", "grep", "listDir", "find", "sed", "bashOutput"})
