@@ -377,7 +377,9 @@ def test_invalid_scenario_exits_2_with_diagnostics(tmp_path: Path) -> None:
     scenario = write(tmp_path, "bad.yaml", "timeline:\n  - fly: away\n")
     done = workbench("run", str(scenario), cwd=tmp_path)
     assert done.returncode == 2
-    assert "bad.yaml:2:5: " in done.stderr + done.stdout and "unknown event `fly`" in done.stderr + done.stdout
+    assert (
+        "bad.yaml:2:5: " in done.stderr + done.stdout and "unknown event `fly`" in done.stderr + done.stdout
+    )
     assert "Traceback" not in done.stderr + done.stdout
 
 

@@ -144,7 +144,8 @@ class ScenarioRun:
         from workbench.engine.requires import skip_reason
 
         tools_run = self.mode != "simulation"  # simulation only describes tool calls to its client
-        if (reason := skip_reason(self.scenario, tools_run=tools_run)) is not None:  # e.g. Agent Harbor's `ah`
+        reason = skip_reason(self.scenario, tools_run=tools_run)  # e.g. Agent Harbor's `ah`
+        if reason is not None:
             result.status, result.skip_reason = "skipped", reason
             return self._finish(result)
         if self.scenario.extra.get("scp"):  # an SCP folder: its Python script talks ACP to its agent
@@ -187,7 +188,9 @@ class ScenarioRun:
         scenario, schedule = self.scenario, self.schedule
         profile = scenario.terminal
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        self.run_dir = self.options.out_dir / folder_name(scenario.name) / profile.id / f"{stamp}-{os.getpid()}"
+        self.run_dir = (
+            self.options.out_dir / folder_name(scenario.name) / profile.id / f"{stamp}-{os.getpid()}"
+        )
         self.run_dir.mkdir(parents=True, exist_ok=True)
         result.run_dir = str(self.run_dir)
         self._workspace = Workspace.create(self.path.parent, scenario.repo, keep=self.options.keep)
@@ -477,7 +480,9 @@ def _crash_report(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc} (this is a bug; the traceback is in {write_crash_report(exc)})"
 
 
-def _run_command(argv: list[str], cwd: Path, env: dict[str, str], workspace: Path) -> subprocess.CompletedProcess[str]:
+def _run_command(
+    argv: list[str], cwd: Path, env: dict[str, str], workspace: Path
+) -> subprocess.CompletedProcess[str]:
     """Run a userCommand; where the kernel has Landlock it writes only in the workspace, its private
     TMPDIR and the run's HOME."""
     scratch = scratch_folder()
