@@ -695,7 +695,9 @@ class MainScreen(Screen[None]):
             line = marks[index].line
             if line > 0:
                 row = min(line - 1, self.editor.document.line_count - 1)
-                self.editor.move_cursor((row, 0), center=True)
+                top = int(self.editor.scroll_offset.y)
+                visible = top <= row < top + self.editor.scrollable_content_region.height
+                self.editor.move_cursor((row, 0), center=not visible)  # no scroll (a full repaint) if shown
         self._mark_step_line(index)
         record = self.session.view(index)
         if record is None and self.live:

@@ -113,9 +113,12 @@ class ScenarioEditor(TextArea):
     @current_step_line.setter
     def current_step_line(self, row: int | None) -> None:
         if row != self._step_row:
-            self._step_row = row
+            old, self._step_row = self._step_row, row
             self._line_cache.clear()
-            self.refresh()
+            top = int(self.scroll_offset.y)
+            for changed in (old, row):  # only the two lines change, not the whole view
+                if changed is not None and 0 <= changed - top < self.size.height:
+                    self.refresh_line(changed - top)
 
     # ------------------------------------------------------------------ typing
 
