@@ -19,17 +19,21 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp import RequestError
+from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AllowedOutcome,
+    ClientCapabilities,
     CreateTerminalResponse,
     DeniedOutcome,
     EnvVariable,
+    FileSystemCapabilities,
+    Implementation,
+    InitializeResponse,
     KillTerminalResponse,
     PermissionOption,
     ReadTextFileResponse,
@@ -182,6 +186,38 @@ class WorkbenchClient:
 
     def end(self, session_id: str) -> None:
         self.turns.pop(session_id, None)
+
+    async def initialize(self, conn: Any) -> InitializeResponse:
+        """``initialize`` on ``conn``, offering what this client serves: fs with a root, terminals if enabled."""
+        fs = self.root is not None
+        response: InitializeResponse = await conn.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
+                terminal=self.terminal_enabled,
+            ),
+            client_info=Implementation(name="workbench", version="1"),
+        )
+        return response
+
+    def prompt(
+        self, conn: Any, session_id: str, blocks: list[Any], shown: str
+    ) -> Coroutine[Any, Any, TurnRecord]:
+        """One ``session/prompt`` turn on ``conn``: its record (``shown`` as the prompt), with the stop
+        reason once the agent answered. The turn begins at once, before the coroutine runs (a cancel that
+        follows belongs to it); the SDK's errors (RequestError, ConnectionError) go to the caller."""
+        record = self.begin(session_id, shown)
+
+        async def turn() -> TurnRecord:
+            try:
+                response = await conn.prompt(session_id=session_id, prompt=blocks)
+            finally:
+                self.end(session_id)
+            record.stop_reason = str(response.stop_reason)
+            record.meta = response.field_meta
+            return record
+
+        return turn()
 
     # ------------------------------------------------------------------ client methods
 

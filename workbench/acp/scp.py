@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, run_agent, text_block
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
+from acp import RequestError, connect_to_agent, run_agent, text_block
+from acp.schema import InitializeResponse
 from acp.transports import spawn_stdio_transport
 
 from .client import PermissionAnswer, TurnRecord, WorkbenchClient, first_allow
@@ -88,19 +88,14 @@ class TestSession:
     async def _turn(self, text: str | Sequence[Any]) -> TurnRecord:
         blocks = [text_block(text)] if isinstance(text, str) else list(text)
         shown = text if isinstance(text, str) else " ".join(getattr(b, "text", "") or "" for b in blocks)
-        record = self.ctx.client.begin(self.id, shown)
         try:
-            response = await self.ctx.conn.prompt(session_id=self.id, prompt=blocks)
+            record = await self.ctx.client.prompt(self.ctx.conn, self.id, blocks, shown)
         except RequestError as exc:
             raise AcpError(f"session/prompt failed: {exc} {exc.data or ''}".rstrip()) from None
         except ConnectionError:
             raise AcpError(
                 f"the agent closed the connection during the turn {shown!r}{await self.ctx.exit_note()}"
             ) from None
-        finally:
-            self.ctx.client.end(self.id)
-        record.stop_reason = str(response.stop_reason)
-        record.meta = response.field_meta
         self.turns.append(record)
         return record
 
@@ -179,24 +174,13 @@ class RunResult:
     messages: int
 
 
-async def _initialize(conn: Any, client: WorkbenchClient) -> InitializeResponse:
-    fs = client.root is not None
-    response: InitializeResponse = await conn.initialize(
-        protocol_version=PROTOCOL_VERSION,
-        client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
-                                               terminal=client.terminal_enabled),
-        client_info=Implementation(name="workbench", version="1"),
-    )  # fmt: skip
-    return response
-
-
 async def _drive(conn: Any, client: WorkbenchClient, cwd: Path, script: Script, recorder: WireRecorder,
                  timeout: float, exit_note: Callable[[], Awaitable[str]]) -> RunResult:  # fmt: skip
     ctx = TestContext(conn, client, cwd, exit_note=exit_note)
 
     async def body() -> None:
         try:
-            ctx.init = await _initialize(conn, client)
+            ctx.init = await client.initialize(conn)
         except ConnectionError:
             raise AcpError(
                 f"the agent closed the connection before answering initialize{await exit_note()}"

@@ -103,8 +103,7 @@ class AcpDriver(RealAgentDriver):
     # ------------------------------------------------------------------ start
 
     async def start(self, program: Program) -> None:
-        from acp import PROTOCOL_VERSION, connect_to_agent
-        from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+        from acp import connect_to_agent
 
         from workbench.acp.client import WorkbenchClient
         from workbench.acp.expect import ScriptedAnswers, scripted_answers
@@ -142,12 +141,7 @@ class AcpDriver(RealAgentDriver):
         )
         checked, self._guard = guarded(reader, writer, self._garbage)
         self.conn = connect_to_agent(self.client, writer, checked, observers=[self.recorder])
-        caps = ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
-        )
-        await self._within(self.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps,
-                                                client_info=Implementation(name="workbench", version="1")),
-                           "initialize")  # fmt: skip
+        await self._within(self.client.initialize(self.conn), "initialize")  # fs and terminals offered
         created = await self._within(
             self.conn.new_session(cwd=str(ctx.workspace.path), mcp_servers=[]), "session/new"
         )
@@ -249,19 +243,9 @@ class AcpDriver(RealAgentDriver):
         blocks = PromptRequest.model_validate(
             {"sessionId": self.session_id, "prompt": block_dicts(item.input)}
         ).prompt
-        record = self.client.begin(self.session_id, item.text)
-        client, conn, session_id = self.client, self.conn, self.session_id
-
-        async def turn() -> TurnRecord:
-            try:
-                response = await conn.prompt(session_id=session_id, prompt=blocks)
-            finally:
-                client.end(session_id)
-            record.stop_reason = str(response.stop_reason)
-            record.meta = response.field_meta
-            return record
-
-        self._turn_task = asyncio.ensure_future(turn())
+        self._turn_task = asyncio.ensure_future(
+            self.client.prompt(self.conn, self.session_id, blocks, item.text)
+        )
         self._turn = self._turns.get(id(item))
 
     async def _served(self, step: Step) -> None:
