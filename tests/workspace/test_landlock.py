@@ -76,6 +76,17 @@ def test_only_the_started_process_is_confined_not_this_one(ws: Workspace, outsid
 
 
 @needs_landlock
+def test_the_engine_lets_commands_write_the_runs_home(
+    ws: Workspace, shells: ShellRegistry, outside: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "run-home"
+    home.mkdir()
+    monkeypatch.setenv(landlock.WRITABLE_VAR, str(home))
+    assert run(ws, shells, f"echo cache > {home}/.cache && cat {home}/.cache") == "cache\n"
+    assert "Permission denied" in run(ws, shells, f"echo x > {outside}/new.txt")
+
+
+@needs_landlock
 def test_a_background_shell_is_confined_too(ws: Workspace, shells: ShellRegistry, outside: Path) -> None:
     outcome = execute_tool("runCmd", {"cmd": f"echo x > {outside}/bg.txt; echo done",
                                       "run_in_background": True}, ws, shells=shells)  # fmt: skip
@@ -116,3 +127,21 @@ def test_without_landlock_commands_run_unconfined(
     assert not sandbox.active and sandbox.run(lambda: 42) == 42
     assert run(ws, shells, f"echo x > {outside}/new.txt && echo wrote") == "wrote\n"
     assert (outside / "new.txt").exists()
+
+
+@needs_landlock
+def test_under_the_engine_commands_write_the_workspace_and_the_runs_home_only(
+    tmp_path: Path, outside: Path
+) -> None:
+    write(tmp_path, "s.yaml", f"""\
+name: home-is-writable
+timeline:
+  - runCmd: {{cmd: "echo hi > $HOME/x && cat $HOME/x", result: hi}}
+  - runCmd: {{cmd: "echo x > {outside}/agent.txt", status: error}}
+""")  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "run", "s.yaml", "--out", "out"],
+        cwd=tmp_path, capture_output=True, text=True, check=False, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not (outside / "agent.txt").exists()

@@ -38,7 +38,7 @@ def base_env(width: int, height: int, home: Path | None = None) -> dict[str, str
             "COLORTERM": "truecolor",
             "COLUMNS": str(width),
             "LINES": str(height),
-            "HOME": str(home) if home else os.environ.get("HOME", "/tmp"),
+            "HOME": str(home.resolve()) if home else os.environ.get("HOME", "/tmp"),  # absolute: cwd differs
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
             "GIT_AUTHOR_NAME": "Workbench",
@@ -74,6 +74,8 @@ def program_for(
         argv = (ah, *([scenario.ah.cmd] if scenario.ah.cmd else []), *scenario.ah.flags)
         env.update(scenario.ah.env)
         return Program(argv, env, mock_agent=False)
+    if home is not None:
+        env["WORKBENCH_WRITABLE"] = env["HOME"]  # the agent's commands may write the run's private HOME
     args = [str(scenario_path.resolve()), "--workspace", str(workspace), "--speed", speed]
     for d in defines:
         args += ["--define", d]

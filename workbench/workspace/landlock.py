@@ -86,10 +86,16 @@ def _write_access(abi: int) -> int:
     return access
 
 
+WRITABLE_VAR = "WORKBENCH_WRITABLE"
+"""Folders (``os.pathsep``-separated) the engine lets commands write besides the workspace: the run's HOME."""
+
+
 def default_writable(workspace: Path, scratch: Path, *extra: Path) -> list[Path]:
-    """What a command may write: the workspace, its private scratch folder (its ``TMPDIR``), ``/dev`` and
-    ``extra`` (the run's HOME). Not the system temp folder: other programs' files are there."""
-    return [workspace, scratch, Path("/dev"), *extra]
+    """What a command may write: the workspace, its private scratch folder (its ``TMPDIR``), ``/dev``,
+    ``extra`` and the folders in ``$WORKBENCH_WRITABLE`` (the engine puts the run's private HOME there).
+    Not the system temp folder (other programs' files are there), nor the user's HOME."""
+    listed = [Path(p) for p in os.environ.get(WRITABLE_VAR, "").split(os.pathsep) if p]
+    return [workspace, scratch, Path("/dev"), *extra, *listed]
 
 
 def scratch_folder() -> Path:
