@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.agent.claude import ids
@@ -27,55 +28,54 @@ from workbench.scenario.matching import RuleMatcher
 PRICE_IN, PRICE_OUT = 3e-6, 15e-6
 
 
+@dataclass(eq=False)
 class ToolUse:
     """A tool call of a model turn; ``run`` is what running it gave (None until it ran)."""
 
-    def __init__(self, id: str, name: str, input: Mapping[str, Any]) -> None:
-        self.id = id
-        self.name = name
-        self.input = input
-        self.run: ToolRun | None = None
+    id: str
+    name: str
+    input: Mapping[str, Any]
+    run: ToolRun | None = None
 
 
+@dataclass(eq=False)
 class ModelTurn:
     """One answer of the scripted model: text, then tool uses (each with what running it gave)."""
 
-    def __init__(self, message_id: str, request_id: str, text: str, tool_uses: list[ToolUse],
-                 input_tokens: int, output_tokens: int) -> None:  # fmt: skip
-        self.message_id = message_id
-        self.request_id = request_id
-        self.text = text
-        self.tool_uses = tool_uses
-        self.input_tokens = input_tokens
-        self.output_tokens = output_tokens
+    message_id: str
+    request_id: str
+    text: str
+    tool_uses: list[ToolUse]
+    input_tokens: int
+    output_tokens: int
 
     @property
     def cost(self) -> float:
         return self.input_tokens * PRICE_IN + self.output_tokens * PRICE_OUT
 
 
+@dataclass(eq=False)
 class ApiFailure:
     """An injected API failure, in the shape Claude Code reports it: ``text`` is what it prints (the
     result), ``status`` the HTTP status (None for a connection failure), ``error_class`` the
     transcript's ``error`` field, ``partial`` text the model sent before a cut stream."""
 
-    def __init__(self, kind: str, text: str, status: int | None, error_class: str, partial: str = "") -> None:
-        self.kind = kind
-        self.text = text
-        self.status = status
-        self.error_class = error_class
-        self.partial = partial
+    kind: str
+    text: str
+    status: int | None
+    error_class: str
+    partial: str = ""
 
 
+@dataclass(eq=False)
 class Conversation:
     """The model turns one prompt produced, the failure that ended it, the refused tool calls."""
 
-    def __init__(self) -> None:
-        self.turns: list[ModelTurn] = []
-        self.failure: ApiFailure | None = None
-        self.denials: list[dict[str, Any]] = []
-        self.api_ms = 0
-        self.max_turns_reached = False
+    turns: list[ModelTurn] = field(default_factory=list)
+    failure: ApiFailure | None = None
+    denials: list[dict[str, Any]] = field(default_factory=list)
+    api_ms: int = 0
+    max_turns_reached: bool = False
 
     @property
     def result_text(self) -> str:

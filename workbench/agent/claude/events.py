@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from workbench.agent.claude import ids
@@ -46,19 +47,18 @@ CONTEXT_WINDOW = 200_000
 CHUNK = 20  # characters of text per streamed delta
 
 
+@dataclass(eq=False)
 class Call:
     """What the messages need besides the conversation (``model`` as requested; ``api_model`` resolved)."""
 
-    def __init__(self, session_id: str, cwd: str, model: str, permission_mode: str, disallowed: tuple[str, ...],
-                 api_key_source: str, version: str = VERSION, tools: tuple[str, ...] | None = None) -> None:  # fmt: skip
-        self.tools = tools
-        self.session_id = session_id
-        self.cwd = cwd
-        self.model = model
-        self.permission_mode = permission_mode
-        self.disallowed = disallowed
-        self.api_key_source = api_key_source
-        self.version = version
+    session_id: str
+    cwd: str
+    model: str
+    permission_mode: str
+    disallowed: tuple[str, ...]
+    api_key_source: str
+    version: str = VERSION
+    tools: tuple[str, ...] | None = None
 
     @property
     def api_model(self) -> str:
@@ -193,17 +193,16 @@ def result(call: Call, conv: Conversation, duration_ms: int) -> dict[str, Any]:
                                        "cacheCreationInputTokens": 0, "webSearchRequests": 0, "costUSD": cost,
                                        "contextWindow": CONTEXT_WINDOW}  # fmt: skip
     failure = conv.failure
-    if conv.max_turns_reached and failure is None:  # Claude Code's shape: no result text, an error subtype
-        out: dict[str, Any] = {"type": "result", "subtype": "error_max_turns", "is_error": True}
-        out.update({"duration_ms": duration_ms, "duration_api_ms": conv.api_ms, "num_turns": len(conv.turns),
-                    "session_id": call.session_id, "total_cost_usd": cost, "usage": total,
-                    "modelUsage": model_usage, "permission_denials": conv.denials, "uuid": _id()})  # fmt: skip
-        return out
-    out = {"type": "result", "subtype": "success", "is_error": failure is not None}
+    # out of turns: Claude Code's shape has no result text and an error subtype
+    max_turns = conv.max_turns_reached and failure is None
+    out: dict[str, Any] = {"type": "result", "subtype": "error_max_turns" if max_turns else "success",
+                           "is_error": max_turns or failure is not None}  # fmt: skip
     if failure is not None:
         out["api_error_status"] = failure.status
-    out.update({"duration_ms": duration_ms, "duration_api_ms": conv.api_ms, "num_turns": max(1, len(conv.turns)),
-                "result": failure.text if failure is not None else conv.result_text, "session_id": call.session_id,
-                "total_cost_usd": cost, "usage": total, "modelUsage": model_usage,
+    out.update({"duration_ms": duration_ms, "duration_api_ms": conv.api_ms,
+                "num_turns": len(conv.turns) if max_turns else max(1, len(conv.turns))})  # fmt: skip
+    if not max_turns:
+        out["result"] = failure.text if failure is not None else conv.result_text
+    out.update({"session_id": call.session_id, "total_cost_usd": cost, "usage": total, "modelUsage": model_usage,
                 "permission_denials": conv.denials, "uuid": _id()})  # fmt: skip
     return out
