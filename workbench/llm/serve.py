@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import re
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from workbench.clock import parse_speed
 from workbench.scenario.model import Scenario
+from workbench.stopping import until_stopped
 from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
 
 from .recorder import RequestLog
@@ -137,13 +136,8 @@ async def _serve(scenarios: list[Scenario], args: argparse.Namespace, speed: flo
               file=sys.stderr)  # fmt: skip
         return EXIT_INVALID
     print(url + "\n" + banner(url, server), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
     try:
-        await stop.wait()
+        await until_stopped()
     finally:
         await server.finish()
         await server.stop()
