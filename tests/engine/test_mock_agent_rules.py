@@ -46,24 +46,19 @@ error = "Bash is switched off here"
 """
 
 
-def test_rules_answer_typed_prompts_and_tools_follow_tool_execution(tmp_path: Path) -> None:
-    scenario = write(tmp_path, "rules.toml", RULES)
-    workspace = tmp_path / "ws"
+def typed(scenario: Path, workspace: Path, exchanges: list[tuple[str, str]]) -> str:
+    """Start `workbench mock-agent SCENARIO` in a pty on a fresh ``workspace``, type each prompt and
+    wait for its expected text, end with Ctrl-D; the final screen."""
     workspace.mkdir()
 
     async def session() -> str:
         pty = await PtySession.spawn(
             [sys.executable, "-m", "workbench", "mock-agent", str(scenario), "--workspace", str(workspace)],
-            env={**os.environ, "TERM": "xterm-256color"}, cwd=str(tmp_path), width=80, height=24,
+            env={**os.environ, "TERM": "xterm-256color"}, cwd=str(workspace.parent), width=80, height=24,
         )  # fmt: skip
         try:
             await pty.wait_for_text("> ", timeout=30)
-            for prompt, expected in (
-                ("ping", "pong"),
-                ("ping", "No rule for that."),  # max_matches used up: the default answers
-                ("please write the file", "Bash is switched off here"),
-                ("are you busy?", "rate_limit (retry_after=7)"),
-            ):
+            for prompt, expected in exchanges:
                 pty.write(prompt + "<Enter>")
                 await pty.wait_for_text(expected, timeout=30)
             pty.write("<C-d>")
@@ -72,7 +67,17 @@ def test_rules_answer_typed_prompts_and_tools_follow_tool_execution(tmp_path: Pa
         finally:
             await pty.terminate()
 
-    screen = asyncio.run(session())
+    return asyncio.run(session())
+
+
+def test_rules_answer_typed_prompts_and_tools_follow_tool_execution(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    screen = typed(write(tmp_path, "rules.toml", RULES), workspace, [
+        ("ping", "pong"),
+        ("ping", "No rule for that."),  # max_matches used up: the default answers
+        ("please write the file", "Bash is switched off here"),
+        ("are you busy?", "rate_limit (retry_after=7)"),
+    ])  # fmt: skip
     assert screen.count("pong") == 1
     assert (workspace / "out.txt").read_text() == "written for real"
     assert "Writing it." in screen
@@ -95,22 +100,5 @@ mode = "mock"
 auto_approve = true
 """)  # fmt: skip
     workspace = tmp_path / "ws"
-    workspace.mkdir()
-
-    async def session() -> str:
-        pty = await PtySession.spawn(
-            [sys.executable, "-m", "workbench", "mock-agent", str(scenario), "--workspace", str(workspace)],
-            env={**os.environ, "TERM": "xterm-256color"}, cwd=str(tmp_path), width=80, height=24,
-        )  # fmt: skip
-        try:
-            await pty.wait_for_text("> ", timeout=30)
-            pty.write("mock it<Enter>")
-            await pty.wait_for_text("No mock result configured for tool 'Write'", timeout=30)
-            pty.write("<C-d>")
-            await pty.wait_exit(timeout=30)
-            return "\n".join(pty.screen.text_rows())
-        finally:
-            await pty.terminate()
-
-    asyncio.run(session())
+    typed(scenario, workspace, [("mock it", "No mock result configured for tool 'Write'")])
     assert not (workspace / "mocked.txt").exists()
