@@ -143,18 +143,23 @@ timeline:
 """
 
 
-def test_session_cancel_mid_turn_stops_it_with_cancelled(tmp_path: Path) -> None:
-    turns: list[TurnRecord] = []
+def _cancel_once_shown(text: str, turns: list[TurnRecord]) -> Any:
+    """A script that prompts `go`, cancels once the turn's text shows ``text``, and keeps the turn."""
 
     async def script(ctx: TestContext) -> None:
         session = await ctx.start_session()
         await session.send("go")
-        while not ctx.client.turns.get(session.id) or "tick" not in ctx.client.turns[session.id].text:
+        while text not in getattr(ctx.client.turns.get(session.id), "text", ""):
             await asyncio.sleep(0.01)
         await session.cancel()
         turns.append(await session.wait_turn())
 
-    play(scenario_agent(tmp_path, SLOW, speed=1.0), workspace(tmp_path), script)
+    return script
+
+
+def test_session_cancel_mid_turn_stops_it_with_cancelled(tmp_path: Path) -> None:
+    turns: list[TurnRecord] = []
+    play(scenario_agent(tmp_path, SLOW, speed=1.0), workspace(tmp_path), _cancel_once_shown("tick", turns))
     assert (turns[0].stop_reason, turns[0].text) == ("cancelled", "tick")
 
 
@@ -178,17 +183,8 @@ timeline:
 
 def test_user_cancel_session_is_where_the_client_must_cancel(tmp_path: Path) -> None:
     turns: list[TurnRecord] = []
-
-    async def script(ctx: TestContext) -> None:
-        session = await ctx.start_session()
-        await session.send("go")
-        while "working" not in getattr(ctx.client.turns.get(session.id), "text", ""):
-            await asyncio.sleep(0.01)
-        await session.cancel()
-        turns.append(await session.wait_turn())
-
     agent = scenario_agent(tmp_path, EXPECT_CANCEL)
-    play(agent, workspace(tmp_path), script)
+    play(agent, workspace(tmp_path), _cancel_once_shown("working", turns))
     assert (turns[0].stop_reason, turns[0].text, agent.failures) == ("cancelled", "working", [])
 
 
