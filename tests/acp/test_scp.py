@@ -66,16 +66,23 @@ def test_an_agent_that_never_answers_times_out_naming_the_last_messages(tmp_path
 
 
 def test_an_agent_that_dies_mid_turn_is_a_clear_error_with_its_exit_code(tmp_path: Path) -> None:
-    agent = tmp_path / "dies.py"
-    agent.write_text(
+    message = _direct_error(
+        tmp_path,
         "import os, sys\nfrom workbench.acp.mock import PromptAgent, serve\n"
         "def reply(text):\n    print('going down', file=sys.stderr, flush=True)\n    os._exit(7)\n"
-        "serve(PromptAgent(reply))\n"
+        "serve(PromptAgent(reply))\n",
     )
+    assert "the agent closed the connection during the turn 'Hello, world' (exit code 7)" in message
+    assert "going down" in message
+
+
+def _direct_error(tmp_path: Path, source: str) -> str:
+    """The AcpError the echo script ends with against the Python agent ``source``, run on stdio."""
+    agent = tmp_path / "agent.py"
+    agent.write_text(source)
     with pytest.raises(AcpError) as info:
         asyncio.run(DirectRunner([sys.executable, str(agent)], workspace(tmp_path), timeout=60).run(_script))
-    assert "the agent closed the connection during the turn 'Hello, world' (exit code 7)" in str(info.value)
-    assert "going down" in str(info.value)
+    return str(info.value)
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -115,15 +122,13 @@ def test_a_bad_scenario_json_is_invalid_input_at_its_line(tmp_path: Path) -> Non
 
 
 def test_an_agent_that_writes_garbage_on_stdout_is_named_not_ignored(tmp_path: Path) -> None:
-    agent = tmp_path / "noisy.py"
-    agent.write_text(
+    message = _direct_error(
+        tmp_path,
         "import sys\nprint('Starting up...', flush=True)\n"
         "from workbench.acp.mock import PromptAgent, serve\n"
-        "serve(PromptAgent(lambda text: ['Hello, ', 'user'] if text == 'Hello, world' else ['echo: ' + text]))\n"
+        "serve(PromptAgent(lambda text: ['Hello, ', 'user'] if text == 'Hello, world' else ['echo: ' + text]))\n",
     )
-    with pytest.raises(AcpError) as info:
-        asyncio.run(DirectRunner([sys.executable, str(agent)], workspace(tmp_path), timeout=60).run(_script))
     assert (
-        str(info.value)
+        message
         == "the agent's stdout is not JSON-RPC: line 1 is not JSON: Expecting value: line 1 column 1 (char 0): 'Starting up...'"
     )
