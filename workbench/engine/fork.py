@@ -48,11 +48,6 @@ def can_fork() -> bool:
     )
 
 
-def preload() -> None:
-    """Import what the child will run, once, so each fork starts warm."""
-    importlib.import_module(ENTRY)
-
-
 async def fork_session(
     args: Sequence[str], *, env: Mapping[str, str], cwd: str, width: int, height: int,
     recorder: AsciicastRecorder | None,
