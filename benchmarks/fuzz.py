@@ -41,6 +41,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the mutation helpers are the property tests' (tests/docpaths.py)
+
+from tests.docpaths import paths, replace  # noqa: E402
+
 SLOW_S = 1.0  # CPU seconds
 HANG_S = 10.0  # wall seconds
 MEMORY_LIMIT = 2 << 30  # bytes of address space for the worker
@@ -285,29 +289,9 @@ def mutate_text(rng: random.Random, text: str) -> bytes:
     return raw
 
 
-def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
-def _replace(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
-    if not path:
-        return value
-    head, rest = path[0], path[1:]
-    if isinstance(doc, dict):
-        return {k: (_replace(v, rest, value) if k == head else v) for k, v in doc.items()}
-    return [(_replace(v, rest, value) if i == head else v) for i, v in enumerate(doc)]
-
-
 def mutate_structure(rng: random.Random, doc: Any, suffix: str) -> tuple[str, bytes]:
     for _ in range(rng.randint(1, 3)):
-        target = rng.choice(_paths(doc))
+        target = rng.choice(paths(doc))
         choice = rng.random()
         if choice < 0.1:
             value: Any = json.loads("[" * 120 + "]" * 120)
@@ -315,7 +299,7 @@ def mutate_structure(rng: random.Random, doc: Any, suffix: str) -> tuple[str, by
             value = "LONGINT"  # placeholder: json and yaml cannot write such an integer
         else:
             value = rng.choice(EDGE_VALUES)
-        doc = _replace(doc, target, value)
+        doc = replace(doc, target, value)
     out_suffix = rng.choice(SUFFIXES) if rng.random() < 0.3 else suffix
     try:
         text = dump(doc, out_suffix)

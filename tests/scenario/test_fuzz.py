@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SCENARIOS
+from tests.docpaths import get, paths, replace
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
 from workbench.timeline import compile_schedule
@@ -47,32 +48,6 @@ def load_and_compile(path: Path) -> None:
             assert d.pos.line >= 1 and d.pos.col >= 1 and d.message
 
 
-def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
-def _get(doc: Any, path: tuple[Any, ...]) -> Any:
-    for key in path:
-        doc = doc[key]
-    return doc
-
-
-def _replace(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
-    if not path:
-        return value
-    head, rest = path[0], path[1:]
-    if isinstance(doc, dict):
-        return {k: (_replace(v, rest, value) if k == head else v) for k, v in doc.items()}
-    return [(_replace(v, rest, value) if i == head else v) for i, v in enumerate(doc)]
-
-
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(SOURCES)), data=st.data())
 def test_structural_mutations_raise_only_diagnostics(
@@ -81,10 +56,10 @@ def test_structural_mutations_raise_only_diagnostics(
     source = SOURCES[name]
     doc = json.loads(source) if name.endswith(".json") else yaml.safe_load(source)
     for _ in range(data.draw(st.integers(1, 3))):
-        paths = _paths(doc)
-        leaves = [p for p in paths if not isinstance(_get(doc, p), dict | list)] or paths
-        target = data.draw(st.sampled_from(leaves) if data.draw(st.booleans()) else st.sampled_from(paths))
-        doc = _replace(doc, target, data.draw(values))
+        places = paths(doc)
+        leaves = [p for p in places if not isinstance(get(doc, p), dict | list)] or places
+        target = data.draw(st.sampled_from(leaves) if data.draw(st.booleans()) else st.sampled_from(places))
+        doc = replace(doc, target, data.draw(values))
     folder = tmp_path_factory.mktemp("m")
     (folder / "_data").mkdir()
     for extra in (SCENARIOS / "_data").iterdir():

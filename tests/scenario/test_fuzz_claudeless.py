@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SCENARIOS
-from tests.scenario.test_fuzz import _get, _paths, _replace, values
+from tests.docpaths import get, paths, replace
+from tests.scenario.test_fuzz import values
 from workbench.scenario.diagnostics import Reporter, ScenarioError
 from workbench.scenario.loader import load_scenario
 from workbench.timeline import compile_schedule
@@ -98,15 +99,15 @@ def test_structural_mutations_raise_only_diagnostics(
     source = SOURCES[name]
     doc = json.loads(source) if name.endswith(".json") else tomllib.loads(source)
     for _ in range(data.draw(st.integers(1, 3))):
-        paths = _paths(doc)
-        leaves = [p for p in paths if not isinstance(_get(doc, p), dict | list)] or paths
-        target = data.draw(st.sampled_from(leaves) if data.draw(st.booleans()) else st.sampled_from(paths))
-        if data.draw(st.booleans()) and isinstance(_get(doc, target), dict):
-            node = dict(_get(doc, target))
+        places = paths(doc)
+        leaves = [p for p in places if not isinstance(get(doc, p), dict | list)] or places
+        target = data.draw(st.sampled_from(leaves) if data.draw(st.booleans()) else st.sampled_from(places))
+        if data.draw(st.booleans()) and isinstance(get(doc, target), dict):
+            node = dict(get(doc, target))
             node[data.draw(st.sampled_from(KEYS))] = data.draw(values)
-            doc = _replace(doc, target, node)
+            doc = replace(doc, target, node)
         else:
-            doc = _replace(doc, target, data.draw(values))
+            doc = replace(doc, target, data.draw(values))
     folder = _folder(tmp_path_factory)
     if as_toml:
         path = folder / (Path(name).stem + ".toml")
