@@ -59,6 +59,20 @@ Keys can be remapped by binding id in [b]$XDG_CONFIG_HOME/workbench/keymap.toml[
 """
 
 
+def reflow(text: str) -> str:
+    """Join the lines of each paragraph and bullet, so the text wraps at any window width."""
+    out: list[str] = []
+    for paragraph in text.strip("\n").split("\n\n"):
+        items: list[str] = []
+        for line in paragraph.splitlines():
+            if line.startswith("• ") or not items:
+                items.append(line.strip())
+            else:
+                items[-1] += " " + line.strip()
+        out.append("\n".join(items))
+    return "\n\n".join(out)
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close", id="help-close"),
@@ -96,7 +110,7 @@ class HelpScreen(ModalScreen[None]):
         for where, key, description, binding_id in self.rows:
             table.add_row(where, key, description, binding_id)
         with VerticalScroll(id="help-dialog"):
-            yield Static(Text.from_markup(INTRO), id="help-intro")
+            yield Static(Text.from_markup(reflow(INTRO)), id="help-intro")
             yield Static(table, id="help-keys")
 
     async def action_dismiss(self, result: None = None) -> None:
