@@ -599,10 +599,7 @@ def _timed_items(
     if isinstance(value, str):
         return (m.TimedText(0, m.Timing.DELTA, value, pos),)
     if isinstance(value, PMap):
-        value_list = PList(value.pos)
-        value_list.append(value)
-        value_list.item_pos.append(value.pos)
-        value = value_list
+        value = _as_list(value)
     items = expect_list(value, pos, what)
     out: list[m.TimedText] = []
     last_offset: tuple[int, Pos] | None = None
@@ -706,15 +703,7 @@ def _block(value: Any, pos: Pos, ctx: _Context) -> m.ContentBlock:
 
 def _llm_response(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Context) -> list[m.Event]:
     if isinstance(value, PMap):
-        single = PList(value.pos)
-        for k in value:
-            element = PMap(value.at_key(k))
-            element[k] = value[k]
-            element.key_pos[k] = value.at_key(k)
-            element.value_pos[k] = value.at_value(k)
-            single.append(element)
-            single.item_pos.append(value.at_key(k))
-        value = single
+        value = _one_key_maps(value)
     elements = expect_list(value, pos, "`llmResponse`")
     pieces: list[m.Thinking | m.Assistant | m.LlmError | m.ToolUse] = []
     allowed = ("think", "assistant", "error", "agentToolUse", "agent_tool_use")
@@ -1157,15 +1146,7 @@ def _cancel(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Cont
 def _wrapper(actor: str) -> Parser:
     def parse(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Context) -> list[m.Event]:
         if isinstance(value, PMap):
-            seq = PList(value.pos)
-            for k in value:
-                one = PMap(value.at_key(k))
-                one[k] = value[k]
-                one.key_pos[k] = value.at_key(k)
-                one.value_pos[k] = value.at_value(k)
-                seq.append(one)
-                seq.item_pos.append(value.at_key(k))
-            value = seq
+            value = _one_key_maps(value)
         out: list[m.Event] = []
         for item, ipos in expect_list(value, pos, f"`{actor}Actions`").items_with_pos():
             for event in _item(item, ipos, ctx):
@@ -1296,9 +1277,24 @@ def _assert(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Cont
 
 
 def _as_list(value: PMap) -> PList:
+    """A mapping written where a list is allowed: the list of that one mapping."""
     seq = PList(value.pos)
     seq.append(value)
     seq.item_pos.append(value.pos)
+    return seq
+
+
+def _one_key_maps(value: PMap) -> PList:
+    """A mapping written where a list of one-key items is meant (``{think: .., assistant: ..}``):
+    one item per key, in order, each at its key's position."""
+    seq = PList(value.pos)
+    for k in value:
+        one = PMap(value.at_key(k))
+        one[k] = value[k]
+        one.key_pos[k] = value.at_key(k)
+        one.value_pos[k] = value.at_value(k)
+        seq.append(one)
+        seq.item_pos.append(value.at_key(k))
     return seq
 
 
