@@ -85,8 +85,9 @@ class Conversation:
         return ""
 
 
-def tokens(text: str) -> int:
-    return max(1, (len(text) + 3) // 4) if text else 0
+def tokens(chars: int) -> int:
+    """Claudeless's estimate for ``chars`` characters: four a token, at least one for any text."""
+    return max(1, (chars + 3) // 4) if chars else 0
 
 
 RunTool = Callable[[str, Mapping[str, Any], "str | None"], tuple[ToolRun, bool]]
@@ -154,8 +155,8 @@ def _turn(text: str, uses: list[ToolUse], context: int, usage: Mapping[str, int]
         request_id=ids.request_id(),
         text=text,
         tool_uses=uses,
-        input_tokens=int(usage.get("input_tokens", tokens("x" * context))),
-        output_tokens=int(usage.get("output_tokens", tokens("x" * out_chars) if out_chars else 1)),
+        input_tokens=int(usage.get("input_tokens", tokens(context))),
+        output_tokens=int(usage.get("output_tokens", tokens(out_chars) or 1)),
     )
 
 
