@@ -92,10 +92,6 @@ class _Context:
 # --------------------------------------------------------------------------- entry points
 
 
-def looks_like_agent_harbor(doc: Any) -> bool:
-    return isinstance(doc, PMap) and bool({"timeline", "steps", "turns"} & set(doc))
-
-
 def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -> m.Scenario:
     """Normalise a parsed (rules already resolved) Agent Harbor document."""
     if not isinstance(doc, PMap):

@@ -76,11 +76,6 @@ class PList(list[Any]):
         return zip(self, self.item_pos, strict=False)
 
 
-def pos_of(value: Any, fallback: Pos) -> Pos:
-    """The position of a container, or ``fallback`` for a scalar."""
-    return value.pos if isinstance(value, PMap | PList) else fallback
-
-
 def wrap_plain(value: Any, pos: Pos) -> Any:
     """Give plain (position-less) data the container types, every position ``pos``."""
     if isinstance(value, dict):
