@@ -112,3 +112,23 @@ def test_the_mock_agent_never_writes_into_the_current_folder(tmp_path: Path) -> 
 
         shutil.rmtree(workspace, ignore_errors=True)
     assert REPO not in workspace.parents
+
+
+def test_two_runs_in_the_same_second_keep_two_run_folders(tmp_path: Path) -> None:
+    write(tmp_path, "scenarios/hello.yaml", HELLO)
+    code = (
+        "import asyncio\nfrom pathlib import Path\n"
+        "from workbench.engine.runner import RunOptions, run_scenario\n"
+        "async def main():\n"
+        "    o = RunOptions()\n"
+        "    a = await run_scenario(Path('scenarios/hello.yaml'), o)\n"
+        "    b = await run_scenario(Path('scenarios/hello.yaml'), o)\n"
+        "    print(a.run_dir); print(b.run_dir)\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    first, second = done.stdout.split()
+    assert first != second
+    assert (tmp_path / first / "trace.jsonl").is_file() and (tmp_path / second / "trace.jsonl").is_file()

@@ -187,11 +187,7 @@ class ScenarioRun:
         assert self.scenario is not None and self.schedule is not None
         scenario, schedule = self.scenario, self.schedule
         profile = scenario.terminal
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        self.run_dir = (
-            self.options.out_dir / folder_name(scenario.name) / profile.id / f"{stamp}-{os.getpid()}"
-        )
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir = _new_run_dir(self.options.out_dir / folder_name(scenario.name) / profile.id)
         result.run_dir = str(self.run_dir)
         self._workspace = Workspace.create(self.path.parent, scenario.repo, keep=self.options.keep)
         self._goldens = GoldenStore(self.options.goldens_dir, folder_name(scenario.name), profile.id,
@@ -502,3 +498,17 @@ def _run_command(
 
 async def run_scenario(path: Path, options: RunOptions, observers: Sequence[Observer] = ()) -> ScenarioResult:
     return await ScenarioRun(path, options, observers).run()
+
+
+def _new_run_dir(parent: Path) -> Path:
+    """A run folder of its own, ``<timestamp>-<pid>``: a second run in the same second gets ``-2``, ``-3``..."""
+    parent.mkdir(parents=True, exist_ok=True)
+    base = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    for n in range(1, 10_000):
+        folder = parent / (base if n == 1 else f"{base}-{n}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise RuntimeError(f"no free run folder name under {parent}")

@@ -4,19 +4,24 @@ Agent steps are the program's own business and are recorded only. Input is
 typed the way a person types: once the program has shown something (a program
 that has printed nothing yet is not ready, however quiet it is) and its screen
 has then been quiet for ``settle_ms``, so what it shows never depends on how
-fast the run goes or how busy the machine is.
+fast the run goes or how busy the machine is. A program that shows nothing
+until it is typed to (``cat``) is given :data:`SILENT_START_S` of wall time to
+show something, once; then input is typed anyway. A scenario that must wait for
+a particular prompt or output says so with ``waitFor``.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
 from workbench.engine.program import Program
+from workbench.terminal.session import WaitTimeout
 from workbench.timeline import Step
 
 from .base import AGENT_ACTIONS, Checks, RunContext
 
-FIRST_OUTPUT_TIMEOUT_S = 30.0
+SILENT_START_S = 5.0  # a program that printed nothing this long after its start waits for input
 
 
 class ProgramDriver:
@@ -25,6 +30,7 @@ class ProgramDriver:
     def __init__(self, ctx: RunContext, *, quiet_ms: int | None = None) -> None:
         self.ctx = ctx
         self.quiet_ms = ctx.options.settle_ms if quiet_ms is None else max(quiet_ms, ctx.options.settle_ms)
+        self._started = False  # it has shown something, or was given its time to
 
     async def start(self, program: Program) -> None:
         await self.ctx.spawn(program)
@@ -35,8 +41,11 @@ class ProgramDriver:
     async def settle(self) -> None:
         session = self.ctx.session
         assert session is not None
-        timeout = min(FIRST_OUTPUT_TIMEOUT_S, self.ctx.options.timeout_s)
-        await session.wait_bytes_read(1, timeout=timeout)  # its first output: it has started
+        timeout = self.ctx.options.timeout_s
+        if not self._started:
+            with contextlib.suppress(WaitTimeout):  # else it prints nothing until it is typed to
+                await session.wait_bytes_read(1, timeout=min(SILENT_START_S, timeout))  # it has started
+            self._started = True
         await session.wait_stable(self.quiet_ms, timeout=timeout)
 
     async def finish(self) -> int | None:
