@@ -96,7 +96,6 @@ RunTool = Callable[[str, Mapping[str, Any], "str | None"], tuple[ToolRun, bool]]
 
 def answer(
     prompt: str,
-    rules: Any,
     matcher: RuleMatcher,
     run_tool: RunTool,
     *,

@@ -235,7 +235,7 @@ class PrintSession:
 
         delay = timeouts(self.rules, self.environ)["response_delay_ms"] if self.first else 0
         self.first = False
-        conv = conversation.answer(prompt, self.rules, self.matcher, self._run_tool, first_delay_ms=delay,
+        conv = conversation.answer(prompt, self.matcher, self._run_tool, first_delay_ms=delay,
                                    forced_failure=self.opts.failure, max_turns=self.opts.max_turns)  # fmt: skip
         msgs = list(ev.messages(self.call, conv, self.opts.partial))
         result = ev.result(self.call, conv, int((time.monotonic() - started) * 1000))

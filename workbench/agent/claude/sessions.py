@@ -20,7 +20,6 @@ one stopped (Claudeless starts each process from zero).
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from typing import Any
 
 from workbench.agent.claude import events as ev
 from workbench.agent.claude.conversation import Conversation
+from workbench.atomic import write_atomic
 
 
 def config_dir(environ: Mapping[str, str]) -> Path:
@@ -155,14 +155,13 @@ class Transcript:
 
     def save(self, first_prompt: str) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        created = not self.path.exists()
         with self.path.open("a", encoding="utf-8") as f:
             for line in self.lines:
                 f.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
-        _index(self.path, self.call, self.branch, first_prompt, created, len(self.lines))
+        _index(self.path, self.call, self.branch, first_prompt, len(self.lines))
 
 
-def _index(path: Path, call: ev.Call, branch: str, prompt: str, created: bool, added: int) -> None:
+def _index(path: Path, call: ev.Call, branch: str, prompt: str, added: int) -> None:
     index_file = path.parent / "sessions-index.json"
     try:
         index = json.loads(index_file.read_text(encoding="utf-8"))
@@ -183,10 +182,7 @@ def _index(path: Path, call: ev.Call, branch: str, prompt: str, created: bool, a
 
 
 def write_json(path: Path, data: Any, indent: int | None = None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=indent, ensure_ascii=False))
 
 
 def write_todos(config: Path, session_id: str, todos: list[Any]) -> None:
