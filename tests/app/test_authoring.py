@@ -43,7 +43,7 @@ def test_every_template_is_a_valid_scenario(template: object, tmp_path: Path) ->
     assert result.scenario is not None and result.scenario.name == path.stem and result.schedule is not None
 
 
-@pytest.mark.parametrize("key", ["mock-agent", "program"])
+@pytest.mark.parametrize("key", ["mock-agent", "program", "simulation"])
 def test_templates_run_green(key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A new scenario starts green: the templates that need no installed agent pass as they are."""
     from workbench.app.templates import template_named

@@ -95,12 +95,49 @@ timeline:
   - complete: true
 """
 
+SIMULATION = """\
+# Simulation: the program under test is a *client* of an agent service. The mock
+# REST/SSE server plays this timeline as a session and runs `command` as the
+# client, with {rest_base_url}, {session_id} and {scenario_dir} filled in (also
+# $WORKBENCH_REST_URL and $WORKBENCH_SESSION_ID), for example
+#   command: [python3, "{scenario_dir}/my_client.py", "{rest_base_url}", "{session_id}"]
+# Without a `command`, as here, a built-in viewer prints one line per event.
+name: {name}
+mode: simulation
+tags: [simulation]
+initialPrompt: Make the tests pass
+terminal:
+  width: 72
+  height: 12
+timeline:
+  - llmResponse:
+      - think:
+          - [200, "Run the tests first"]
+  - agentToolUse:
+      toolName: runCmd
+      args: {cmd: "make test"}
+      toolExecution:
+        events:
+          - {type: stdout, timeMs: 100, content: "12 passed"}
+          - {type: completion, timeMs: 200, exitCode: 0}
+      result: "all tests pass"
+  - llmResponse:
+      - assistant:
+          - [100, "The tests pass."]
+  - complete: true
+  - screenshot: done
+  - assert:
+      text:
+        contains: ["runCmd: all tests pass", "status: completed"]
+"""
+
 TEMPLATES: tuple[Template, ...] = (
     Template("mock-agent", "Mock agent: a scripted agent with real tools", "mock-agent", MOCK_AGENT),
     Template("program", "Program: any terminal program (a REPL, a TUI)", "program", PROGRAM),
     Template(
         "real-agent", "Real agent: Claude Code, Codex or pi against the mock LLM", "real-agent", REAL_AGENT
     ),
+    Template("simulation", "Simulation: a client of an agent service (REST/SSE)", "simulation", SIMULATION),
 )
 
 
