@@ -111,7 +111,7 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
     timeline = _timeline_source(doc, ctx)
     events = tuple(timeline)
     acp = _acp(doc, ctx)
-    _check_acp(events, acp, doc, ctx)
+    _check_acp(acp, ctx)
     return m.Scenario(
         name=name,
         file=file,
@@ -347,7 +347,7 @@ def _sub_map(parent: PMap, key: str) -> PMap:
     return value if isinstance(value, PMap) else PMap(parent.pos)
 
 
-def _check_acp(events: tuple[m.Event, ...], acp: PMap | None, doc: PMap, ctx: _Context) -> None:
+def _check_acp(acp: PMap | None, ctx: _Context) -> None:
     if len(ctx.session_starts) > 1:
         raise ScenarioError.at(
             ctx.session_starts[1],
@@ -515,13 +515,13 @@ def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
             f"unknown key `{extra}` beside `{name}`",
             did_you_mean(extra, ("_meta", "target") if name == "userInputs" else ("_meta",), "known keys:"),
         )
-    meta = _meta(entry, ctx)
+    meta = _meta(entry)
     if name == "userInputs" and "target" in entry:
         return [_user_inputs(entry[name], entry.at_value(name), entry.at_key(name), _target(entry), ctx)]
     return PARSERS[name](entry[name], entry.at_value(name), entry.at_key(name), meta, ctx)
 
 
-def _meta(entry: PMap, ctx: _Context) -> Mapping[str, Any]:
+def _meta(entry: PMap) -> Mapping[str, Any]:
     if "_meta" in entry:
         return m.frozen_map(to_plain(expect_map(entry["_meta"], entry.at_value("_meta"), "`_meta`")))
     return m.EMPTY
@@ -792,7 +792,7 @@ def _tool_use_event(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ct
         raise ScenarioError.at(pos, "`agentToolUse` needs `toolName`")
     name = as_str(t["toolName"], t.at_value("toolName"), "`toolName`")
     args = expect_map(t["args"], t.at_value("args"), "`args`") if "args" in t else PMap(t.pos)
-    _check_tool_paths(args, ctx)
+    _check_tool_paths(args)
     return _tool(t, name, args, kpos, meta, "agentToolUse", ctx)
 
 
@@ -823,7 +823,7 @@ def _tool(
     )
 
 
-def _check_tool_paths(args: PMap, ctx: _Context) -> None:
+def _check_tool_paths(args: PMap) -> None:
     for key in TOOL_PATH_ARGS:
         if key in args and isinstance(args[key], str) and args[key] not in (".", ""):
             _workspace_path(args[key], args.at_value(key), f"tool argument `{key}`")
@@ -913,7 +913,7 @@ def _tool_event(name: str) -> Parser:
             args[key] = t[key]
             args.key_pos[key] = t.at_key(key)
             args.value_pos[key] = t.at_value(key)
-        _check_tool_paths(args, ctx)
+        _check_tool_paths(args)
         return [_tool(t, name, args, kpos, meta, name, ctx)]
 
     return parse
@@ -1363,7 +1363,7 @@ def _turn(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
     if "name" not in tool:
         raise ScenarioError.at(vpos, "a `tool` turn needs `name`")
     args = expect_map(tool["args"], tool.at_value("args"), "`args`") if "args" in tool else PMap(tool.pos)
-    _check_tool_paths(args, ctx)
+    _check_tool_paths(args)
     return [
         _tool(tool, as_str(tool["name"], tool.at_value("name"), "`name`"), args, kpos, m.EMPTY, "tool", ctx)
     ]
