@@ -328,7 +328,7 @@ class ScenarioAgent:
                     "failed" if str(tool.status).lower() in ("error", "failed") else "completed"
                 )
                 await self._send(session, start_tool_call(
-                    self._tool_id(tool, step), tool_title(tool.tool_name, tool.args), kind=tool_kind(tool.tool_name),
+                    self._tool_id(tool), tool_title(tool.tool_name, tool.args), kind=tool_kind(tool.tool_name),
                     status=status, raw_input=dict(tool.args), locations=tool_locations(session.cwd, tool.args),
                     content=[tool_content(_text_block(text_of(tool.result)))] if tool.result is not None else None))  # fmt: skip
             elif (
@@ -377,7 +377,7 @@ class ScenarioAgent:
             tool = self._tool_of(step)
             text = item.text if action == "tool-progress" else (
                 f"exit {item.exit_code}" if item.type == "completion" else item.content)  # fmt: skip
-            await self._send(session, update_tool_call(self._tool_id(tool, step), status="in_progress",
+            await self._send(session, update_tool_call(self._tool_id(tool), status="in_progress",
                                                        content=[tool_content(_text_block(text))]))  # fmt: skip
         elif action == "tool-result":
             await self._tool_result(session, step, item, denied)
@@ -438,7 +438,7 @@ class ScenarioAgent:
         raise LookupError(step.summary)
 
     @staticmethod
-    def _tool_id(tool: m.ToolUse | m.FileEdit, step: Step) -> str:
+    def _tool_id(tool: m.ToolUse | m.FileEdit) -> str:
         if isinstance(tool, m.ToolUse) and tool.tool_call_id:
             return tool.tool_call_id
         return f"call-{tool.pos.line}-{tool.pos.col}"
@@ -459,7 +459,7 @@ class ScenarioAgent:
         return True
 
     async def _tool_start(self, session: _Session, step: Step, tool: m.ToolUse, denied: set[int]) -> None:
-        tool_id = self._tool_id(tool, step)
+        tool_id = self._tool_id(tool)
         await self._announce(session, tool_id, tool_title(tool.tool_name, tool.args), tool_kind(tool.tool_name),
                              dict(tool.args), tool_locations(session.cwd, tool.args))  # fmt: skip
         if not self._gate(session, tool_id):
@@ -485,7 +485,7 @@ class ScenarioAgent:
                                        canned_result=tool.result, shells=session.shells)  # fmt: skip
 
     async def _tool_result(self, session: _Session, step: Step, tool: m.ToolUse, denied: set[int]) -> None:
-        tool_id = self._tool_id(tool, step)
+        tool_id = self._tool_id(tool)
         if id(tool) in denied:
             await self._send(session, update_tool_call(tool_id, status="failed", content=[
                 tool_content(_text_block("not run: the permission was refused"))]))  # fmt: skip
@@ -503,7 +503,7 @@ class ScenarioAgent:
     async def _edit(self, session: _Session, step: Step) -> None:
         edit = step.event
         assert isinstance(edit, m.FileEdit)
-        tool_id = self._tool_id(edit, step)
+        tool_id = self._tool_id(edit)
         path = absolute(session.cwd, edit.path)
         old, new = edit.extra.get("oldText"), edit.extra.get("newText")
         diff = (
@@ -642,12 +642,12 @@ class ScenarioAgent:
         if target.action == "edit":
             edit = target.event
             assert isinstance(edit, m.FileEdit)
-            tool_id = self._tool_id(edit, target)
+            tool_id = self._tool_id(edit)
             await self._announce(session, tool_id, f"Edit {edit.path}", "edit", {"path": edit.path, **edit.extra},
                                  tool_locations(session.cwd, {"path": edit.path}))  # fmt: skip
             return tool_id
         tool: m.ToolUse = target.item
-        tool_id = self._tool_id(tool, target)
+        tool_id = self._tool_id(tool)
         await self._announce(session, tool_id, tool_title(tool.tool_name, tool.args), tool_kind(tool.tool_name),
                              dict(tool.args), tool_locations(session.cwd, tool.args))  # fmt: skip
         return tool_id
