@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .agent_harbor import ACP_EVENTS, CONTENT_TYPES, SESSION_STATUSES, TOOL_EVENTS, TOOL_STATUSES
+from .agent_harbor import ACP_EVENTS, CONTENT_TYPES, SESSION_STATUSES, TOOL_STATUSES
 from .on_screen import on_screen_schema
+from .vocabulary import EVENT_ARGUMENTS
 
 Schema = dict[str, Any]
 
@@ -149,8 +150,14 @@ def _events() -> dict[str, Schema]:
         },
         "waitFor": {
             "description": "hold the timeline until the screen shows a text or matches a regex (timeoutMs: 10000)",
-            "anyOf": [_STR, {"type": "object", "properties": {"text": _STR, "regex": _STR, "timeoutMs": _MS},
-                             "additionalProperties": False}],
+            "anyOf": [
+                _STR,
+                {
+                    "type": "object",
+                    "properties": {"text": _STR, "regex": _STR, "timeoutMs": _MS},
+                    "additionalProperties": False,
+                },
+            ],
         },
         "log": _STR,
         "status": {"enum": list(SESSION_STATUSES)},
@@ -177,7 +184,7 @@ def _events() -> dict[str, Schema]:
         "merge": {"type": "boolean"},
         "applyPatch": _obj({"path": _STR, "commit": {"type": "boolean"}, "message": _STR}, ("path",)),
     }
-    for name, fields in TOOL_EVENTS.items():
+    for name, fields in EVENT_ARGUMENTS.items():
         props: dict[str, Schema] = {f: {} for f in fields}
         props.update({"result": {}, "status": {"enum": list(TOOL_STATUSES)}, "progress": {"type": "array"}})
         events[name] = _obj(props, description=f"tool call `{name}`")
