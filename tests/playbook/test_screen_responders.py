@@ -144,6 +144,9 @@ def test_good_rules_load(tmp_path: Path) -> None:
         ("a", None, None, 6),
         (None, "select", 3, 7),
     ]
+    # `default` names a kind here: these are not Agent Harbor `rules` (`default: true` + `config`)
+    only_defaults = load(tmp_path, "onScreen: {rules: [{default: confirm, keys: n}]}")
+    assert [r.kind for r in only_defaults.on_screen.rules] == ["confirm"]  # type: ignore[attr-defined]
 
 
 QUESTIONS = """\
@@ -190,6 +193,34 @@ timeline:
     assert ("stuck.yaml:3: timing: an unexpected confirm question waits for an answer that no `onScreen` rule "
             "gives: 'Wipe the disk? [y/N]'; add a rule (match/regex/default: confirm) with the keys to type. "
             "The screen was:\n$ read -p") in done.stdout  # fmt: skip
+
+
+def test_a_question_nothing_answers_ends_the_run_at_once_not_at_its_timeout(tmp_path: Path) -> None:
+    """The only rule is a default for menus, so nothing answers the yes/no question; the `waitFor` would
+    hold for 100 s and the run's timeout is 120 s, yet the run ends, failed by the responder alone."""
+    write(tmp_path, "asks.yaml", """\
+name: asks
+command: [bash, --norc, --noprofile]
+onScreen: {unansweredMs: 300, rules: [{default: select, keys: "<Enter>"}]}
+timeline:
+  - userInputs: [[0, "read -p 'Delete the branch? (y/n) ' a; echo done-$((1+1))<Enter>"]]
+  - waitFor: {text: done-2, timeoutMs: 100000}
+  - userInputs: [[0, "echo never typed<Enter>"]]
+""")  # fmt: skip
+    done = workbench("run", "asks.yaml", "--out", "runs", "--timeout", "120", "--report", "report.json",
+                     cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    (scenario,) = json.loads((tmp_path / "report.json").read_text())["scenarios"]
+    assert scenario["status"] == "failed"
+    assert [(f["line"], f["kind"]) for f in scenario["failures"]] == [(3, "timing")], scenario["failures"]
+    message = scenario["failures"][0]["message"]
+    assert message.startswith("an unexpected confirm question waits for an answer that no `onScreen` rule "
+                              "gives: 'Delete the branch? (y/n)'"), message  # fmt: skip
+    assert "The screen was:\n$ read -p" in message
+    assert scenario["duration_ms"] < 60_000, "ended by the responder, far before the run's 120 s timeout"
+    (trace,) = (tmp_path / "runs").rglob("trace.jsonl")
+    steps = [r for line in trace.read_text().splitlines() if (r := json.loads(line))["type"] == "step"]
+    assert [s["action"] for s in steps] == ["input"], "the waitFor and the steps after it were never played"
 
 
 def test_the_json_schema_knows_on_screen() -> None:

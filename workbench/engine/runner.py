@@ -97,6 +97,8 @@ class ScenarioRun:
     _playing: Step | None = None  # the step being played (None before the first)
     _interrupted: bool = False
     _last_style: dict[str, Any] | None = None
+    _body: asyncio.Task[None] | None = None  # the schedule being played, while it is
+    _aborted: Failure | None = None
 
     def __post_init__(self) -> None:
         self.clock = VirtualClock(self.options.speed)
@@ -119,6 +121,21 @@ class ScenarioRun:
             return False
         session.write_bytes(data)
         self._ctx.typed_bytes += len(data)
+        return True
+
+    def abort(self, failure: Failure) -> bool:
+        """Fail the run with ``failure`` and stop it now, for an observer that saw what no later step can
+        mend (a question nothing will answer): waiting for the run's timeout would only hide the cause.
+
+        The failure is recorded at once; the schedule stops where it is, then the run ends its program,
+        cleans up and reports `failed` as usual. Only the first abort counts: False for a later one.
+        """
+        if self.result is None or self._aborted is not None:
+            return False
+        self._aborted = failure
+        self.result.fail(failure)
+        if self._body is not None and not self._body.done():
+            self._body.cancel()
         return True
 
     async def run(self) -> ScenarioResult:
@@ -155,7 +172,8 @@ class ScenarioRun:
             return self._finish(result)
         result.virtual_ms = self.schedule.duration_ms
         try:
-            await asyncio.wait_for(self._run_body(result), self.options.timeout_s)
+            self._body = asyncio.ensure_future(self._run_body(result))
+            await asyncio.wait_for(self._body, self.options.timeout_s)
         except Skip as exc:
             result.status = "skipped"
             result.skip_reason = str(exc)
@@ -172,9 +190,11 @@ class ScenarioRun:
         except asyncio.CancelledError:
             # Ctrl-C or the app stopped the run: end every process, leave no workspace behind. A run that
             # did not finish is `cancelled`, and observers (the trace, the app) are told so, never `passed`.
-            self._interrupted = True
-            result.status = "cancelled"
-            raise
+            # (Stopped by :meth:`abort` instead, the run has failed and goes on to clean up and report.)
+            if self._aborted is None or _cancelling():
+                self._interrupted = True
+                result.status = "cancelled"
+                raise
         finally:
             await self._cleanup(result)
             if self._interrupted:
@@ -468,6 +488,12 @@ STEP_KINDS: dict[str, StepHandler] = {
 
 RECORDED = frozenset({"log", "status", "sse", "advance", "cancel"}) | AGENT_ACTIONS
 """Step kinds that are recorded only when no driver plays them (agent steps of a plain program...)."""
+
+
+def _cancelling() -> bool:
+    """Whether the task running this code was asked to stop (Ctrl-C, the app), as opposed to its child."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _crash_report(exc: BaseException) -> str:

@@ -6,8 +6,8 @@ changed for ``SETTLED_MS`` (a question is drawn in full), the rules of
 would type it. Every answer is recorded: it joins the checks of the step during
 which it happened (so the trace and the app show it), with a ``ui`` entry
 (rule, what matched, keys). A question of a known kind that nothing answers
-fails the run after `unansweredMs`, with the screen, instead of hanging until
-the run's timeout.
+aborts the run (:meth:`ScenarioRun.abort`) after `unansweredMs`, failed with the
+screen, instead of letting it hang until the run's timeout.
 
 It is active only for scenarios with `onScreen`; for the others it does nothing.
 It must come before the trace observer, so its records are in the step's checks
@@ -72,13 +72,14 @@ class ScreenResponders:
                 last = ""  # look again once the program has drawn its reply
                 continue
             hanging = responders.unanswered(text, int(now * 1000))
-            if hanging is not None and run.result is not None:
+            if hanging is not None:
                 kind, line = hanging
                 message = (f"an unexpected {kind} question waits for an answer that no `onScreen` rule gives: "
                            f"{line!r}; add a rule (match/regex/default: {kind}) with the keys to type. "
                            f"The screen was:\n{text}")  # fmt: skip
-                run.result.fail(Failure(0, responders.config.line, "timing", message, run.result.file))
-                self._pending.append({"ok": False, "message": message})
+                file = run.result.file if run.result is not None else ""
+                run.abort(Failure(0, responders.config.line, "timing", message, file))
+                return  # the run stops here: nothing later could answer the question
 
     def step_finished(self, run: ScenarioRun, record: StepRecord) -> None:
         if self._pending:

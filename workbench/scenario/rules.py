@@ -183,8 +183,12 @@ def resolve(value: Any, symbols: Symbols) -> Any:
 
 
 def _is_rule_list(items: PList) -> bool:
-    """Agent Harbor `rules` hold {when|default, config}; anything else is left alone."""
-    return all(isinstance(r, PMap) and ("config" in r or "when" in r or "default" in r) for r in items)
+    """Agent Harbor `rules` hold {when|default: true, config}; anything else is left alone (such as
+    `onScreen.rules`, whose `default` names a kind of question)."""
+    return all(
+        isinstance(r, PMap) and ("config" in r or "when" in r or isinstance(r.get("default"), bool))
+        for r in items
+    )
 
 
 def _merge(target: PMap, source: PMap) -> None:
