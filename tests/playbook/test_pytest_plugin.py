@@ -195,3 +195,14 @@ def test_bad_options_are_usage_errors(project: Path) -> None:
     assert done.returncode == 4 and "ERROR: --speed fast: invalid speed 'fast'" in done.stderr
     done = pytest_in(project, "scenarios", "--mode", "nope", "--collect-only", "-q")
     assert done.returncode == 4 and "ERROR: --mode nope: unknown mode; modes: mock-agent" in done.stderr
+
+
+def test_agent_help_names_every_agent_of_the_registry(tmp_path: Path) -> None:
+    from workbench.llm.agents import AGENTS
+
+    write(tmp_path, "pytest.ini", "[pytest]\n")
+    done = pytest_in(tmp_path, "--help")
+    assert done.returncode == 0, done.stderr
+    start = done.stdout.index("--agent=NAME")
+    text = " ".join(done.stdout[start : done.stdout.index("--workbench-ci", start)].split())
+    assert f"({', '.join(AGENTS)}; default: the built-in mock agent)" in text, text

@@ -60,6 +60,9 @@ DEFAULT_FOLDERS = "scenarios"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    # The agent registry alone (a few ms): imported here, not with this module, like everything else.
+    from workbench.llm.agents import AGENTS
+
     group = parser.getgroup("workbench", "Scenario Workbench")
     group.addoption(
         "--update-goldens", action="store_true", help="workbench: rewrite goldens that do not match"
@@ -68,7 +71,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--speed", default="max", help="workbench: 1 = real time, N = N times faster, max (default)"
     )
     group.addoption("--mode", default=None, help="workbench: how scenarios are played (default: mock-agent)")
-    group.addoption("--agent", default=None, help="workbench: the agent preset (claude-code, codex, pi)")
+    group.addoption("--agent", default=None, metavar="NAME",
+                    help=f"workbench: the agent preset that plays scenarios and playbooks ({', '.join(AGENTS)}; "
+                         "default: the built-in mock agent)")  # fmt: skip
     group.addoption(
         "--workbench-ci", action="store_true", help="workbench: never write goldens; missing ones fail"
     )
