@@ -1,4 +1,4 @@
-"""Serving until told to stop: what every long-running server command waits on.
+"""Serving until told to stop: the flags every long-running server command checks, and what it waits on.
 
 A server started from a shell (`workbench serve llm`, `workbench serve rest`)
 serves until Ctrl-C or SIGTERM and then shuts down in order (pending work
@@ -12,6 +12,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+
+from workbench.clock import parse_speed
+
+
+def server_speed(speed: str, port: int = 0) -> float | None:
+    """The ``--speed`` of a server command (None = max), once it and ``--port`` are checked.
+
+    One check for every server (`serve llm`, `serve rest`, `acp-agent`), so a bad
+    flag reads the same whichever is started; a ValueError says what is allowed.
+    """
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be 0..65535, got {port}")
+    return parse_speed(speed)
 
 
 async def until_stopped() -> None:

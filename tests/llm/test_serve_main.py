@@ -11,7 +11,8 @@ import anthropic
 import pytest
 
 from tests.conftest import REPO, write
-from workbench.llm.serve import parse_speed, serve_llm_main
+from workbench.clock import parse_speed
+from workbench.llm.serve import serve_llm_main
 
 GOOD = (
     "name: served\ntimeline:\n  - userInputs: [[0, hi]]\n  - llmResponse: [{assistant: [[0, served text]]}]\n"

@@ -54,13 +54,13 @@ def _quiet_logging() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.clock import parse_speed
     from workbench.scenario.diagnostics import ScenarioError
     from workbench.scenario.loader import load_scenario
+    from workbench.stopping import server_speed
     from workbench.timeline import compile_schedule
 
     try:
-        speed = parse_speed(args.speed)
+        speed = server_speed(args.speed)
     except ValueError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INVALID

@@ -28,15 +28,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.clock import parse_speed
 from workbench.scenario.model import Scenario
-from workbench.stopping import until_stopped
+from workbench.stopping import server_speed, until_stopped
+from workbench.timeline.prepare import prepare_to_serve
 from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
 
 from .recorder import RequestLog
 
 if TYPE_CHECKING:
     from .server import LlmServer
+
+PROG = "workbench serve llm"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,40 +81,20 @@ def serve_llm_main(argv: Sequence[str]) -> int:
 def run(args: argparse.Namespace) -> int:
     """Serve the scenarios of parsed ``args`` until Ctrl-C or SIGTERM."""
     try:
-        speed = parse_speed(args.speed)
+        speed = server_speed(args.speed, args.port)
     except ValueError as exc:
-        print(f"workbench serve llm: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    if not 0 <= args.port <= 65535:
-        print(f"workbench serve llm: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
+    prepared = prepare_to_serve(args.paths, defines=args.define, prog=PROG)
+    if prepared is None:
         return EXIT_INVALID
-    scenarios = _load(args.paths, args.define)
-    if scenarios is None:
-        return EXIT_INVALID
+    scenarios = [p.scenario for p in prepared if p.scenario is not None]
     # failures are printed as they happen: `file:line: kind: message`
-    logging.basicConfig(level=logging.WARNING, format="workbench serve llm: %(message)s", stream=sys.stderr)
+    logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(message)s", stream=sys.stderr)
     try:
         return asyncio.run(_serve(scenarios, args, speed))
     except KeyboardInterrupt:
         return EXIT_OK
-
-
-def _load(paths: list[Path], defines: list[str]) -> list[Scenario] | None:
-    from workbench.timeline.prepare import prepare_all
-
-    prepared = prepare_all(paths, defines=defines)
-    if not prepared:
-        print(
-            "workbench serve llm: error: no scenario files under " + ", ".join(map(str, paths)),
-            file=sys.stderr,
-        )
-        return None
-    for p in prepared:
-        for d in p.diagnostics:
-            print(d, file=sys.stderr)
-    if any(p.errors for p in prepared):
-        return None
-    return [p.scenario for p in prepared if p.scenario is not None]
 
 
 async def _serve(scenarios: list[Scenario], args: argparse.Namespace, speed: float | None) -> int:

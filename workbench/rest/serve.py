@@ -15,14 +15,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from workbench.clock import VirtualClock, parse_speed
+from workbench.clock import VirtualClock
+from workbench.stopping import server_speed, until_stopped
 from workbench.timeline import Schedule
+from workbench.timeline.prepare import prepare_to_serve
 from workbench.usage import EXIT_INVALID, EXIT_OK
 
 PROG = "workbench serve rest"
@@ -43,34 +44,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        speed = parse_speed(args.speed)
+        speed = server_speed(args.speed, args.port)
     except ValueError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    if not 0 <= args.port <= 65535:
-        print(f"{PROG}: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
+    prepared = prepare_to_serve(args.paths, defines=args.define, prog=PROG)
+    if prepared is None:
         return EXIT_INVALID
-    schedules = _load(args.paths, args.define)
-    if schedules is None:
-        return EXIT_INVALID
+    schedules = [p.schedule for p in prepared if p.schedule is not None]
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(_serve(schedules, args.host, args.port, speed))
     return EXIT_OK
-
-
-def _load(paths: list[Path], defines: list[str]) -> list[Schedule] | None:
-    from workbench.timeline.prepare import prepare_all
-
-    prepared = prepare_all(paths, defines=defines)
-    if not prepared:
-        print(f"{PROG}: error: no scenario files under " + ", ".join(map(str, paths)), file=sys.stderr)
-        return None
-    for p in prepared:
-        for d in p.diagnostics:
-            print(d, file=sys.stderr)
-    if any(p.errors for p in prepared):
-        return None
-    return [p.schedule for p in prepared if p.schedule is not None]
 
 
 async def _serve(schedules: list[Schedule], host: str, port: int, speed: float | None) -> int:
@@ -112,13 +96,8 @@ async def _serve(schedules: list[Schedule], host: str, port: int, speed: float |
     for schedule in schedules:
         start(schedule)
     print(url, flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
     try:
-        await stop.wait()
+        await until_stopped()
     finally:
         for task in tasks:
             task.cancel()

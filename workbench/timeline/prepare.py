@@ -8,6 +8,7 @@ plus warnings either way. :func:`prepare` never raises for bad input.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,3 +75,21 @@ def prepare_all(paths: Iterable[Path], *, defines: Sequence[str] = ()) -> list[P
             continue
         out += [prepare(p, defines=defines) for p in discover([path])]
     return out
+
+
+def prepare_to_serve(paths: Sequence[Path], *, defines: Sequence[str], prog: str) -> list[Prepared] | None:
+    """Every scenario under ``paths`` ready to serve, or None once the reasons are on stderr.
+
+    The server commands (`serve llm`, `serve rest`) print every diagnostic, warnings
+    included, and refuse to start when any scenario has an error or none was found.
+    """
+    prepared = prepare_all(paths, defines=defines)
+    if not prepared:
+        print(f"{prog}: error: no scenario files under " + ", ".join(map(str, paths)), file=sys.stderr)
+        return None
+    for p in prepared:
+        for d in p.diagnostics:
+            print(d, file=sys.stderr)
+    if any(p.errors for p in prepared):
+        return None
+    return [p for p in prepared if p.schedule is not None]
