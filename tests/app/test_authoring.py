@@ -220,3 +220,66 @@ def test_recorder_delays_and_screenshots() -> None:
     assert recorder.steps() == ['- userInputs:\n    - [0, "ls"]\n    - [420, "<Enter>"]', "- advanceMs: 720",
                                 "- screenshot: recorded-3"]  # fmt: skip
     assert os.linesep not in recorder.yaml(4) or os.linesep == "\n"
+
+
+CHAT_AGENT = """\
+import os, anthropic
+client = anthropic.Anthropic(base_url=os.environ["ANTHROPIC_BASE_URL"], max_retries=0)
+messages = []
+while True:
+    try:
+        line = input("> ")
+    except EOFError:
+        break
+    messages.append({"role": "user", "content": line})
+    reply = client.messages.create(model="m", max_tokens=100, messages=messages)
+    text = "".join(b.text for b in reply.content if b.type == "text")
+    messages.append({"role": "assistant", "content": text or "."})
+    print(f"[asked {len(messages) // 2}] {text}")
+"""
+
+
+def test_recording_a_real_agent_records_its_requests_as_llm_response_steps(work: Path) -> None:
+    """Real-agent mode: what the agent asked the model while recording is an `llmResponse` step at its place."""
+    import sys
+
+    from workbench.engine.agent_requests import PLACEHOLDER
+    from workbench.timeline.prepare import prepare
+
+    agent = work / "chat_agent.py"  # an agent of our own, on the official SDK
+    agent.write_text(CHAT_AGENT, encoding="utf-8")
+    path = work / "scenarios" / "chat.yaml"
+    path.write_text(f"name: chat\nmode: real-agent\ncommand: [{sys.executable}, {agent}]\n"
+                    "terminal: {width: 60, height: 12}\ntimeline:\n  - advanceMs: 300\n  - advanceMs: 100\n", encoding="utf-8")  # fmt: skip
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: ">" in main.terminal.text() and 0 in main.records, what="step 1")
+            await pilot.press("f10")
+            await pilot.press(*"hello", "enter")
+            await wait_until(pilot, lambda: "[asked 1]" in main.terminal.text(), what="the agent's request")
+            await pilot.press("ctrl+right_square_bracket")
+            await wait_until(pilot, lambda: "llmResponse" in main.editor.text, what="the steps in the editor")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+            await pilot.press("ctrl+s")
+            await pilot.pause(0.1)
+
+    run(body)
+    text = path.read_text()
+    assert text.index('[0, "hello<Enter>"]') < text.index("llmResponse") < text.index(PLACEHOLDER), text
+    assert 'after the prompt: "hello"' in text
+    prepared = prepare(path)
+    assert prepared.errors == [] and prepared.schedule is not None, prepared.errors
+    # replayed, the agent gets the reply from the recorded step (the placeholder, until it is written)
+    path.write_text(text.replace(PLACEHOLDER, "Hi there"), encoding="utf-8")
+    result = asyncio.run(
+        run_scenario(path, RunOptions(goldens_dir=work / "goldens", out_dir=work / "replay"))
+    )
+    assert result.status == "passed", result.failures
+    [log] = (work / "replay").rglob("llm-requests.jsonl")
+    assert "(line " in log.read_text(), "the request was answered by the recorded step"

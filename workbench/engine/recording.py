@@ -5,7 +5,10 @@ The app's record mode hands every key to the program under test and to an
 the delays the person really took (a quick burst, such as a paste, stays one
 entry); a screenshot request closes the inputs so far with an ``advanceMs`` long
 enough for them and adds a ``screenshot`` step. The YAML is what a person would
-write, so the recording can be edited like any other scenario. No Textual here.
+write, so the recording can be edited like any other scenario. In real-agent
+mode the recorder also reads the run's request log as keys arrive: each request
+of the agent that no step answered closes the keys before it with an
+``llmResponse`` placeholder at its place (:mod:`.agent_requests`). No Textual here.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from workbench.engine.agent_requests import AgentRequest, RequestLogReader
 from workbench.terminal.keys import KEY_NAMES, key_sequence
 
 BURST_MS = 60  # keys closer together than this are one entry (a paste, a held key)
@@ -68,7 +72,12 @@ def _starts_sequence(data: str) -> bool:
 @dataclass
 class Segment:
     inputs: list[tuple[int, str]] = field(default_factory=list)  # (ms from the segment's start, keys)
+    replies: list[AgentRequest] = field(default_factory=list)  # the agent's requests after the keys
     screenshot: str | None = None  # the screenshot that closes the segment
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.replies) or self.screenshot is not None
 
 
 @dataclass
@@ -78,18 +87,32 @@ class InputRecorder:
     shots: int = 0  # screenshots so far (labels are `recorded-<n>`, n counting on from here)
     now: Callable[[], float] = time.monotonic
     label_prefix: str = "recorded"
+    requests: RequestLogReader | None = None  # real-agent mode: the run's request log
+    # real-agent mode: each `userInputs` item is a prompt the driver submits, so keys join until Enter
+    prompts: bool = False
     segments: list[Segment] = field(default_factory=lambda: [Segment()])
     _start: float | None = None
     _last: float | None = None
 
+    def _catch_up(self) -> None:
+        """The agent's requests logged since the last look go after the keys typed so far."""
+        if self.requests is None:
+            return
+        self.segments[-1].replies += [r for r in self.requests.new_requests() if r.needs_reply]
+
     def typed(self, data: bytes) -> None:
+        self._catch_up()
         at = self.now()
+        if self.segments[-1].closed:
+            self.segments.append(Segment())
+            self._start = self._last = None
         if self._start is None:
             self._start = at
         segment = self.segments[-1]
         offset = int((at - self._start) * 1000)
         text = data.decode("utf-8", errors="replace")
-        if segment.inputs and self._last is not None and (at - self._last) * 1000 < BURST_MS:
+        joins = self.prompts and not segment.inputs[-1][1].endswith("\r") if segment.inputs else False
+        if joins or (segment.inputs and self._last is not None and (at - self._last) * 1000 < BURST_MS):
             ms, keys = segment.inputs[-1]
             segment.inputs[-1] = (ms, keys + text)
         else:
@@ -98,6 +121,7 @@ class InputRecorder:
 
     def screenshot(self) -> str:
         """Close the keys so far with a screenshot step; returns its label."""
+        self._catch_up()
         self.shots += 1
         label = f"{self.label_prefix}-{self.shots}"
         self.segments[-1].screenshot = label
@@ -107,6 +131,7 @@ class InputRecorder:
 
     def steps(self) -> list[str]:
         """The steps as YAML list items (one string each, unindented)."""
+        self._catch_up()
         out: list[str] = []
         for segment in self.segments:
             if segment.inputs:
@@ -118,6 +143,7 @@ class InputRecorder:
                 out.append(f"- userInputs:\n{entries}")
                 last = segment.inputs[-1][0] - base
                 out.append(f"- advanceMs: {last + SETTLE_MS}")
+            out += [request.step() for request in segment.replies]
             if segment.screenshot is not None:
                 out.append(f"- screenshot: {segment.screenshot}")
         return out

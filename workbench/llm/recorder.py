@@ -1,9 +1,9 @@
 """What agents sent, written next to the run so a failure can be read afterwards.
 
 Every request adds one line to ``llm-requests.jsonl`` (path, style, session,
-tools offered, the prompt, what was answered), also the ones nothing serves
-(unknown paths, bodies that are not JSON, parser errors aside). A request whose tool
-definitions differ from its agent's profile is saved whole under
+tools offered, the prompt, this turn's tool results, what was answered), also
+the ones nothing serves (unknown paths, bodies that are not JSON, parser errors
+aside). A request whose tool definitions differ from its agent's profile is saved whole under
 ``agent-requests/<profile>/``: that is how a tool profile is updated when an
 agent's tools change. Credentials are never written.
 """
@@ -23,6 +23,7 @@ from .reply import Reply
 
 REDACTED_HEADERS = ("authorization", "x-api-key", "api-key", "cookie", "proxy-authorization")
 LOG_FILE = "llm-requests.jsonl"
+RESULT_CHARS = 500  # a tool result in the log is cut to this
 
 RequestLog = dict[str, Any]
 """One line of the request log: seq, method, path, query, style, outcome, and for
@@ -90,6 +91,9 @@ class RequestRecorder:
         entry = {"seq": seq, "method": request.method, "path": request.path, "query": request.query_string,
                  "style": chat.style, "session": session, "scenario": scenario, "stream": chat.stream,
                  "tools": list(chat.tool_names), "prompt": chat.last_prompt()[:200], "outcome": outcome}  # fmt: skip
+        if chat.ends_with_tool_results():  # what the agent's tools gave: the reply to write follows it
+            entry["results"] = [{"id": r.call_id, "text": r.text[:RESULT_CHARS], "error": r.is_error}
+                                for r in chat.trailing_tool_results()]  # fmt: skip
         self._write(entry)
 
     def save(

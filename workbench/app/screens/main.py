@@ -46,6 +46,7 @@ from workbench.app.widgets.footer import StableFooter
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_records, marks_from_schedule
 from workbench.atomic import write_atomic
+from workbench.engine.agent_requests import RequestLogReader, request_log
 from workbench.engine.recording import InputRecorder
 from workbench.engine.runner import RunOptions, ScenarioRun
 from workbench.engine.session_controller import SPEEDS, Event, RecordedRun, SessionController
@@ -815,7 +816,11 @@ class MainScreen(Screen[None]):
             row = marks[0].line - 2
             self.editor.move_cursor((row, len(self.editor.document.get_line(row))))
         taken = sum(1 for line in self.editor.text.splitlines() if "screenshot: recorded-" in line)
-        self.recorder = InputRecorder(shots=taken)  # labels go on from the recordings already in the file
+        requests = None  # a real agent's requests to the mock LLM become llmResponse steps at their place
+        if self.run is not None and self.run.mode == "real-agent" and self.run.run_dir is not None:
+            requests = RequestLogReader(request_log(self.run.run_dir))
+        # labels go on from those in the file; a real agent's inputs are prompts, one per Enter
+        self.recorder = InputRecorder(shots=taken, requests=requests, prompts=requests is not None)
         self.terminal.recording = True
         self.action_focus_mode()
         self._status()
