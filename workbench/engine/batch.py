@@ -24,14 +24,15 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from collections.abc import Coroutine, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from workbench.engine.report import Failure, RunReport, ScenarioResult
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
+from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Diagnostic, count
 from workbench.scenario.loader import discover, display_name
 from workbench.timeline.prepare import prepare
@@ -52,6 +53,16 @@ class Candidate:
     tags: tuple[str, ...]
     error: ScenarioResult | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    cost: tuple[int, int] = (0, 0)
+    """(real commands, steps): how long the run may take at ``--speed max``, see :func:`expected_cost`."""
+
+
+def expected_cost(scenario: m.Scenario) -> tuple[int, int]:
+    """What a scenario's wall time depends on when scripted time is free (``--speed max``): the real
+    commands the engine runs (``userCommand``, whose length no script states: it may sleep for
+    seconds), then the number of steps. A parallel batch starts the costliest first, so a long run
+    is not left for the end while the other workers sit idle."""
+    return (sum(isinstance(e, m.UserCommand) for e in scenario.timeline), len(scenario.timeline))
 
 
 def collect(
@@ -67,7 +78,11 @@ def collect(
         if loaded.ok and loaded.scenario is not None:
             scenario = loaded.scenario
             warnings = tuple(loaded.diagnostics)
-            candidates.append(Candidate(path, scenario.name, scenario.tags, diagnostics=warnings))
+            candidates.append(
+                Candidate(
+                    path, scenario.name, scenario.tags, diagnostics=warnings, cost=expected_cost(scenario)
+                )
+            )
             continue
         result = ScenarioResult(name=path.stem, file=display_name(path), status="error")
         for d in loaded.errors:
@@ -295,7 +310,7 @@ def _sequential(
             loop.add_signal_handler(signal.SIGTERM, on_sigterm)
         for c in candidates:
             console.started(c.name)
-            result = await run_scenario(c.path, options)
+            result = await _threads_ended_after(run_scenario(c.path, options))
             console.finished(result)
             results.append(result)
 
@@ -307,13 +322,41 @@ def _sequential(
         raise
 
 
+def start_order(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The costliest first (:func:`expected_cost`), ties in their given order; the report is sorted
+    by file afterwards, so the order runs start in shows only in how soon the batch ends."""
+    return sorted(candidates, key=lambda c: (-c.cost[0], -c.cost[1]))
+
+
+async def _threads_ended_after(run: Coroutine[Any, Any, ScenarioResult]) -> ScenarioResult:
+    """Run one scenario with its own default executor (``asyncio.to_thread``), whose threads end
+    with it: one loop plays the whole batch, and a thread left over from one scenario would stop
+    every later one from forking its mock agent from this warm process (a new Python instead)."""
+    loop = asyncio.get_running_loop()
+    executor = ThreadPoolExecutor(thread_name_prefix="workbench-run")
+    loop.set_default_executor(executor)
+    finished = False
+    try:
+        result = await run
+        finished = True
+        return result
+    finally:
+        executor.shutdown(wait=finished)  # cancelled: don't hold the cleanup up for a command still running
+
+
 def _parallel(
     candidates: Sequence[Candidate], options: Any, jobs: int, console: Console, results: list[ScenarioResult]
 ) -> None:
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    if context.get_start_method() == "fork":  # import once here what each worker would import
+        import ctypes  # noqa: F401  (each worker's parent_death_signal)
+
+        from workbench.engine import fork, runner  # noqa: F401
+
+        fork.warm()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker) as pool:
         futures: dict[Future[dict[str, Any]], Candidate] = {
-            pool.submit(_run_one, str(c.path), options): c for c in candidates
+            pool.submit(_run_one, str(c.path), options): c for c in start_order(candidates)
         }
         try:
             for future in as_completed(futures):

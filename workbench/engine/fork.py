@@ -48,6 +48,12 @@ def can_fork() -> bool:
     )
 
 
+def warm() -> None:
+    """Import what a forked child runs, so that processes forked from this one later (a pool's
+    workers) share those modules instead of each importing them again."""
+    importlib.import_module(ENTRY)
+
+
 async def fork_session(
     args: Sequence[str], *, env: Mapping[str, str], cwd: str, width: int, height: int,
     recorder: AsciicastRecorder | None,
