@@ -76,7 +76,7 @@ class ScreenResponders:
                 kind, line = hanging
                 message = (f"an unexpected {kind} question waits for an answer that no `onScreen` rule gives: "
                            f"{line!r}; add a rule (match/regex/default: {kind}) with the keys to type. "
-                           f"The screen was:\n{text}")  # fmt: skip
+                           f"The screen was:\n{text.rstrip()}")  # fmt: skip
                 file = run.result.file if run.result is not None else ""
                 run.abort(Failure(0, responders.config.line, "timing", message, file))
                 return  # the run stops here: nothing later could answer the question
