@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,15 +134,8 @@ class RestSession:
         """Until every live subscriber has been sent every event so far, and has read it; False on timeout."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while any(sub.sent < len(self.events) for sub in self.subscribers):
-            left = deadline - loop.time()
-            if left <= 0:
-                return False
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), left)
-            except TimeoutError:
-                return False
+        if not await self._until(lambda: all(s.sent >= len(self.events) for s in self.subscribers), deadline):
+            return False
         while not all(sub.caught_up() for sub in list(self.subscribers)):
             if loop.time() >= deadline:
                 return False
@@ -150,9 +144,12 @@ class RestSession:
 
     async def wait_subscribed(self, timeout: float) -> bool:
         """Until somebody follows the session's events; False on timeout."""
+        return await self._until(lambda: bool(self.subscribers), asyncio.get_running_loop().time() + timeout)
+
+    async def _until(self, done: Callable[[], bool], deadline: float) -> bool:
+        """Until ``done()`` holds, checked whenever the session changes; False once the loop's ``deadline`` passes."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not self.subscribers:
+        while not done():
             left = deadline - loop.time()
             if left <= 0:
                 return False
