@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.app.conftest import make_app, run, screen_text, settle, wait_until
@@ -64,6 +64,9 @@ def test_new_file_names_are_plain(name: str) -> None:
 
 
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F), max_size=20))
+@example("\x1b<")
+@example("\x1b>")
+@example("\x1b ")
 def test_recorded_keys_type_what_was_typed(data: str) -> None:
     """Key notation of the bytes typed, encoded again, is the same bytes (cursor keys in normal mode)."""
     assert encode_keys(key_notation(data)).decode() == data

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from workbench.engine.agent_requests import AgentRequest, RequestLogReader
-from workbench.terminal.keys import KEY_NAMES, key_sequence
+from workbench.terminal.keys import KEY_NAMES, encode_keys, key_sequence
 
 BURST_MS = 60  # keys closer together than this are one entry (a paste, a held key)
 SETTLE_MS = 300  # time left after the last key before a screenshot, for the program to draw
@@ -40,6 +40,7 @@ _BY_SEQUENCE[" "] = " "  # a space is typed as it is
 _BY_SEQUENCE["\x1bOA"], _BY_SEQUENCE["\x1bOB"] = "Up", "Down"  # application cursor keys
 _BY_SEQUENCE["\x1bOC"], _BY_SEQUENCE["\x1bOD"] = "Right", "Left"
 _LONGEST = max(len(s) for s in _BY_SEQUENCE)
+_ALT_NAMES = {"<": "lt", " ": "Space"}
 
 
 def key_notation(data: str) -> str:
@@ -48,8 +49,15 @@ def key_notation(data: str) -> str:
     i = 0
     while i < len(data):
         following = data[i + 1 : i + 2]
-        if data[i] == "\x1b" and following.isprintable() and following and not _starts_sequence(data[i:]):
-            out.append(f"<M-{following}>")  # Alt with a key: ESC, then the key
+        alt = f"<M-{_ALT_NAMES.get(following, following)}>"  # Alt with a key: ESC, then the key
+        if (
+            data[i] == "\x1b"
+            and following.isprintable()
+            and following
+            and not _starts_sequence(data[i:])
+            and encode_keys(alt) == data[i : i + 2].encode()  # keys the notation can name (not `>`)
+        ):
+            out.append(alt)
             i += 2
             continue
         for size in range(min(_LONGEST, len(data) - i), 0, -1):
