@@ -45,14 +45,15 @@ def test_every_template_is_a_valid_scenario(template: object, tmp_path: Path) ->
 
 @pytest.mark.parametrize("key", ["mock-agent", "program", "simulation"])
 def test_templates_run_green(key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A new scenario starts green: the templates that need no installed agent pass as they are."""
+    """A new scenario starts green: the templates that need no installed agent pass as they are, as the
+    app runs them (`--ci`: no golden is written, so a template has no screenshot step without one)."""
     from workbench.app.templates import template_named
 
     monkeypatch.chdir(tmp_path)
     path = tmp_path / f"{key}.yaml"
     path.write_text(template_named(key).render(key), encoding="utf-8")
     result = asyncio.run(
-        run_scenario(path, RunOptions(goldens_dir=tmp_path / "goldens", out_dir=tmp_path / "runs"))
+        run_scenario(path, RunOptions(ci=True, goldens_dir=tmp_path / "goldens", out_dir=tmp_path / "runs"))
     )
     assert result.status == "passed", result.failures
 

@@ -1,8 +1,10 @@
 """Starting points for "New scenario": one small, valid scenario per kind of program under test.
 
-Each template validates and runs as it is (a test checks that), so a new file
-starts green and the user edits from something that works. ``{name}`` is
-replaced by the scenario's name. No Textual here.
+Each template validates and runs as it is (a test checks that, as a `--ci` run
+like the app's), so a new file starts green and the user edits from something
+that works. None has a `screenshot` step: a new file has no goldens yet, and
+the app adds one with its golden when the user records (F10, ctrl+backslash).
+``{name}`` is replaced by the scenario's name. No Textual here.
 """
 
 from __future__ import annotations
@@ -45,7 +47,6 @@ timeline:
   - llmResponse:
       - assistant:
           - [150, "Done: notes.md is there."]
-  - screenshot: done
   - assert:
       fs:
         exists: [notes.md]
@@ -125,7 +126,6 @@ timeline:
       - assistant:
           - [100, "The tests pass."]
   - complete: true
-  - screenshot: done
   - assert:
       text:
         contains: ["runCmd: all tests pass", "status: completed"]
