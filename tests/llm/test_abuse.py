@@ -127,6 +127,13 @@ def test_slow_headers_are_cut_off(srv: Running) -> None:
         assert closed(sock)  # by the server (the recv would time out otherwise)
 
 
+def test_the_aiohttp_attributes_the_header_timer_reads_exist() -> None:
+    """The guard reads two private attributes of aiohttp's RequestHandler: an aiohttp without them fails here."""
+    from aiohttp.web_protocol import RequestHandler
+
+    assert {"_request_count", "_current_request"} <= set(RequestHandler.__slots__)
+
+
 def test_slow_body_gets_a_408(srv: Running) -> None:
     host, port = srv.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as sock:

@@ -16,9 +16,11 @@ able to take the mock down that way, so the runner here:
 
 The body timeout (:attr:`Limits.body_timeout`) is the server's: it reads bodies itself.
 
-This relies on two attributes of aiohttp's ``RequestHandler`` (its request
-count and current request); if a future aiohttp renames them, the header timer
-degrades to the idle timeout instead of failing.
+The header timer reads two attributes of aiohttp's ``RequestHandler`` that
+aiohttp offers no public way to see (its request count and current request,
+listed in its ``__slots__``); they are read directly, and a test checks that
+they exist, so an aiohttp that renames them fails loudly rather than letting
+slow headers through.
 """
 
 from __future__ import annotations
@@ -88,17 +90,16 @@ class _Handler(RequestHandler):
         super().connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self._timer is None and getattr(self, "_current_request", None) is None:
-            count = getattr(self, "_request_count", 0)
-            self._timer = self._loop.call_later(self.header_timeout, self._headers_late, count)
+        if self._timer is None and self._current_request is None:
+            self._timer = self._loop.call_later(self.header_timeout, self._headers_late, self._request_count)
             self._head = data[:8192]
-        elif len(self._head) < 8192 and getattr(self, "_current_request", None) is None:
+        elif len(self._head) < 8192 and self._current_request is None:
             self._head += data[: 8192 - len(self._head)]
         super().data_received(data)
 
     def _headers_late(self, count: int) -> None:
         self._timer = None
-        if getattr(self, "_request_count", count + 1) == count and self.transport is not None:
+        if self._request_count == count and self.transport is not None:
             log.info(
                 "mock LLM: closed a connection whose request headers took over %.0f s", self.header_timeout
             )
