@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -95,3 +96,20 @@ def test_find_sees_only_its_own_session(tmp_path: Path) -> None:
             await b.terminate()
 
     asyncio.run(go())
+
+
+def test_find_below_this_process_itself() -> None:
+    """With this process as the leader, its children and theirs are found (it never is)."""
+    import subprocess
+
+    marker = unique_seconds(600)
+    child = subprocess.Popen(["bash", "-c", f"sleep {marker}; true"])
+    try:
+        while not running(marker):
+            time.sleep(0.02)
+        found = descendants.find(descendants.new_token(), os.getpid())
+        assert child.pid in found and set(running(marker)) <= set(found) and os.getpid() not in found
+    finally:
+        child.kill()
+        child.wait()
+        descendants.signal_all(running(marker), signal.SIGKILL)

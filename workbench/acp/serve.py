@@ -96,7 +96,9 @@ async def serve_stdio(agent: Any) -> None:
     if all(_pollable(fd) for fd in (0, 1)):
         raw_in, writer = await stdio_streams(limit=50 * 1024 * 1024)
     else:  # a file or /dev/null (`< messages.jsonl`): the event loop cannot watch it
-        from acp.stdio import _windows_stdio_streams  # the SDK's thread-fed streams work for any file
+        # The SDK's thread-fed streams (its Windows path) work for any file; it has no public name for them
+        # in acp 0.12, and tests/acp feed a file to stdin, so an SDK that drops them fails there.
+        from acp.stdio import _windows_stdio_streams
 
         raw_in, writer = await _windows_stdio_streams(asyncio.get_running_loop(), limit=50 * 1024 * 1024)
     checked, guard = guarded(
@@ -118,15 +120,11 @@ def _pollable(fd: int) -> bool:
 
 
 def end_children() -> None:
-    """SIGKILL the process group of every child of this process (tools run each command in its own)."""
-    me = str(os.getpid())
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
-        except (OSError, IndexError):
-            continue
-        if ppid == me:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(int(entry.name), signal.SIGKILL)
+    """SIGKILL the process group of every descendant of this process (tools run each command in its own)."""
+    from workbench.terminal import descendants
+
+    me = os.getpid()
+    # a fresh token matches nobody: what is found is what descends from this process
+    for pid in descendants.find(descendants.new_token(), me, since=descendants.start_time(me)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)  # a pid that leads no group is no group: nothing happens

@@ -94,11 +94,13 @@ def find(token: str, leader: int, since: int = 0) -> list[int]:
         parents[pid] = stat[1]
         if stat[2] >= since and _has_token(pid, marker):
             found.add(pid)
-    for pid in parents:  # below the leader, token or not
+    for pid in parents:  # below the leader, token or not (the leader may be this process)
         seen, up = 0, pid
-        while up in parents and seen < 64:
+        while seen < 64:
             if up == leader:
                 found.add(pid)
+                break
+            if up not in parents:
                 break
             up, seen = parents[up], seen + 1
     return sorted(found)
