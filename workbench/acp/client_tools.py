@@ -17,7 +17,9 @@ from typing import Any
 from acp import RequestError
 from acp.schema import ClientCapabilities
 
-from workbench.agent.tools import ToolOutcome, canonical_name
+from workbench.agent.tools import ToolError, ToolOutcome, canonical_name
+from workbench.agent.tools.base import arg
+from workbench.agent.tools.files import OLD_STRING, appends, edit_text
 
 from .content import absolute
 
@@ -89,26 +91,22 @@ async def _run(conn: Any, session_id: str, cwd: str, tool: str, args: Mapping[st
         content = str(args.get("content", args.get("text", "")))
         await conn.write_text_file(session_id=session_id, path=path, content=content)
         return ToolOutcome("ok", f"Wrote {rel} ({len(content.encode())} bytes)")
-    current = await _read(conn, session_id, path)
-    if tool == "appendFile":
-        await conn.write_text_file(
-            session_id=session_id, path=path, content=current + str(args.get("content", ""))
-        )
+    if tool == "appendFile" or appends(args):
+        content = await _read(conn, session_id, path) + str(arg(args, "content", "text", default=""))
+        await conn.write_text_file(session_id=session_id, path=path, content=content)
         return ToolOutcome("ok", f"Appended to {rel}")
-    old = args.get("old_string", args.get("oldText"))
-    new = str(args.get("new_string", args.get("newText", "")))
-    if not isinstance(old, str) or old == "":
-        raise ValueError("needs `old_string`")
-    count = current.count(old)
-    if count == 0:
-        return ToolOutcome("error", f"`old_string` not found in {rel}")
-    if count > 1 and not args.get("replace_all"):
-        return ToolOutcome(
-            "error", f"`old_string` occurs {count} times in {rel}; give more context or set replace_all"
-        )
-    done = count if args.get("replace_all") else 1
-    await conn.write_text_file(session_id=session_id, path=path, content=current.replace(old, new, done))
-    return ToolOutcome("ok", f"Updated {rel} ({done} replacement{'s' if done > 1 else ''})")
+    try:
+        current: str | None = await _read(conn, session_id, path)
+    except RequestError:
+        if arg(args, *OLD_STRING) != "":
+            raise  # the client's own reason (not found, not allowed) says more than a guess
+        current = None  # an empty `old_string` creates the file
+    try:
+        text, outcome = edit_text(args, rel, current)
+    except ToolError as exc:
+        return ToolOutcome("error", str(exc))
+    await conn.write_text_file(session_id=session_id, path=path, content=text)
+    return outcome
 
 
 async def _command(

@@ -78,35 +78,57 @@ def append_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome("ok", f"Appended to {rel}")
 
 
-def edit_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
-    old = arg(args, "old_string", "old_str", "oldText", "old", "search")
-    if old is None and isinstance(arg(args, "text", "content"), str):
-        return append_file(args, ctx)  # the legacy mock agent's `Edit {path, text}` appends
-    rel, path = path_arg(args, ctx, "path", "file_path")
-    new = str(arg(args, "new_string", "new_str", "newText", "new", "replace", default=""))
+#: the argument names of ``editFile``'s two strings, in every agent's spelling
+OLD_STRING = ("old_string", "old_str", "oldText", "old", "search")
+NEW_STRING = ("new_string", "new_str", "newText", "new", "replace")
+
+
+def appends(args: Mapping[str, Json]) -> bool:
+    """Whether an ``editFile`` call is the legacy mock agent's ``Edit {path, text}``, which appends."""
+    return arg(args, *OLD_STRING) is None and isinstance(arg(args, "text", "content"), str)
+
+
+def edit_text(args: Mapping[str, Json], rel: str, current: str | None) -> tuple[str, ToolOutcome]:
+    """The text ``editFile`` makes of a file's ``current`` text (None: no such file), and its outcome.
+
+    Pure, so whoever holds the file (the workspace, an ACP client) applies the same
+    rules: ``old_string`` occurs exactly once unless ``replace_all``, an empty one
+    creates a file that is empty or absent, and replacing a string by itself is
+    refused. ToolError says why an edit is refused.
+    """
+    old = arg(args, *OLD_STRING)
+    new = str(arg(args, *NEW_STRING, default=""))
     if not isinstance(old, str):
         raise ToolError("needs `old_string`")
     if old == new:
         raise ToolError("`old_string` and `new_string` are the same: no change to make")
     if old == "":
-        if path.exists() and path.stat().st_size > 0:
+        if current:
             raise ToolError(f"`old_string` is empty but {rel} is not: say what to replace")
-        ctx.workspace.write(path, new)
-        return ToolOutcome("ok", f"Created {rel}")
-    if not path.is_file():
+        return new, ToolOutcome("ok", f"Created {rel}")
+    if current is None:
         raise ToolError(f"file not found: {rel}")
-    text = ctx.workspace.read_text(path)
-    count = text.count(old)
+    count = current.count(old)
     if count == 0:
         raise ToolError(f"`old_string` not found in {rel}")
     replace_all = flag_arg(args, "replace_all")
     if count > 1 and not replace_all:
         raise ToolError(f"`old_string` occurs {count} times in {rel}; give more context or set replace_all")
-    ctx.workspace.write(path, text.replace(old, new) if replace_all else text.replace(old, new, 1))
     done = count if replace_all else 1
-    return ToolOutcome(
+    return current.replace(old, new, done), ToolOutcome(
         "ok", f"Updated {rel} ({done} replacement{'s' if done > 1 else ''})", details={"replacements": done}
     )
+
+
+def edit_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
+    if appends(args):
+        return append_file(args, ctx)
+    rel, path = path_arg(args, ctx, "path", "file_path")
+    if path.is_dir():
+        raise ToolError(f"cannot edit {rel}: it is a folder")
+    text, outcome = edit_text(args, rel, ctx.workspace.read_text(path) if path.exists() else None)
+    ctx.workspace.write(path, text)
+    return outcome
 
 
 def sed(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
