@@ -62,3 +62,33 @@ def test_a_forked_agent_plays_the_same_steps_as_a_new_python(
     # the first run wrote the golden; the second one's screen matches it
     assert [s["status"] for s in started_steps[-1]["screenshots"]] == ["match"]
     assert forked_steps[-1]["status"] == started_steps[-1]["status"] == "passed"
+
+
+CHILD_IMPORTS = """
+import sys
+from pathlib import Path
+from workbench.engine import fork
+from workbench.timeline.prepare import prepare
+assert prepare(Path(sys.argv[1])).ok  # what the engine has done before it forks
+main = fork.warm().main
+before = set(sys.modules)
+code = main(["--speed", "max", "--workspace", sys.argv[2], sys.argv[1]])
+print("\\nimported:", *sorted(n for n in set(sys.modules) - before if n.startswith("workbench")))
+sys.exit(code)
+"""
+
+
+def test_a_forked_agent_imports_nothing_the_engine_has_not(tmp_path: Path) -> None:
+    """Each forked child would otherwise import (and compile) the agent's tools again, every run."""
+    import subprocess
+    import sys
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD_IMPORTS, str(SCENARIOS / "hello-agent.yaml"), str(workspace)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "imported:"  # after the agent's own output
+    assert (workspace / "hello.py").is_file()  # it did play the scenario's tools

@@ -30,6 +30,7 @@ import termios
 import threading
 import traceback
 from collections.abc import Mapping, Sequence
+from types import ModuleType
 
 from ptyprocess import PtyProcess
 
@@ -38,6 +39,9 @@ from workbench.terminal.session import DEFAULT_TERM
 
 ENTRY = "workbench.agent.mock_agent"
 """The module whose ``main(argv)`` a forked child runs."""
+PRELOAD = (ENTRY, "workbench.agent.tools", "workbench.clock", "workbench.workspace")
+"""What the child imports on every run (the agent imports its tools when it starts): imported here
+first, once, so that no child imports (and compiles) them again."""
 
 
 def can_fork() -> bool:
@@ -48,10 +52,13 @@ def can_fork() -> bool:
     )
 
 
-def warm() -> None:
-    """Import what a forked child runs, so that processes forked from this one later (a pool's
-    workers) share those modules instead of each importing them again."""
-    importlib.import_module(ENTRY)
+def warm() -> ModuleType:
+    """Import what a forked child runs (:data:`PRELOAD`), so that the children, and processes forked
+    from this one later (a pool's workers), share those modules instead of importing them again.
+    Returns the entry module."""
+    for name in PRELOAD:
+        importlib.import_module(name)
+    return sys.modules[ENTRY]
 
 
 async def fork_session(
@@ -65,7 +72,7 @@ async def fork_session(
     environment[descendants.TOKEN_VAR] = token
     if not os.path.isdir(cwd):
         raise FileNotFoundError(f"cannot start the mock agent: no folder {cwd!r}")
-    module = importlib.import_module(ENTRY)
+    module = warm()
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # nothing buffered here may be written twice by the child
     pid, fd = pty.fork()
