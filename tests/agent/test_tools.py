@@ -22,7 +22,6 @@ from workbench.agent.tools import (
     execute_tool,
     perform_edit,
 )
-from workbench.scenario import model as m
 from workbench.workspace import Workspace
 
 GENEROUS_S = 10.0
@@ -619,44 +618,6 @@ def test_unknown_tool_returns_the_canned_result_with_a_note(run: Run) -> None:
     assert outcome.details["note"] == "`Frobnicate` is not a tool the mock agent runs"
 
 
-# --------------------------------------------------------------------------- Claudeless settings
-
-
-def test_mock_mode_never_executes(run: Run, ws: Workspace) -> None:
-    outcome = run("writeFile", {"path": "a.txt", "content": "x"}, canned_result="pretend", mode="mock")
-    assert (outcome.status, outcome.result) == ("ok", "pretend")
-    assert not (ws.path / "a.txt").exists()
-    assert run("Bash", {"command": "touch b.txt"}, mode="mock").result == "Bash: mocked"
-    assert not (ws.path / "b.txt").exists()
-    configured = run("Bash", {"command": "touch c"}, mode="mock", setting=m.ToolSetting(result="configured"))
-    assert (configured.status, configured.result) == ("ok", "configured")
-    assert not (ws.path / "c").exists()
-
-
-def test_setting_error_fails_without_executing(run: Run, ws: Workspace) -> None:
-    outcome = run("writeFile", {"path": "a.txt", "content": "x"}, setting=m.ToolSetting(error="disk full"))
-    assert (outcome.status, outcome.result) == ("error", "disk full")
-    assert not (ws.path / "a.txt").exists()
-
-
-def test_setting_auto_approve_false_denies(run: Run, ws: Workspace) -> None:
-    outcome = run("Bash", {"command": "touch a.txt"}, setting=m.ToolSetting(auto_approve=False))
-    assert outcome.status == "error"
-    assert outcome.result == "permission denied: Bash needs approval"
-    assert not (ws.path / "a.txt").exists()
-    approved = run("Bash", {"command": "touch a.txt"}, setting=m.ToolSetting(auto_approve=True))
-    assert approved.status == "ok"
-    assert (ws.path / "a.txt").exists()
-
-
-def test_setting_result_in_live_mode_replaces_the_result(run: Run, ws: Workspace) -> None:
-    outcome = run(
-        "runCmd", {"cmd": "echo real > a.txt; echo real"}, setting=m.ToolSetting(result="configured")
-    )
-    assert (outcome.status, outcome.result) == ("ok", "configured")
-    assert (ws.path / "a.txt").read_text() == "real\n"  # it did run
-
-
 # --------------------------------------------------------------------------- escapes
 
 
@@ -1117,20 +1078,6 @@ def test_tools_without_a_scripted_result(run: Run) -> None:
     assert run("slashCommand", {"command": "/review"}).result == "Launching command: /review"
     assert run("slashCommand", {}).result == "needs `command`"
     assert run("task", {"description": "find bugs"}).result == "Subagent finished: find bugs"
-
-
-def test_mock_mode_still_applies_errors_and_denials(run: Run, ws: Workspace) -> None:
-    failed = run("writeFile", {"path": "a.txt"}, mode="mock", setting=m.ToolSetting(error="quota"))
-    assert (failed.status, failed.result) == ("error", "quota")
-    denied = run("writeFile", {"path": "a.txt"}, mode="mock", setting=m.ToolSetting(auto_approve=False))
-    assert denied.status == "error"
-    assert denied.result.startswith("permission denied")
-    assert not (ws.path / "a.txt").exists()
-
-
-def test_live_setting_result_keeps_the_real_one_in_details(run: Run) -> None:
-    outcome = run("runCmd", {"cmd": "echo real"}, setting=m.ToolSetting(result="configured"))
-    assert outcome.details["real_result"] == "real\n"
 
 
 # --------------------------------------------------------------------------- more compare_result

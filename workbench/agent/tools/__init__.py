@@ -18,13 +18,6 @@ An unknown tool returns the canned result with status ok and a note in its
 details, rather than failing the run: a scenario written for another agent's
 tool set still plays.
 
-Claudeless ``tool_execution`` settings apply before anything runs:
-``auto_approve: false`` denies the call (status error, "permission denied"),
-a per-tool ``error`` fails it with that message, mode ``mock`` never executes
-(the result is the setting's ``result``, else the scenario's canned one), and
-in mode ``live`` a per-tool ``result`` replaces what the tool returned (the
-tool still runs, so its effects are real).
-
 The real outcome is compared with the scenario by :func:`compare_result`;
 ``agentEdits`` are performed by :func:`perform_edit`.
 """
@@ -33,9 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from workbench.scenario import model as m
-from workbench.scenario.agent_harbor import TOOL_EVENTS
-from workbench.scenario.vocabulary import ALIASES, OUTPUT_TOOLS, canonical_args, canonical_name  # one table
+from workbench.scenario.vocabulary import (  # one table
+    ALIASES,
+    EVENT_ARGUMENTS,
+    OUTPUT_TOOLS,
+    canonical_args,
+    canonical_name,
+)
 from workbench.workspace import Workspace, WorkspaceError
 
 from . import canned, files, notebook, search, shells
@@ -74,26 +71,16 @@ def execute_tool(
     *,
     canned_result: Json = None,
     shells: ShellRegistry,
-    setting: m.ToolSetting | None = None,
-    mode: str = "live",
 ) -> ToolOutcome:
-    """Run one tool for real (or, per the Claudeless settings, not) and return its outcome. Never raises
-    for anything a scenario can write: bad arguments and failures become status ``error``."""
+    """Run one tool for real and return its outcome. Never raises for anything a scenario can write:
+    bad arguments and failures become status ``error``. (Claudeless ``tool_execution`` settings are
+    applied before this, by the print-mode shim's tool runner.)"""
     tool = canonical_name(name)
-    if setting is not None:
-        if setting.auto_approve is False:
-            return ToolOutcome("error", f"permission denied: {name} needs approval", tool)
-        if setting.error is not None:
-            return ToolOutcome("error", setting.error, tool)
-    if mode == "mock":
-        if setting is not None and setting.result is not None:
-            return ToolOutcome("ok", setting.result, tool)
-        result = canned_result if canned_result is not None else f"{name}: mocked"
-        return ToolOutcome("ok", result, tool, {"note": "tool_execution mode `mock`: not executed"})
     handler = _TOOLS.get(tool)
     if handler is None:
         return ToolOutcome("ok", canned_result, tool, {"note": f"`{name}` is not a tool the mock agent runs"})
-    args = canonical_args(args, TOOL_EVENTS.get(tool, ()))  # any agent's argument names (filePath, oldString)
+    # any agent's argument names (filePath, oldString)
+    args = canonical_args(args, EVENT_ARGUMENTS.get(tool, ()))
     try:
         outcome = handler(args, ToolContext(workspace, shells, canned_result))
     except (ToolError, WorkspaceError) as exc:
@@ -103,7 +90,4 @@ def execute_tool(
     except (ValueError, TypeError) as exc:
         return ToolOutcome("error", f"bad arguments for {name}: {exc}", tool)
     outcome.tool = tool
-    if setting is not None and setting.result is not None:
-        outcome.details["real_result"] = outcome.result
-        outcome.result = setting.result
     return outcome
