@@ -33,12 +33,18 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproc
     )  # fmt: skip
 
 
-def test_a_tool_that_raises_is_an_error_result_with_exit_3_and_the_crash_file(tmp_path: Path) -> None:
+def injected(tmp_path: Path, code: str) -> dict[str, str]:
+    """An environment whose Python runs ``code`` at start-up (a ``sitecustomize`` on ``PYTHONPATH``)."""
     inject = tmp_path / "inject"
     inject.mkdir()
-    (inject / "sitecustomize.py").write_text(INJECT)
+    (inject / "sitecustomize.py").write_text(code)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(inject), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def test_a_tool_that_raises_is_an_error_result_with_exit_3_and_the_crash_file(tmp_path: Path) -> None:
+    env = injected(tmp_path, INJECT)
     write(tmp_path, "s.yaml", """\
 name: crashing-tool
 repo:
@@ -87,11 +93,7 @@ control.AgentLink.__init__ = _boom
 
 
 def test_a_crash_before_the_agent_connects_is_reported_at_once_with_its_crash_file(tmp_path: Path) -> None:
-    inject = tmp_path / "inject"
-    inject.mkdir()
-    (inject / "sitecustomize.py").write_text(EARLY)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(inject), env.get("PYTHONPATH", "")) if p)
+    env = injected(tmp_path, EARLY)
     write(tmp_path, "s.yaml", "name: early-crash\ntimeline:\n  - assistant: hi\n")
     done = run_cli("run", "s.yaml", "--ci", "--out", "out", "--timeout", "100", cwd=tmp_path, env=env)
     assert done.returncode == 3, done.stdout + done.stderr
