@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -108,3 +110,17 @@ async def follow(url: str, session: str, params: str = "", headers: Mapping[str,
             if limit is not None and len(out) >= limit:
                 break
     return out
+
+
+@contextmanager
+def serve_rest(scenario: Path, speed: str) -> Iterator[str]:
+    """``workbench serve rest SCENARIO --speed SPEED`` as a process: its API's base URL; on leaving,
+    SIGTERM, which it must answer with a clean stop (exit 0)."""
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "rest", str(scenario), "--speed", speed],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0

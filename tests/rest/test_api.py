@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.rest.helpers import EVERYTHING, follow, schedule_of, served, validate
+from tests.rest.helpers import EVERYTHING, follow, schedule_of, serve_rest, served, validate
 
 
 def test_events_have_the_specs_shapes_names_and_order(tmp_path: Path) -> None:
@@ -281,17 +281,9 @@ def test_an_idle_stream_gets_keep_alive_comments(tmp_path: Path) -> None:
 
 def test_post_creates_a_session_that_plays_and_listings_show_its_status() -> None:
     """`serve rest`'s own creator: a new playback per POST, its status changing as it plays."""
-    import subprocess
-    import sys
-
     from tests.conftest import SCENARIOS
 
-    scenario = SCENARIOS / "simulation" / "build-status.yaml"
-    proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "rest", str(scenario), "--speed", "max"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
+    with serve_rest(SCENARIOS / "simulation" / "build-status.yaml", "max") as url:
         assert url.startswith("http://127.0.0.1:") and url.endswith("/api/v1")
         created = httpx.post(f"{url}/sessions", json={"scenario": "build-status"})
         assert created.status_code == 201
@@ -303,9 +295,6 @@ def test_post_creates_a_session_that_plays_and_listings_show_its_status() -> Non
             time.sleep(0.05)
         missing = httpx.post(f"{url}/sessions", json={"scenario": "nope"})
         assert missing.status_code == 404 and "build-status" in missing.json()["error"]["message"]
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=30) == 0
 
 
 def test_an_llm_error_is_an_error_event_and_fails_the_session(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SCENARIOS, require_corpus, write
+from tests.rest.helpers import serve_rest
 
 
 def workbench(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -83,17 +84,9 @@ def test_an_unknown_mode_in_a_scenario_is_invalid_input_at_its_line(tmp_path: Pa
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_curl_follows_the_stream_of_serve_rest(tmp_path: Path) -> None:
-    scenario = SCENARIOS / "simulation" / "build-status.yaml"
-    server = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "rest", str(scenario), "--speed", "4"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip()
+    with serve_rest(SCENARIOS / "simulation" / "build-status.yaml", "4") as url:
         done = subprocess.run(["curl", "-sN", "--max-time", "60", f"{url}/sessions/build-status/events"],
                               capture_output=True, text=True, check=True, timeout=90)  # fmt: skip
-    finally:
-        server.terminate()
-        assert server.wait(timeout=30) == 0
     frames = [f for f in done.stdout.split("\n\n") if f.strip()]
     names = [f.split("\n")[1].removeprefix("event: ") for f in frames]
     assert names[0] == "status" and names[-1] == "status" and "tool_use" in names and "file_edit" in names
