@@ -17,25 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_process import report_of, workbench
 from tests.conftest import SCENARIOS, write
 from tests.processes import running, unique_seconds
-
-
-def workbench(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    """The real CLI; workspaces (kept when a scenario fails) go to the test's own temp folder."""
-    tmp = cwd / ".tmp"
-    tmp.mkdir(exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "workbench", *args],
-        cwd=cwd, capture_output=True, text=True, check=False, timeout=timeout,
-        env={**os.environ, "TMPDIR": str(tmp), **(env or {})},
-    )  # fmt: skip
-
-
-def report_of(path: Path) -> dict:  # type: ignore[type-arg]
-    return json.loads(path.read_text())
 
 
 def test_hello_agent_first_run_writes_goldens_then_ci_matches(tmp_path: Path) -> None:

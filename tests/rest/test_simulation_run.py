@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.cli_process import report_of, workbench
 from tests.conftest import SCENARIOS, require_corpus, write
 from tests.rest.helpers import serve_rest
-
-
-def workbench(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    tmp = cwd / ".tmp"
-    tmp.mkdir(exist_ok=True)
-    return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, capture_output=True, text=True,
-                          check=False, timeout=timeout, env={**os.environ, "TMPDIR": str(tmp)})  # fmt: skip
-
-
-def report(path: Path) -> dict:  # type: ignore[type-arg]
-    return json.loads(path.read_text())
 
 
 def test_the_example_clients_screens_are_the_same_at_max_speed_and_at_real_time(tmp_path: Path) -> None:
@@ -35,12 +23,12 @@ def test_the_example_clients_screens_are_the_same_at_max_speed_and_at_real_time(
     assert len(goldens) == 3
     done = (tmp_path / "screenshots" / "build-status" / "72x16" / "done.golden").read_text(encoding="utf-8")
     assert "[COMPLETED]" in done and "src/build.py  +4 -2" in done and "✔ runCmd       all tests pass" in done
-    assert {e["mode"] for e in report(tmp_path / "r1.json")["scenarios"]} == {"simulation"}
+    assert {e["mode"] for e in report_of(tmp_path / "r1.json")["scenarios"]} == {"simulation"}
     started = time.monotonic()
     paced = workbench("run", examples, "--ci", "--speed", "1", "--report", "r2.json", cwd=tmp_path)
     elapsed = time.monotonic() - started
     assert paced.returncode == 0, paced.stdout + paced.stderr  # the same screens at real time
-    virtual = sum(e["virtual_ms"] for e in report(tmp_path / "r2.json")["scenarios"]) / 1000
+    virtual = sum(e["virtual_ms"] for e in report_of(tmp_path / "r2.json")["scenarios"]) / 1000
     assert elapsed >= virtual  # paced: real time is at least the scenario's time
 
 
@@ -48,7 +36,7 @@ def test_the_corpus_simulation_smoke_passes(tmp_path: Path) -> None:
     scenario = require_corpus() / "agent-harbor" / "test_scenarios" / "simulation_smoke.yaml"
     done = workbench("run", "--mode", "simulation", str(scenario), "--report", "r.json", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    (entry,) = report(tmp_path / "r.json")["scenarios"]
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
     assert entry["status"] == "passed" and entry["mode"] == "simulation"
 
 
@@ -77,7 +65,7 @@ def test_an_unknown_mode_in_a_scenario_is_invalid_input_at_its_line(tmp_path: Pa
     scenario = write(tmp_path, "m.yaml", "name: m\nmode: simulaton\ntimeline:\n  - log: x\n")
     done = workbench("run", str(scenario), "--report", "r.json", cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
-    (entry,) = report(tmp_path / "r.json")["scenarios"]
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
     (failure,) = entry["failures"]
     assert failure["kind"] == "validation" and failure["line"] == 2 and "simulation" in failure["message"]
 
