@@ -169,7 +169,9 @@ def test_the_fixtures_in_a_users_tests(project: Path) -> None:
     assert "1 failed, 4 passed" in out or "4 passed, 1 failed" in out, out + done.stderr
     assert "FAILED tests/test_agent.py::test_broken_playbook_fails_the_test" in out
     assert "Playbook not fully consumed after the run.\nConsumed 1 of 2 actions." in out
-    inline = project / "screenshots" / "test_workbench_run_yaml_and_playbook" / "inline" / "80x24" / "shot.golden"
+    inline = (
+        project / "screenshots" / "test_workbench_run_yaml_and_playbook" / "inline" / "80x24" / "shot.golden"
+    )
     assert inline.is_file(), "a scenario written in a test has its goldens under the test's name"
     golden = project / "screenshots" / "test_terminal" / "40x6" / "answer.golden"
     rows = [row.rstrip() for row in golden.read_text().split("\n")]

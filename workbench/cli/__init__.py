@@ -40,7 +40,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serve", "serve scenarios over HTTP: `serve llm` plays the model for a real agent"),
     "report": ("report", "`report merge REPORT...`: one JSON/JUnit report from the reports of sharded runs"),
     "acp-agent": ("acp_agent", "play a scenario as an ACP agent on stdin/stdout (for testing ACP clients)"),
-    "verify-install": ("verify_install", "build and install a package as published, check its commands, smoke-run"),
+    "verify-install": (
+        "verify_install",
+        "build and install a package as published, check its commands, smoke-run",
+    ),
 }
 
 

@@ -46,7 +46,16 @@ def run(args: argparse.Namespace) -> int:
             f"{path}: no such file or folder (a new scenario needs a .yaml, .json or .toml name)"
         )
     if args.web:
-        argv = ["edit", str(path), "--goldens", str(args.goldens), "--out", str(args.out), "--mode", args.mode]
+        argv = [
+            "edit",
+            str(path),
+            "--goldens",
+            str(args.goldens),
+            "--out",
+            str(args.out),
+            "--mode",
+            args.mode,
+        ]
         argv += ["--theme", args.theme] if args.theme else []
         argv += ["--agent", args.agent] if args.agent else []
         return serve_web(argv, args)

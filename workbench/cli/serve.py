@@ -14,7 +14,10 @@ from workbench.usage import UsageParser
 #: server kind -> (module, one-line help)
 SERVERS: dict[str, tuple[str, str]] = {
     "llm": ("workbench.llm.serve", "the mock LLM API (Anthropic, OpenAI, ...) for a real coding agent"),
-    "rest": ("workbench.rest.serve", "the agent service's REST/SSE API, for testing its clients (simulation mode)"),
+    "rest": (
+        "workbench.rest.serve",
+        "the agent service's REST/SSE API, for testing its clients (simulation mode)",
+    ),
 }
 
 

@@ -16,7 +16,9 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # at run time any objects with these attributes do: the `claude` shim matches without the model
+if (
+    TYPE_CHECKING
+):  # at run time any objects with these attributes do: the `claude` shim matches without the model
     from . import model as m
 
 # Rust's POSIX classes are ASCII-only, so these ranges are exact.
