@@ -113,3 +113,115 @@ def test_find_below_this_process_itself() -> None:
         child.kill()
         child.wait()
         descendants.signal_all(running(marker), signal.SIGKILL)
+
+
+#: The leader forks a child that forks a grandchild, which calls setsid() and runs `env -i sleep ARG`: no
+#: token, not in the leader's session or group. The child says "forked", waits for a line, then exits, so
+#: the grandchild is orphaned (adopted by the subreaper: this process) only after the test lets it.
+ORPHAN = """\
+import os, sys, time
+if os.fork() == 0:
+    if os.fork() == 0:
+        os.setsid()
+        os.execv("/usr/bin/env", ["env", "-i", "/bin/sleep", sys.argv[1]])
+    print("forked", flush=True)
+    sys.stdin.readline()
+    os._exit(0)
+os.wait()
+print("orphaned", flush=True)
+time.sleep(600)
+"""
+
+
+def gone(pid: int, start: int) -> bool:
+    """Neither alive nor a zombie: no process ``pid`` that started at ``start`` (a reused pid is another)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return True
+    return int(stat[19]) != start
+
+
+def test_an_orphan_without_token_or_session_is_adopted_then_killed_and_reaped(tmp_path: Path) -> None:
+    sleep = unique_seconds(600)
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN)
+    grandchild = start = 0
+
+    async def go() -> None:
+        nonlocal grandchild, start
+        session = await PtySession.spawn(
+            [sys.executable, str(script), sleep], env=term_env(), cwd=str(tmp_path)
+        )
+        try:
+            await session.wait_for_text("forked", timeout=20)
+            (grandchild,) = wait_running(f"sleep {sleep}")
+            start = descendants.start_time(grandchild)
+            await session.wait_stable(20, timeout=20)  # the engine settles: the tree is scanned
+            session.write("go\r")
+            await session.wait_for_text("orphaned", timeout=20)
+            stat = Path(f"/proc/{grandchild}/stat").read_text().rsplit(")", 1)[1].split()
+            assert int(stat[1]) == os.getpid(), "the orphan was not adopted by the subreaper"
+            assert os.getsid(grandchild) not in (os.getsid(session.pid), os.getsid(0))
+            assert descendants.TOKEN_VAR.encode() not in Path(f"/proc/{grandchild}/environ").read_bytes()
+        finally:
+            await session.terminate()
+
+    asyncio.run(go())
+    assert running(sleep) == []
+    assert gone(grandchild, start), "the orphan survived, or stayed a zombie"
+
+
+def test_an_orphan_in_the_session_is_found_without_a_scan(tmp_path: Path) -> None:
+    """No setsid: the adopted orphan keeps the leader's session id, which is enough (no settle needed)."""
+    sleep = unique_seconds(600)
+
+    async def go() -> None:
+        script = tmp_path / "orphan.sh"
+        script.write_text(f"(env -i /bin/sleep {sleep} &); echo out; sleep 600\n")
+        session = await PtySession.spawn(["sh", str(script)], env=term_env(), cwd=str(tmp_path))
+        try:
+            await session.wait_for_text("out", timeout=20)
+            (pid,) = wait_running(f"sleep {sleep}")
+            assert pid in descendants.find("no-such-token", session.pid, descendants.start_time(session.pid))
+        finally:
+            await session.terminate()
+
+    asyncio.run(go())
+    assert running(sleep) == []
+
+
+def test_children_of_this_process_survive_a_session_end(tmp_path: Path) -> None:
+    """Other children of the process that runs sessions (before, and during one) are none of its business."""
+    import subprocess
+
+    before, during, sleep = unique_seconds(600), unique_seconds(600), unique_seconds(600)
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN)
+    older = subprocess.Popen(["sleep", before])
+    children = [older]
+
+    async def go() -> None:
+        session = await PtySession.spawn(
+            [sys.executable, str(script), sleep], env=term_env(), cwd=str(tmp_path)
+        )
+        try:
+            await session.wait_for_text("forked", timeout=20)
+            children.append(
+                subprocess.Popen(["sleep", during], start_new_session=True)
+            )  # like a tool's shell
+            await session.wait_stable(20, timeout=20)
+            session.write("go\r")
+            await session.wait_for_text("orphaned", timeout=20)
+        finally:
+            await session.terminate()
+
+    try:
+        asyncio.run(go())
+        assert running(sleep) == []
+        assert [child.poll() for child in children] == [None, None]
+        assert running(before) == [older.pid] and running(during) == [children[1].pid]
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()

@@ -10,12 +10,25 @@ the session's leader (in case one cleared its environment but is still below
 it). :func:`kill_all` signals what it finds until nothing is left, so a
 process that forks while it is being killed is caught by the next pass.
 
+A process that clears its environment *and* leaves the tree (its parent exits)
+carries neither mark, and init would adopt it. So the process that runs
+sessions becomes a child subreaper while they run (:func:`subreaper`): orphans of its
+sessions are adopted by it instead. An adopted process is of a session if its
+session id is the session leader's (it never called ``setsid``), or if a scan
+while the session ran saw it below the leader (the ``seen`` set a session keeps
+and refreshes at each :func:`find`); an orphan that did both before any scan
+saw it stays unattributed. Children this process started itself (``git``, tool
+shells, other sessions) match neither rule and are never touched; adopted
+zombies of the session are reaped, so none is left behind.
+
 Where there is no ``/proc`` (macOS), only the process group is ended.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import secrets
 import signal
@@ -24,6 +37,10 @@ from collections.abc import Iterable
 TOKEN_VAR = "WORKBENCH_SESSION"
 _PROC = "/proc"
 _MAX_PASSES = 50
+_PR_SET_CHILD_SUBREAPER = 36
+
+#: (pid, start time) of processes seen in a session's tree: a pid alone could be reused.
+Seen = set[tuple[int, int]]
 
 
 def new_token() -> str:
@@ -33,6 +50,23 @@ def new_token() -> str:
 
 def available() -> bool:
     return os.path.isdir(os.path.join(_PROC, "self"))
+
+
+def subreaper(on: bool) -> bool:
+    """Make this process adopt its descendants' orphans, or stop (Linux ``prctl``); False where it cannot.
+
+    Sessions turn it on while any of them runs: an orphan of some other program
+    this process started (a daemon ``git`` or a tool spawned) is adopted too, and
+    if nobody attributes it to a session it stays a zombie until this process
+    exits, so the window is kept to the sessions' lifetime. The flag is not
+    inherited by the processes this one starts.
+    """
+    if not available():
+        return False
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
+    return False
 
 
 def _pids() -> Iterable[int]:
@@ -53,11 +87,11 @@ def _read(path: str) -> bytes:
         os.close(fd)
 
 
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, parent pid, start time in clock ticks after boot) of ``pid``, None if it is gone."""
+def _stat(pid: int) -> tuple[str, int, int, int] | None:
+    """(state, parent pid, start time in clock ticks after boot, session id) of ``pid``; None if gone."""
     try:
         fields = _read(f"{_PROC}/{pid}/stat").rsplit(b")", 1)[1].split()
-        return fields[0].decode(), int(fields[1]), int(fields[19])
+        return fields[0].decode(), int(fields[1]), int(fields[19]), int(fields[3])
     except (OSError, IndexError, ValueError):
         return None
 
@@ -75,35 +109,61 @@ def _has_token(pid: int, marker: bytes) -> bool:
         return False
 
 
-def find(token: str, leader: int, since: int = 0) -> list[int]:
-    """Live processes (not zombies) that carry ``token`` or descend from ``leader``; never this one.
+def find(token: str, leader: int, since: int = 0, seen: Seen | None = None) -> list[int]:
+    """Live processes (not zombies) of the session; never this one.
 
-    ``since`` (the leader's :func:`start_time`) skips the environment of processes
-    older than the session, which cannot be of it: most of them, so the scan is cheap.
+    Of the session: carrying ``token``, below ``leader``, or adopted by this
+    process and either in the leader's session or in ``seen`` (see the module's
+    docstring), and anything below those. ``seen`` is updated with what is
+    found, and the session's adopted zombies are reaped. ``since`` (the leader's
+    :func:`start_time`) skips the environment of processes older than the
+    session, which cannot be of it: most of them, so the scan is cheap.
     """
     if not available():
         return []
     marker = f"\0{TOKEN_VAR}={token}\0".encode()
     me = os.getpid()
+    seen = set() if seen is None else seen
     parents: dict[int, int] = {}
+    starts: dict[int, int] = {}
     found: set[int] = set()
+    roots = {leader}
     for pid in _pids():
         stat = _stat(pid)
-        if stat is None or stat[0] == "Z" or pid == me:
+        if stat is None or pid == me:
             continue
-        parents[pid] = stat[1]
-        if stat[2] >= since and _has_token(pid, marker):
+        state, parent, start, sid = stat
+        adopted = parent == me and start >= since and (sid == leader or (pid, start) in seen)
+        if state == "Z":
+            if adopted and pid != leader:  # the leader's status is its session's to collect
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+            continue
+        parents[pid], starts[pid] = parent, start
+        if adopted:
+            roots.add(pid)
+        if start >= since and _has_token(pid, marker):
             found.add(pid)
-    for pid in parents:  # below the leader, token or not (the leader may be this process)
-        seen, up = 0, pid
-        while seen < 64:
-            if up == leader:
+    for pid in parents:  # below a root, token or not (the leader may be this process)
+        hops, up = 0, pid
+        while hops < 64:
+            if up in roots:
                 found.add(pid)
                 break
             if up not in parents:
                 break
-            up, seen = parents[up], seen + 1
+            up, hops = parents[up], hops + 1
+    seen.update((pid, starts[pid]) for pid in found)
     return sorted(found)
+
+
+def _reap(pids: Iterable[int]) -> None:
+    """Collect the killed processes this one adopted (its own children are waited for by their owners)."""
+    for pid in pids:
+        stat = _stat(pid)
+        if stat is not None and stat[1] == os.getpid():
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
 
 def signal_all(pids: Iterable[int], sig: int) -> None:
@@ -112,13 +172,14 @@ def signal_all(pids: Iterable[int], sig: int) -> None:
             os.kill(pid, sig)
 
 
-def kill_all(token: str, leader: int, since: int = 0) -> list[int]:
-    """SIGKILL every process of the session until none is left; return the pids that were killed."""
+def kill_all(token: str, leader: int, since: int = 0, seen: Seen | None = None) -> list[int]:
+    """SIGKILL every process of the session until none is left, reap the adopted ones; return the pids killed."""
     killed: list[int] = []
     for _ in range(_MAX_PASSES):
-        alive = find(token, leader, since)
+        alive = find(token, leader, since, seen)
         if not alive:
             break
         signal_all(alive, signal.SIGKILL)
         killed += [p for p in alive if p not in killed]
+    _reap(p for p in killed if p != leader)
     return killed

@@ -12,8 +12,10 @@ The child is a session and process-group leader (ptyprocess forks with
 ``setsid``), so :meth:`PtySession.terminate` ends the whole group: SIGHUP,
 SIGCONT and SIGTERM, a grace period, then SIGKILL; then it reaps the child and
 closes the fd. A descendant that left the group (``setsid`` and a double fork,
-as daemons do) is found by the token its environment inherited
-(:mod:`.descendants`) and ended the same way. Exit is watched through a pidfd where Linux has one (no
+as daemons do) is found by the token its environment inherited, or, if it
+also cleared its environment, because this process is a child subreaper that
+adopts it and the session saw it in its tree (:mod:`.descendants`; the tree is
+scanned each time the screen settles), and ended the same way. Exit is watched through a pidfd where Linux has one (no
 polling). Sessions still alive at interpreter exit are killed the same way, and
 ``async with`` terminates a session however the block ends, cancellation
 included.
@@ -61,6 +63,7 @@ class PtySession:
         self.proc = proc
         self.token = token  # in the environment of every process this session starts (see .descendants)
         self._since = descendants.start_time(proc.pid) if token else 0
+        self._seen: descendants.Seen = set()  # processes seen in this session's tree, for adopted orphans
         self.pid: int = proc.pid
         self.fd: int = proc.fd
         self.screen = screen
@@ -105,6 +108,7 @@ class PtySession:
         environment = dict(env)
         environment.setdefault("TERM", DEFAULT_TERM)
         token = descendants.new_token()
+        descendants.subreaper(True)  # orphans of the session come to us, not to init
         environment[descendants.TOKEN_VAR] = token
         if not os.path.isdir(cwd):  # ptyprocess would fail in the forked child, past its error reporting
             raise FileNotFoundError(f"cannot start {argv[0]!r}: no folder {cwd!r}")
@@ -252,6 +256,7 @@ class PtySession:
             now = time.monotonic()
             left = self._last_activity + quiet - now
             if left <= 0 or self.eof:
+                self.track()
                 return
             if now + left > deadline:
                 raise self._failure(
@@ -318,6 +323,11 @@ class PtySession:
         self._exited.set()
         self._close_pidfd()
 
+    def track(self) -> None:
+        """Note the processes now in the session's tree, so they are still known once orphaned (cheap: one /proc scan)."""
+        if self.token and not self._closed:
+            descendants.find(self.token, self.pid, self._since, self._seen)
+
     def _on_exit(self) -> None:
         if self._closed or self.exit_code is not None:
             return
@@ -355,7 +365,7 @@ class PtySession:
         if self._closed:
             return
         try:
-            escaped = descendants.find(self.token, self.pid, self._since) if self.token else []
+            escaped = descendants.find(self.token, self.pid, self._since, self._seen) if self.token else []
             if self._poll() is None or escaped:
                 for sig in (signal.SIGHUP, signal.SIGCONT, signal.SIGTERM):
                     _signal_group(self.pid, sig)
@@ -375,7 +385,7 @@ class PtySession:
             return
         _signal_group(self.pid, signal.SIGKILL)  # the leader may be gone while its group lives on
         if self.token:
-            descendants.kill_all(self.token, self.pid, self._since)  # and those that left the group
+            descendants.kill_all(self.token, self.pid, self._since, self._seen)  # and those that left the group
         if self._poll() is None:
             self._reap(block=True)
         if not self.eof:
@@ -393,6 +403,8 @@ class PtySession:
         self._wake_waiters(everyone=True)
         self._changed.set()
         _LIVE.discard(self)
+        if not _LIVE:
+            descendants.subreaper(False)  # adopt nothing more than sessions need
 
     def _close_pidfd(self) -> None:
         if self._pidfd >= 0:
@@ -422,7 +434,7 @@ def _kill_live_sessions() -> None:
         with contextlib.suppress(Exception):
             _signal_group(session.pid, signal.SIGKILL)
             if session.token:
-                descendants.kill_all(session.token, session.pid, session._since)
+                descendants.kill_all(session.token, session.pid, session._since, session._seen)
             with contextlib.suppress(ChildProcessError, OSError):
                 os.waitpid(session.pid, 0)
             with contextlib.suppress(OSError):
