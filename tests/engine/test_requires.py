@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write
-from workbench.engine.requires import first_program, missing_programs
+from workbench.engine.requires import (
+    expand_env,
+    first_program,
+    missing_programs,
+    skip_reason,
+    unset_variables,
+)
 from workbench.scenario.loader import load_scenario
 
 
@@ -82,3 +88,47 @@ timeline:
     assert "SKIPPED task" in done.stdout and "needs `ah` (line 3)" in done.stdout
     [entry] = json.loads((tmp_path / "r.json").read_text())["scenarios"]
     assert entry["status"] == "skipped" and entry["failures"] == []
+
+
+@pytest.mark.parametrize(
+    ("value", "environ", "expanded"),
+    [
+        ("${AH_BIN:-}", {}, ""),
+        ("${AH_BIN:-}", {"AH_BIN": "/x/ah"}, "/x/ah"),
+        ("${AH_BIN-/usr/bin/ah}", {}, "/usr/bin/ah"),
+        ("$HOME/bin:${P}", {"HOME": "/h", "P": "p"}, "/h/bin:p"),
+        ("plain $ and ${ not a name", {}, "plain $ and ${ not a name"),
+    ],
+)
+def test_user_command_env_values_expand_as_a_shell_would(
+    value: str, environ: dict[str, str], expanded: str
+) -> None:
+    assert expand_env(value, environ) == expanded
+
+
+def test_a_user_command_needing_an_unset_variable_is_skipped_with_its_name(tmp_path: Path) -> None:
+    text = """\
+timeline:
+  - userCommand:
+      program: bash
+      env: {TOOL_BIN: "${WB_TEST_UNSET_TOOL:-}", FALLBACK: "${WB_TEST_UNSET_OTHER:-ok}"}
+      args: [-c, 'test -n "$TOOL_BIN" && "$TOOL_BIN" --version']
+"""
+    scenario = load_scenario(write(tmp_path, "s.yaml", text))
+    assert unset_variables(scenario, {}) == [("WB_TEST_UNSET_TOOL", 2)]
+    assert unset_variables(scenario, {"WB_TEST_UNSET_TOOL": "/bin/true"}) == []
+    reason = skip_reason(scenario, {"PATH": os.environ["PATH"]})
+    assert reason is not None and "`$WB_TEST_UNSET_TOOL` (line 2)" in reason
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "run", "s.yaml", "--report", "r.json"],
+        cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["scenarios"][0]["status"] == "skipped"
+    env = {**os.environ, "WB_TEST_UNSET_TOOL": "/bin/true"}
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "run", "s.yaml", "--report", "r.json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr  # the value reached the command expanded
+    assert json.loads((tmp_path / "r.json").read_text())["scenarios"][0]["status"] == "passed"

@@ -5,6 +5,12 @@ runs project tools such as ``cargo`` through ``runCmd``. Where those programs
 are not installed the scenario cannot pass or fail on its merits, so it is
 reported as skipped with the reason ("needs `ah`, which is not on PATH").
 
+A ``userCommand``'s ``env`` values may take values from the caller's
+environment as a shell would (``${AH_BIN}``, ``${AH_BIN:-default}``, ``$HOME``;
+:func:`expand_env`): a variable such a value needs that is unset, with no
+default, also skips the run ("needs `$AH_BIN` set"), since the command cannot
+run as its author meant.
+
 What counts: the program of every ``userCommand`` (``program``, else the
 first word of ``cmd``), and the first word of every ``runCmd`` the scenario
 expects to succeed (a command scripted to fail may well be testing a missing
@@ -18,6 +24,7 @@ empty HOME): the toolchain behind it is not set up there.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -73,6 +80,36 @@ def missing_programs(
     return list(found.items())
 
 
+_VARIABLE = re.compile(r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?::?-(?P<default>[^}]*))?\}|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))")
+
+
+def expand_env(value: str, environ: Mapping[str, str]) -> str:
+    """``value`` with ``$NAME``, ``${NAME}`` and ``${NAME:-default}`` taken from ``environ``, as a shell would."""
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group("braced") or match.group("bare")
+        found = environ.get(name, "")
+        default = match.group("default")
+        return found if found or default is None else default
+
+    return _VARIABLE.sub(one, value)
+
+
+def unset_variables(scenario: m.Scenario, environ: Mapping[str, str] | None = None) -> list[tuple[str, int]]:
+    """(NAME, line) for each variable a ``userCommand`` env value takes, unset here and with no default."""
+    environ = os.environ if environ is None else environ
+    found: dict[str, int] = {}
+    for event in scenario.timeline:
+        if not isinstance(event, m.UserCommand):
+            continue
+        for value in event.env.values():
+            for match in _VARIABLE.finditer(value):
+                name = match.group("braced") or match.group("bare")
+                if not environ.get(name) and not match.group("default") and name not in found:
+                    found[name] = event.pos.line
+    return list(found.items())
+
+
 def usable(program: str, path: str) -> bool:
     where = shutil.which(program, path=path)
     if where is None:
@@ -101,8 +138,13 @@ def skip_reason(
     scenario: m.Scenario, environ: Mapping[str, str] | None = None, *, tools_run: bool = True
 ) -> str | None:
     """Why the run is skipped ("needs `ah` (line 12), ..."), or None when everything is here."""
+    reasons = []
     missing = missing_programs(scenario, environ, tools_run=tools_run)
-    if not missing:
-        return None
-    names = ", ".join(f"`{name}` (line {line})" for name, line in missing)
-    return f"needs {names}, not installed here (not on PATH, or its toolchain is not set up)"
+    if missing:
+        names = ", ".join(f"`{name}` (line {line})" for name, line in missing)
+        reasons.append(f"needs {names}, not installed here (not on PATH, or its toolchain is not set up)")
+    unset = unset_variables(scenario, environ)
+    if unset:
+        names = ", ".join(f"`${name}` (line {line})" for name, line in unset)
+        reasons.append(f"needs {names} set in the environment (a userCommand's env takes its value)")
+    return "; ".join(reasons) or None

@@ -46,6 +46,7 @@ from workbench.engine.fork import can_fork, fork_session
 from workbench.engine.options import RunOptions
 from workbench.engine.program import Program, program_for
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, SkippedCheck
+from workbench.engine.requires import expand_env
 from workbench.engine.screen_responders import ScreenResponders
 from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.scenario import model as m
@@ -381,7 +382,7 @@ class ScenarioRun:
             self._workspace.resolve(event.cwd, what="userCommand cwd") if event.cwd else self._workspace.path
         )
         env = dict(self._program.env)
-        env.update(event.env)
+        env.update({name: expand_env(value, os.environ) for name, value in event.env.items()})
         if event.cmd is not None:
             argv: list[str] = ["bash", "-c", event.cmd]
         else:
