@@ -117,7 +117,8 @@ def test_find_below_this_process_itself() -> None:
 
 #: The leader forks a child that forks a grandchild, which calls setsid() and runs `env -i sleep ARG`: no
 #: token, not in the leader's session or group. The child says "forked", waits for a line, then exits, so
-#: the grandchild is orphaned (adopted by the subreaper: this process) only after the test lets it.
+#: the grandchild is orphaned (adopted by the leader, a subreaper) only after the test lets it; the
+#: leader then waits for a line and exits, so the grandchild is adopted by this process.
 ORPHAN = """\
 import os, sys, time
 if os.fork() == 0:
@@ -129,8 +130,12 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()
 print("orphaned", flush=True)
-time.sleep(600)
+sys.stdin.readline()
 """
+
+
+def parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def gone(pid: int, start: int) -> bool:
@@ -160,16 +165,41 @@ def test_an_orphan_without_token_or_session_is_adopted_then_killed_and_reaped(tm
             await session.wait_stable(20, timeout=20)  # the engine settles: the tree is scanned
             session.write("go\r")
             await session.wait_for_text("orphaned", timeout=20)
-            stat = Path(f"/proc/{grandchild}/stat").read_text().rsplit(")", 1)[1].split()
-            assert int(stat[1]) == os.getpid(), "the orphan was not adopted by the subreaper"
+            assert parent(grandchild) == session.pid, "the orphan was not adopted by the leader"
             assert os.getsid(grandchild) not in (os.getsid(session.pid), os.getsid(0))
             assert descendants.TOKEN_VAR.encode() not in Path(f"/proc/{grandchild}/environ").read_bytes()
+            session.write("exit\r")
+            assert await session.wait_exit(20) == 0
+            assert parent(grandchild) == os.getpid(), "the orphan was not adopted by this process"
         finally:
             await session.terminate()
 
     asyncio.run(go())
     assert running(sleep) == []
     assert gone(grandchild, start), "the orphan survived, or stayed a zombie"
+
+
+def test_an_immediate_double_fork_with_setsid_and_env_i_is_killed(tmp_path: Path) -> None:
+    """The daemon idiom: the intermediate exits at once; the leader adopts the orphan, so it is still below it."""
+    sleep = unique_seconds(600)
+    grandchild = start = 0
+
+    async def go() -> None:
+        nonlocal grandchild, start
+        script = tmp_path / "daemon.sh"
+        script.write_text(f"(env -i setsid /bin/sleep {sleep} &); echo out; sleep 600\n")
+        session = await PtySession.spawn(["sh", str(script)], env=term_env(), cwd=str(tmp_path))
+        try:
+            await session.wait_for_text("out", timeout=20)
+            (grandchild,) = wait_running(f"sleep {sleep}")
+            start = descendants.start_time(grandchild)
+            assert os.getsid(grandchild) != os.getsid(session.pid)
+        finally:
+            await session.terminate()
+
+    asyncio.run(go())
+    assert running(sleep) == []
+    assert gone(grandchild, start)
 
 
 def test_an_orphan_in_the_session_is_found_without_a_scan(tmp_path: Path) -> None:

@@ -11,15 +11,16 @@ it). :func:`kill_all` signals what it finds until nothing is left, so a
 process that forks while it is being killed is caught by the next pass.
 
 A process that clears its environment *and* leaves the tree (its parent exits)
-carries neither mark, and init would adopt it. So the process that runs
-sessions becomes a child subreaper while they run (:func:`subreaper`): orphans of its
-sessions are adopted by it instead. An adopted process is of a session if its
+carries neither mark, and init would adopt it. So each session's leader is a
+child subreaper (:func:`subreaper`): an orphan in its tree is adopted by the
+leader and stays below it, where the scan finds it, for as long as the leader
+lives. The process that runs sessions is a subreaper too, for what the leader
+leaves behind when it exits: an adopted process there is of a session if its
 session id is the session leader's (it never called ``setsid``), or if a scan
-while the session ran saw it below the leader (the ``seen`` set a session keeps
-and refreshes at each :func:`find`); an orphan that did both before any scan
-saw it stays unattributed. Children this process started itself (``git``, tool
-shells, other sessions) match neither rule and are never touched; adopted
-zombies of the session are reaped, so none is left behind.
+while the session ran saw it in the tree (the ``seen`` set a session keeps and
+refreshes at each :func:`find`). Children this process started itself
+(``git``, tool shells, other sessions) match neither rule and are never touched;
+adopted zombies of the session are reaped, so none is left behind.
 
 Where there is no ``/proc`` (macOS), only the process group is ended.
 """
@@ -29,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import os
 import secrets
 import signal
@@ -52,20 +54,26 @@ def available() -> bool:
     return os.path.isdir(os.path.join(_PROC, "self"))
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+
+
 def subreaper(on: bool) -> bool:
     """Make this process adopt its descendants' orphans, or stop (Linux ``prctl``); False where it cannot.
 
-    Sessions turn it on while any of them runs: an orphan of some other program
-    this process started (a daemon ``git`` or a tool spawned) is adopted too, and
-    if nobody attributes it to a session it stays a zombie until this process
-    exits, so the window is kept to the sessions' lifetime. The flag is not
-    inherited by the processes this one starts.
+    The flag survives ``exec`` but is not inherited by ``fork``. A session sets it
+    in its leader (between fork and exec: the loaded C library is reused, nothing
+    is imported there) and in the process running sessions while any of them runs.
+    In the latter an orphan of some other program this process started (a daemon
+    that ``git`` or a tool spawned) is adopted too, and if nobody attributes it to
+    a session it stays a zombie until this process exits, so that window is kept
+    to the sessions' lifetime.
     """
     if not available():
         return False
     with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
+        return bool(_libc().prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
     return False
 
 

@@ -13,9 +13,8 @@ The child is a session and process-group leader (ptyprocess forks with
 SIGCONT and SIGTERM, a grace period, then SIGKILL; then it reaps the child and
 closes the fd. A descendant that left the group (``setsid`` and a double fork,
 as daemons do) is found by the token its environment inherited, or, if it
-also cleared its environment, because this process is a child subreaper that
-adopts it and the session saw it in its tree (:mod:`.descendants`; the tree is
-scanned each time the screen settles), and ended the same way. Exit is watched through a pidfd where Linux has one (no
+also cleared its environment, because the leader (and then this process) is a
+child subreaper that adopts it (:mod:`.descendants`), and ended the same way. Exit is watched through a pidfd where Linux has one (no
 polling). Sessions still alive at interpreter exit are killed the same way, and
 ``async with`` terminates a session however the block ends, cancellation
 included.
@@ -113,7 +112,9 @@ class PtySession:
         if not os.path.isdir(cwd):  # ptyprocess would fail in the forked child, past its error reporting
             raise FileNotFoundError(f"cannot start {argv[0]!r}: no folder {cwd!r}")
         try:
-            proc = PtyProcess.spawn(list(argv), cwd=cwd, env=environment, dimensions=(height, width))
+            proc = PtyProcess.spawn(
+                list(argv), cwd=cwd, env=environment, dimensions=(height, width), preexec_fn=_adopt_orphans
+            )
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"cannot start {argv[0]!r}: {exc}") from None
         return cls(proc, Screen(width, height, scrollback=scrollback), recorder, token)
@@ -420,6 +421,11 @@ def _search(pattern: str | re.Pattern[str], text: str) -> str | None:
         return pattern if pattern in text else None
     match = pattern.search(text)
     return None if match is None else match.group()
+
+
+def _adopt_orphans() -> None:
+    """In the forked child, before exec: the program under test adopts its descendants' orphans (see .descendants)."""
+    descendants.subreaper(True)
 
 
 def _signal_group(pgid: int, sig: int) -> None:
