@@ -386,7 +386,8 @@ class PtySession:
             return
         _signal_group(self.pid, signal.SIGKILL)  # the leader may be gone while its group lives on
         if self.token:
-            descendants.kill_all(self.token, self.pid, self._since, self._seen)  # and those that left the group
+            # and those that left the group
+            descendants.kill_all(self.token, self.pid, self._since, self._seen)
         if self._poll() is None:
             self._reap(block=True)
         if not self.eof:
