@@ -132,3 +132,11 @@ def test_two_runs_in_the_same_second_keep_two_run_folders(tmp_path: Path) -> Non
     first, second = done.stdout.split()
     assert first != second
     assert (tmp_path / first / "trace.jsonl").is_file() and (tmp_path / second / "trace.jsonl").is_file()
+
+
+def test_out_takes_the_actual_screenshots_too(tmp_path: Path) -> None:
+    write(tmp_path, "s/hello.yaml", HELLO)
+    done = run("run", "s", "--out", "runs", "--goldens", "goldens", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "runs/hello/80x24/screenshots/done.golden").is_file()
+    assert not (tmp_path / "target").exists()  # nothing written beside --out

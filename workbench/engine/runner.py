@@ -212,7 +212,8 @@ class ScenarioRun:
         result.run_dir = str(self.run_dir)
         self._workspace = Workspace.create(self.path.parent, scenario.repo, keep=self.options.keep)
         self._goldens = GoldenStore(self.options.goldens_dir, folder_name(scenario.name), profile.id,
-                                    ci=self.options.ci, update=self.options.update_goldens)  # fmt: skip
+                                    ci=self.options.ci, update=self.options.update_goldens,
+                                    actual_dir=self.options.out_dir)  # fmt: skip
         home = self.run_dir / "home"
         home.mkdir(exist_ok=True)
         program = program_for(scenario, self.path, self._workspace.path, speed=self.options.speed_text,
