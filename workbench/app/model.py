@@ -13,6 +13,7 @@ from typing import Any
 
 from workbench.scenario.diagnostics import Diagnostic, Severity
 from workbench.scenario.model import Scenario
+from workbench.scenario.names import folder_name
 from workbench.terminal import GoldenStore, Shot, StyleRun, compare_text
 from workbench.terminal.style import FIELDS, make_style
 from workbench.timeline import Schedule
@@ -129,9 +130,10 @@ class ShotPair:
         return compare_text(self.golden, self.actual)
 
 
-def golden_store(goldens_dir: Path, scenario: Scenario) -> GoldenStore:
+def golden_store(goldens_dir: Path, out_dir: Path, scenario: Scenario) -> GoldenStore:
     """The store the runner uses for this scenario (same folders), never in CI mode, never auto-updating."""
-    return GoldenStore(goldens_dir, scenario.name, scenario.terminal.id, ci=False, update=False)
+    return GoldenStore(goldens_dir, folder_name(scenario.name), scenario.terminal.id, ci=False, update=False,
+                       actual_dir=out_dir)  # fmt: skip
 
 
 def shot_pairs(store: GoldenStore) -> list[ShotPair]:

@@ -442,7 +442,7 @@ class MainScreen(Screen[None]):
                 self.apply_layout()
             if not self.live:
                 self.terminal.resize_screen(*self.term_size)
-            store = golden_store(self.workbench.goldens_dir, scenario)
+            store = golden_store(self.workbench.goldens_dir, self.workbench.out_dir, scenario)
             if not self.read_only and (self._store is None or store.folder != self._store.folder):
                 self._store = store  # read the goldens again only when the scenario or its terminal changed
                 self.refresh_shots()
@@ -849,7 +849,9 @@ class MainScreen(Screen[None]):
         width, height = self.term_size
         shot = mask_shot(Shot.from_text(self.terminal.text(), width, height), scenario.masks)
         try:
-            golden = golden_store(self.workbench.goldens_dir, scenario).accept(label, shot)
+            golden = golden_store(self.workbench.goldens_dir, self.workbench.out_dir, scenario).accept(
+                label, shot
+            )
         except OSError as exc:
             self.notify(f"screenshot step `{label}` recorded; its golden could not be written: {exc}",
                         severity="error")  # fmt: skip
