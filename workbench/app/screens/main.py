@@ -740,7 +740,9 @@ class MainScreen(Screen[None]):
             self.editor.border_title = f"{recorded.file} (read-only)"
         self.session.load_recorded(recorded)
         failed = {f.step for f in recorded.failures}
-        marks = marks_from_records(recorded.steps, failed)
+        from workbench.engine.acp_trace import step_messages  # only `workbench show` reads acp.jsonl
+
+        marks = marks_from_records(recorded.steps, failed, step_messages(run_dir, recorded.steps))
         self.timeline.set_steps(marks)
         if marks:
             self._view(marks[-1].index)

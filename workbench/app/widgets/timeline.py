@@ -43,6 +43,7 @@ class Mark:
     line: int
     state: str = PENDING
     files: tuple[str, ...] = ()  # what the step changed in the workspace: "+added", "~modified", "-deleted"
+    acp: tuple[str, ...] = ()  # the ACP messages of the step, one summary line each (a recorded ACP run)
 
 
 def marks_from_schedule(steps: Iterable[Step]) -> list[Mark]:
@@ -50,12 +51,13 @@ def marks_from_schedule(steps: Iterable[Step]) -> list[Mark]:
     return [Mark(s.index, s.at_ms, s.actor, s.action, s.summary, s.pos.line) for s in steps]
 
 
-def marks_from_records(records: Iterable[StepRecord], failed_steps: set[int]) -> list[Mark]:
-    """The marks of a recorded run (its step records), with their states and files."""
+def marks_from_records(records: Iterable[StepRecord], failed_steps: set[int],
+                       acp: dict[int, list[str]] | None = None) -> list[Mark]:  # fmt: skip
+    """The marks of a recorded run (its step records), with their states, files and ACP messages."""
     marks: list[Mark] = []
     for record in records:
         mark = Mark(record.index, record.at_ms, record.actor, record.action, record.summary, record.line,
-                    record_state(record), record_files(record))  # fmt: skip
+                    record_state(record), record_files(record), tuple((acp or {}).get(record.index, ())))  # fmt: skip
         if record.index in failed_steps:
             mark.state = FAILED
         marks.append(mark)
@@ -208,8 +210,16 @@ class TimelineBar(Widget, can_focus=True):
                 columns[i] = columns[i + 1] - 1
         return columns
 
+    ACP_ROWS = 5  # at most this many message rows under the status; more are counted on the last
+
     def watch_cursor(self) -> None:
-        self.refresh()
+        """The widget grows by the selected step's ACP message rows (none for runs without ACP)."""
+        if not any(mark.acp for mark in self.marks):
+            self.refresh()
+            return
+        rows = len(self.marks[self.cursor].acp) if 0 <= self.cursor < len(self.marks) else 0
+        self.styles.height = 5 + min(rows, self.ACP_ROWS)
+        self.refresh(layout=True)
 
     def watch_engine_step(self) -> None:
         self.refresh()
@@ -273,7 +283,18 @@ class TimelineBar(Widget, can_focus=True):
             if mark.files:
                 info.append("  files: ", style="bold")
                 info.append(" ".join(mark.files))
+            if mark.acp:
+                info.append(f"  acp: {len(mark.acp)}", style="bold")
         elif n:
             info.append(f"{n} steps", style="bold")
         status = Text(self.status, no_wrap=True, overflow="ellipsis", style="italic")
-        return Text("\n", no_wrap=True, overflow="ellipsis").join([marks, info, status])
+        return Text("\n", no_wrap=True, overflow="ellipsis").join([marks, info, status, *self._acp_rows()])
+
+    def _acp_rows(self) -> list[Text]:
+        """The selected step's ACP messages, one a row; the last row counts what does not fit."""
+        if not 0 <= self.cursor < len(self.marks):
+            return []
+        lines = list(self.marks[self.cursor].acp)
+        if len(lines) > self.ACP_ROWS:
+            lines = [*lines[: self.ACP_ROWS - 1], f"… {len(lines) - self.ACP_ROWS + 1} more ACP messages"]
+        return [Text(line, no_wrap=True, overflow="ellipsis") for line in lines]

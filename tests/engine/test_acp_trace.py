@@ -1,0 +1,77 @@
+"""ACP messages beside a run's steps: a hand-made run folder read without Textual."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.acp_trace import messages_by_step, read_messages, step_messages, summary
+from workbench.engine.session_controller import RecordedRun
+
+
+def write_run(
+    run_dir: Path, wall_ms: list[int], messages: list[dict[str, Any]] | None, tail: str = ""
+) -> None:
+    """A run folder: a trace with one step per ``wall_ms`` (taken when each step ends) and an ``acp.jsonl``."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    lines = [{"type": "run", "version": 1, "scenario": "acp demo", "file": "",
+              "profile": {"width": 60, "height": 10}, "steps": len(wall_ms)}]  # fmt: skip
+    for i, wall in enumerate(wall_ms):
+        lines.append({"type": "step", "index": i, "at_ms": i * 100, "wall_ms": wall, "actor": "user",
+                      "action": "prompt", "summary": f"step {i}", "line": i + 1, "screen": [f"screen {i}"]})  # fmt: skip
+    lines.append({"type": "result", "status": "passed", "failures": [], "screenshots": []})
+    (run_dir / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    if messages is not None:
+        text = "".join(json.dumps(m) + "\n" for m in messages) + tail
+        (run_dir / "acp.jsonl").write_text(text, encoding="utf-8")
+
+
+def msg(seq: int, t_ms: int, direction: str, message: dict[str, Any]) -> dict[str, Any]:
+    return {"seq": seq, "t_ms": t_ms, "dir": direction, "message": message}
+
+
+C2A, A2C = "client->agent", "agent->client"
+MESSAGES = [
+    msg(0, 5, C2A, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}),
+    msg(1, 9, A2C, {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}}),
+    msg(2, 120, C2A, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {}}),
+    msg(3, 150, A2C, {"jsonrpc": "2.0", "method": "session/update", "params": {}}),
+    msg(4, 200, A2C, {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom"}}),
+    msg(5, 900, A2C, {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}),
+]
+
+
+def test_each_message_goes_to_the_step_running_when_it_crossed_the_wire(tmp_path: Path) -> None:
+    # Step 0 runs 0..100 ms, step 1 100..200, step 2 from 200: a message at exactly 200 starts step 2's share.
+    write_run(tmp_path, [100, 200, 300], MESSAGES)
+    recorded = RecordedRun.read(tmp_path)
+    assert step_messages(tmp_path, recorded.steps) == {
+        0: ["→ initialize #0", "← #0 result"],
+        1: ["→ session/prompt #1", "← session/update"],
+        2: ["← #1 error -32603: boom", "← #1 result"],  # after the last step: stays with it
+    }
+
+
+def test_a_missing_file_means_no_messages(tmp_path: Path) -> None:
+    write_run(tmp_path, [100, 200], None)
+    assert read_messages(tmp_path) == []
+    assert step_messages(tmp_path, RecordedRun.read(tmp_path).steps) == {}
+
+
+def test_a_half_written_last_line_is_skipped(tmp_path: Path) -> None:
+    write_run(tmp_path, [100, 200], MESSAGES[:3], tail='{"seq": 3, "t_ms": 150, "dir": "agent->cl')
+    assert [r["seq"] for r in read_messages(tmp_path)] == [0, 1, 2]
+    assert step_messages(tmp_path, RecordedRun.read(tmp_path).steps) == {
+        0: ["→ initialize #0", "← #0 result"],
+        1: ["→ session/prompt #1"],
+    }
+
+
+def test_no_steps_yet_means_no_assignment() -> None:
+    assert messages_by_step([], MESSAGES) == {}
+
+
+def test_a_message_that_is_not_an_object_is_still_listed() -> None:
+    assert summary({"dir": C2A, "message": [1, 2]}) == "→ (not a JSON-RPC object)"
+    assert summary({"dir": "sideways", "message": {"id": 3, "result": None}}) == "? #3 result"

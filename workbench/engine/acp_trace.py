@@ -1,0 +1,77 @@
+"""A run's ACP messages (``acp.jsonl``) beside its steps (``trace.jsonl``), for the app's timeline.
+
+Both files time their records by the same wall clock of the run: a step's
+``wall_ms`` is taken when the step ends, a message's ``t_ms`` when it crossed the
+wire (the recorder starts as the ACP driver prepares, a few milliseconds after the
+run's clock, so a message can only look a little earlier, never later). A step
+therefore starts where the one before it ended, and a message belongs to the last
+step that started at or before it; messages after the last step stay with it.
+
+The file is read while a run may still be writing it, so a line that does not
+parse (the last one, half written) is skipped rather than failing the view.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from workbench.acp.wire import WIRE_FILE
+from workbench.engine.trace import StepRecord
+
+ARROWS = {"client->agent": "→", "agent->client": "←"}
+
+
+def read_messages(run_dir: Path) -> list[dict[str, Any]]:
+    """The records of ``run_dir/acp.jsonl`` in file order; none when the file is absent or unreadable."""
+    try:
+        text = (run_dir / WIRE_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    records = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("t_ms"), int | float):
+            records.append(record)
+    return records
+
+
+def summary(record: dict[str, Any]) -> str:
+    """One line for a message: its direction arrow, then its method or ``#id`` with result or error."""
+    arrow = ARROWS.get(str(record.get("dir")), "?")
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return f"{arrow} (not a JSON-RPC object)"
+    ident = f" #{message['id']}" if "id" in message else ""
+    if "method" in message:
+        return f"{arrow} {message['method']}{ident}"
+    error = message.get("error")
+    if isinstance(error, dict):
+        return f"{arrow}{ident} error {error.get('code', '')}: {error.get('message', '')}".rstrip(": ")
+    if "result" in message:
+        return f"{arrow}{ident} result"
+    return f"{arrow}{ident} (no method, result or error)"
+
+
+def messages_by_step(steps: Iterable[StepRecord], messages: Iterable[dict[str, Any]]) -> dict[int, list[str]]:
+    """Each step's messages (by step index) as :func:`summary` lines; see the module docstring."""
+    ordered = sorted(steps, key=lambda s: s.wall_ms)
+    if not ordered:
+        return {}
+    starts = [0] + [s.wall_ms for s in ordered[:-1]]
+    out: dict[int, list[str]] = {}
+    for record in messages:
+        position = max(0, bisect.bisect_right(starts, record["t_ms"]) - 1)
+        out.setdefault(ordered[position].index, []).append(summary(record))
+    return out
+
+
+def step_messages(run_dir: Path, steps: Iterable[StepRecord]) -> dict[int, list[str]]:
+    """:func:`messages_by_step` for a run folder's ``acp.jsonl``."""
+    return messages_by_step(steps, read_messages(run_dir))
