@@ -38,3 +38,30 @@ def test_stepping_shows_each_steps_acp_messages(tmp_path: Path, size: tuple[int,
             assert main.timeline.region.bottom <= size[1]  # the taller timeline still fits the window
 
     run(body)
+
+
+def test_a_live_acp_run_shows_its_messages_beside_its_steps(tmp_path: Path) -> None:
+    from tests.acp.test_acp_mode import WRITE_AND_RUN
+    from tests.app.conftest import play_to_end
+
+    path = tmp_path / "scenarios" / "acp-mode.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(WRITE_AND_RUN.replace("ANSWER", "yes"), encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, tmp_path, mode="acp")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            result = await play_to_end(pilot)
+            assert result.status == "passed", result.failures
+            assert any(mark.acp for mark in main.timeline.marks), (
+                "the run's acp.jsonl is read beside its steps"
+            )
+            prompt = next(m for m in main.timeline.marks if any("session/prompt" in line for line in m.acp))
+            main.timeline.move_cursor(prompt.index)
+            await pilot.pause(0.05)
+            shown = "\n".join(screen_text(app))
+            assert prompt.acp[0] in shown, (prompt.acp, shown[-1500:])
+
+    run(body)

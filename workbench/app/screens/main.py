@@ -548,6 +548,7 @@ class MainScreen(Screen[None]):
         elif event == "step":
             for record in session.records.values():
                 self.timeline.set_record(record)
+            self._show_acp()
             if session.follow and session.records:
                 self.timeline.cursor = session.newest
                 self._mark_step_line(session.newest)
@@ -568,6 +569,7 @@ class MainScreen(Screen[None]):
         for failure in result.failures:
             if failure.step in self.records:
                 self.timeline.set_failed(failure.step)
+        self._show_acp()
         self.failures.show(result.failures, result.status)
         if result.failures:
             self.notify(f"{result.status}: {len(result.failures)} failure(s): see the Failures pane (F12)",
@@ -575,6 +577,17 @@ class MainScreen(Screen[None]):
         if self.path is not None:
             self.browser.set_verdict(self.path, result.name, result.status)
         self.refresh_shots()
+
+    def _show_acp(self) -> None:
+        """A live ACP run's messages beside its steps, read from the run folder's acp.jsonl as it grows."""
+        run = self.session.run
+        if run is None or run.run_dir is None or not (run.run_dir / "acp.jsonl").is_file():
+            return
+        from workbench.engine.acp_trace import step_messages
+
+        self.timeline.set_acp(
+            step_messages(run.run_dir, sorted(self.records.values(), key=lambda r: r.index))
+        )
 
     def _status(self) -> None:
         if self.read_only:
@@ -740,7 +753,7 @@ class MainScreen(Screen[None]):
             self.editor.border_title = f"{recorded.file} (read-only)"
         self.session.load_recorded(recorded)
         failed = {f.step for f in recorded.failures}
-        from workbench.engine.acp_trace import step_messages  # only `workbench show` reads acp.jsonl
+        from workbench.engine.acp_trace import step_messages  # here: only ACP runs need it
 
         marks = marks_from_records(recorded.steps, failed, step_messages(run_dir, recorded.steps))
         self.timeline.set_steps(marks)

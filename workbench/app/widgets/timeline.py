@@ -131,6 +131,12 @@ class TimelineBar(Widget, can_focus=True):
                 self.marks[index].files = files
             self.refresh()
 
+    def set_acp(self, messages: dict[int, list[str]]) -> None:
+        """The ACP messages of each step (index -> summary lines), as a live ACP run records them."""
+        for mark in self.marks:
+            mark.acp = tuple(messages.get(mark.index, ()))
+        self.watch_cursor()
+
     def set_record(self, record: StepRecord) -> None:
         """A step has run: its state and files from its record (a failed mark stays failed)."""
         if 0 <= record.index < len(self.marks) and self.marks[record.index].state == FAILED:

@@ -283,9 +283,11 @@ class AcpDriver(RealAgentDriver):
         if turn is not None:
             for e in check_turn(turn.prompt, turn.steps, record):
                 self.ctx.fail(e.step, e.line, "expect", e.message)
-        answers = getattr(self.client.answer, "problems", []) if self.client is not None else []
+        # a scripted answer that did not fit the options offered: (scenario line, what was wrong)
+        answers: list[tuple[int, str]] = getattr(self.client.answer, "problems", []) if self.client else []
         while answers:
-            self.ctx.fail(0, turn.line if turn else 0, "expect", answers.pop(0))
+            line, message = answers.pop(0)
+            self.ctx.fail(0, line or (turn.line if turn else 0), "expect", message)
 
     # ------------------------------------------------------------------ end
 
