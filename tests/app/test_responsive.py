@@ -63,6 +63,9 @@ def test_a_flooding_program_leaves_the_editor_and_the_panes_answering(work: Path
                 pilot, lambda: main.query_one("#panes").active == "tab-shots", what="the pane switch"
             )
             _press(app, "ctrl+t", None)
+            await wait_until(  # the key is handled before the test goes on (none is left in flight at exit)
+                pilot, lambda: main.query_one("#panes").active != "tab-shots", what="the pane switch back"
+            )
             await wait_until(pilot, lambda: main.terminal.text() != seen, what="the pane to keep repainting")
             assert main.live and main.run._session.alive, "all of this happened during the flood"
         # leaving the app ends the run: the program (reaped, not a zombie) and its workspace are gone
