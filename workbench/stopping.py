@@ -9,11 +9,14 @@ event, rather than letting them raise inside the event loop, is what lets its
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import signal
+import sys
 
 from workbench.clock import parse_speed
+from workbench.timeline.prepare import Prepared, prepare_to_serve
 
 
 def server_speed(speed: str, port: int = 0) -> float | None:
@@ -25,6 +28,20 @@ def server_speed(speed: str, port: int = 0) -> float | None:
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0..65535, got {port}")
     return parse_speed(speed)
+
+
+def server_inputs(args: argparse.Namespace, prog: str) -> tuple[float | None, list[Prepared]] | None:
+    """A scenario server's checked ``--speed``/``--port`` and its prepared scenarios, or None (exit 2).
+
+    Every reason it is None is on stderr already: a bad flag, or the scenarios' diagnostics.
+    """
+    try:
+        speed = server_speed(args.speed, args.port)
+    except ValueError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return None
+    prepared = prepare_to_serve(args.paths, defines=args.define, prog=prog)
+    return None if prepared is None else (speed, prepared)
 
 
 async def until_stopped() -> None:

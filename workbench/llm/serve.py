@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.scenario.model import Scenario
-from workbench.stopping import server_speed, until_stopped
-from workbench.timeline.prepare import prepare_to_serve
+from workbench.stopping import server_inputs, until_stopped
 from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
 
 from .recorder import RequestLog
@@ -80,14 +79,10 @@ def serve_llm_main(argv: Sequence[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the scenarios of parsed ``args`` until Ctrl-C or SIGTERM."""
-    try:
-        speed = server_speed(args.speed, args.port)
-    except ValueError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    inputs = server_inputs(args, PROG)
+    if inputs is None:
         return EXIT_INVALID
-    prepared = prepare_to_serve(args.paths, defines=args.define, prog=PROG)
-    if prepared is None:
-        return EXIT_INVALID
+    speed, prepared = inputs
     scenarios = [p.scenario for p in prepared if p.scenario is not None]
     # failures are printed as they happen: `file:line: kind: message`
     logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(message)s", stream=sys.stderr)

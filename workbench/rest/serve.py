@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.clock import VirtualClock
-from workbench.stopping import server_speed, until_stopped
+from workbench.stopping import server_inputs, until_stopped
 from workbench.timeline import Schedule
-from workbench.timeline.prepare import prepare_to_serve
 from workbench.usage import EXIT_INVALID, EXIT_OK
 
 PROG = "workbench serve rest"
@@ -43,14 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        speed = server_speed(args.speed, args.port)
-    except ValueError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    inputs = server_inputs(args, PROG)
+    if inputs is None:
         return EXIT_INVALID
-    prepared = prepare_to_serve(args.paths, defines=args.define, prog=PROG)
-    if prepared is None:
-        return EXIT_INVALID
+    speed, prepared = inputs
     schedules = [p.schedule for p in prepared if p.schedule is not None]
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(_serve(schedules, args.host, args.port, speed))
