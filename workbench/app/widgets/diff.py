@@ -96,8 +96,8 @@ class ScreenshotDiff(Vertical, can_focus=False):
     ALLOW_MAXIMIZE = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "screen.accept_screenshot", "Accept", id="accept-screenshot"),
-        Binding("A", "screen.accept_all_screenshots", "Accept all", id="accept-all-screenshots"),
-        Binding("c", "screen.compare_now", "Compare now", id="compare-now"),
+        Binding("A", "screen.accept_all_screenshots", "All", id="accept-all-screenshots"),
+        Binding("c", "screen.compare_now", "Compare", id="compare-now"),
     ]
 
     stacked: reactive[bool] = reactive(False)  # set by the screen's layout
