@@ -355,7 +355,8 @@ def pane_until(session: str, condition: Callable[[str], bool], timeout: float = 
 def in_tmux(work: Path, n: int = 10) -> dict[str, list[float]]:
     """Start to first frame, key echo in the editor and F7, in the app running in a tmux pane at 120x40."""
     out: dict[str, list[float]] = {"start": [], "empty": [], "echo": [], "f7": []}
-    env = f"XDG_CONFIG_HOME={work / 'config'} WORKBENCH_KEYMAP={work / 'no-keymap.toml'}"
+    env = (f"XDG_CONFIG_HOME={work / 'config'} WORKBENCH_KEYMAP={work / 'no-keymap.toml'} "
+           f"PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX={work / 'pycache'}")  # fmt: skip
     app_cmd = f"{env} {sys.executable} -m workbench scenarios/hello-agent.yaml --goldens goldens --out runs"
     (work / "ready_app.py").write_text(
         "from textual.app import App\nfrom textual.widgets import Static\n\n\nclass Ready(App):\n"
@@ -399,6 +400,10 @@ def main() -> int:
         shutil.copytree(ROOT / "scenarios", work / "scenarios")
         os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
         os.environ["WORKBENCH_KEYMAP"] = str(work / "no-keymap.toml")
+        # Warm means compiled: a user's second start finds the bytecode the first one wrote. Some CI
+        # images set PYTHONDONTWRITEBYTECODE, which would make every start compile the app again.
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = str(work / "pycache")  # and the checkout stays clean
         os.chdir(work)  # the app writes actual screenshots under ./target
         try:
             ours, empty = cold_start(work, dict(os.environ))

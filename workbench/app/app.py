@@ -13,6 +13,7 @@ from typing import ClassVar
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widgets.text_area import TextAreaTheme
 
 from workbench.app.commands import WorkbenchCommands
@@ -77,6 +78,7 @@ class WorkbenchApp(App[int]):
         self.mode = mode
         self.agent = agent
         self._themes_ready = False
+        self._own_themes: dict[str, Theme] = {}
         self._syntax_themes: dict[str, TextAreaTheme] = {}
 
     def set_mode(self, mode: str, agent: str | None = None) -> None:
@@ -100,8 +102,7 @@ class WorkbenchApp(App[int]):
         for theme in themes:
             self.register_theme(theme)
         self._startup_warnings = list(warnings)
-        for theme in themes:
-            self._syntax_themes[theme.name] = syntax_theme(theme)
+        self._own_themes = {theme.name: theme for theme in themes}
         names = {t.name for t in themes}
         wanted = self._theme_name or saved_theme() or DEFAULT_THEME
         if wanted in names or wanted in self.available_themes:
@@ -150,6 +151,9 @@ class WorkbenchApp(App[int]):
         yield SystemCommand("help: keys and panes", "Show the help screen", self.action_help)
 
     def syntax_theme_for(self, name: str) -> TextAreaTheme | None:
+        """The editor's highlighting for theme ``name``, worked out the first time it is shown."""
+        if name not in self._syntax_themes and name in self._own_themes:
+            self._syntax_themes[name] = syntax_theme(self._own_themes[name])
         return self._syntax_themes.get(name)
 
     def key_rows(self) -> list[tuple[str, str, str, str]]:

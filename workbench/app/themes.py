@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.style import Style
@@ -114,8 +115,11 @@ def contrast_ratio(fg: Color, bg: Color) -> float:
     return (a + 0.05) / (b + 0.05)
 
 
-def theme_colours(theme: Theme) -> dict[str, Color]:
-    """Every CSS variable of ``theme`` as an opaque colour (alpha blended over the theme's background)."""
+def theme_colours(theme: Theme, only: Iterable[str] | None = None) -> dict[str, Color]:
+    """Every CSS variable of ``theme`` (or those named in ``only``) as an opaque colour.
+
+    Translucent colours are blended over the theme's background.
+    """
     raw = {**theme.to_color_system().generate(), **syntax_defaults(theme), **theme.variables}
     base = Color.parse(raw["background"])
     resolved: dict[str, Color] = {}
@@ -128,11 +132,13 @@ def theme_colours(theme: Theme) -> dict[str, Color]:
         colour = Color.parse(value)
         return under.blend(colour.with_alpha(1.0), colour.a) if colour.a < 1 else colour
 
-    for name in raw:
+    for name in raw if only is None else [n for n in only if n in raw]:
         try:
             resolved[name] = resolve(name)
         except Exception:  # not a colour (a size, a number): not ours to check
             continue
+    if only is not None:
+        return resolved
     for fg, bg in TEXT_PAIRS:  # "auto" and translucent text depend on what they are drawn on
         if fg in raw and bg in resolved:
             resolved[f"{fg}@{bg}"] = resolve(fg, resolved[bg])
@@ -166,7 +172,7 @@ def syntax_defaults(theme: Theme) -> dict[str, str]:
 
 def syntax_theme(theme: Theme) -> TextAreaTheme:
     """The editor's highlighting in ``theme``'s colours (the `css` theme would keep the dark theme's)."""
-    colours = theme_colours(theme)
+    colours = theme_colours(theme, only=set(SYNTAX_ROLES.values()))
     styles: dict[str, Style] = {}
     for capture, role in SYNTAX_ROLES.items():
         colour = colours.get(role)

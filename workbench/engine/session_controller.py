@@ -14,12 +14,15 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from workbench.clock import ClockState
+from workbench.engine.options import RunOptions
 from workbench.engine.report import Failure, ScenarioResult
-from workbench.engine.runner import RunOptions, ScenarioRun
 from workbench.engine.trace import StepRecord, Trace
+
+if TYPE_CHECKING:
+    from workbench.engine.runner import ScenarioRun
 
 SPEEDS: list[float | None] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, None]
 
@@ -141,6 +144,8 @@ class SessionController:
         """Start a run of ``path`` (the previous one must be over); its events reach the listener."""
         if self.live:
             raise RuntimeError("a run is going on: stop it first")
+        from workbench.engine.runner import ScenarioRun  # here: the app starts before its first run
+
         run = ScenarioRun(path, options, observers=[self])
         if paused:
             run.clock.pause()

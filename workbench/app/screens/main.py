@@ -47,8 +47,8 @@ from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_records, marks_from_schedule
 from workbench.atomic import write_atomic
 from workbench.engine.agent_requests import RequestLogReader, request_log
+from workbench.engine.options import RunOptions
 from workbench.engine.recording import InputRecorder
-from workbench.engine.runner import RunOptions, ScenarioRun
 from workbench.engine.session_controller import SPEEDS, Event, RecordedRun, SessionController
 from workbench.engine.trace import StepRecord
 from workbench.scenario.diagnostics import Severity
@@ -56,8 +56,9 @@ from workbench.scenario.loader import discover
 from workbench.terminal import GoldenStore, Shot
 from workbench.terminal.masks import mask_shot
 
-if TYPE_CHECKING:  # the app imports this screen
+if TYPE_CHECKING:  # the app imports this screen; the runner comes with the first run
     from workbench.app.app import WorkbenchApp
+    from workbench.engine.runner import ScenarioRun
 
 __all__ = ["SPEEDS", "MainScreen"]
 

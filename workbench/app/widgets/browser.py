@@ -116,7 +116,9 @@ class ScenarioBrowser(OptionList):
     # ------------------------------------------------------------------ following the folder
 
     def follow_folder(self, folder: Path) -> None:
-        self._watch_folder(folder)
+        self.call_after_refresh(
+            self._watch_folder, folder
+        )  # after the frame: watchfiles takes ~30 ms to load
 
     @work(exclusive=True, group="watch-folder", exit_on_error=False)
     async def _watch_folder(self, folder: Path) -> None:

@@ -28,6 +28,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
 from workbench.app.screens.confirm import ConfirmScreen
+from workbench.app.widgets.parsed_document import ChunkReadDocument
 from workbench.scenario.diagnostics import Diagnostic, Severity
 
 # JSON is highlighted with the YAML grammar (JSON is YAML 1.2 flow syntax): with tree-sitter 0.26 the
@@ -104,6 +105,11 @@ class ScenarioEditor(TextArea):
         self.saved_text = ""
         self.problems: dict[int, tuple[str, bool]] = {}  # 0-based row -> (first message line, is an error)
         self._step_row: int | None = None
+        self._rendered_rows: dict[int, tuple[object, ...]] = {}  # row -> _row_signature when rendered
+
+    def _set_document(self, text: str, language: str | None) -> None:
+        super()._set_document(text, language)
+        ChunkReadDocument.adopt(self.document)
 
     @property
     def current_step_line(self) -> int | None:
@@ -205,17 +211,22 @@ class ScenarioEditor(TextArea):
         scenario that is about a third of a keystroke. Scrolling out of the highlighted window
         rebuilds it there (see ``_watch_scroll_y``).
         """
-        self._line_cache.clear()
         self._highlights.clear()
         if not self._highlight_query:
+            self._line_cache.clear()
             return
         top = max(0, int(self.scroll_offset.y) - self.HIGHLIGHT_MARGIN)
         bottom = int(self.scroll_offset.y) + self.size.height + self.HIGHLIGHT_MARGIN
         self._highlighted_rows = (top, bottom)
         highlights = self._highlights
-        captures = self.document.query_syntax_tree(self._highlight_query, (top, 0), (bottom, 0))
-        for name, nodes in captures.items():
-            for node in nodes:
+        query = self._highlight_query
+        captures = self.document.query_syntax_tree(query, (top, 0), (bottom, 0))
+        rank = {query.capture_name(i): i for i in range(query.capture_count)}
+        # In the query's order, as tree-sitter ranks patterns (a later, more specific one wins, such
+        # as a key's ``yaml.field`` over ``string``), not in the order names first occur in the window,
+        # which changes as the view moves and would redraw unchanged rows; a name's nodes in text order.
+        for name, nodes in sorted(captures.items(), key=lambda item: rank.get(item[0], len(rank))):
+            for node in sorted(nodes, key=lambda node: (node.start_byte, node.end_byte)):
                 (start_row, start_column), (end_row, end_column) = node.start_point, node.end_point
                 if start_row == end_row:
                     highlights[start_row].append((start_column, end_column, name))
@@ -224,6 +235,30 @@ class ScenarioEditor(TextArea):
                 for row in range(start_row + 1, end_row):
                     highlights[row].append((0, None, name))
                 highlights[end_row].append((0, end_column, name))
+        self._forget_changed_rows()
+
+    # ------------------------------------------------------------------ re-rendering only what changed
+
+    def _row_signature(self, row: int) -> tuple[object, ...]:
+        """What a rendered row depends on besides Textual's cache key: its text, highlights, gutter."""
+        document = self.document
+        text = document.get_line(row) if row < document.line_count else None
+        return text, tuple(self._highlights.get(row, ())), self.gutter_width
+
+    def _forget_changed_rows(self) -> None:
+        """Drop the cached strips of rows whose text or highlights changed, and keep the others.
+
+        Textual clears every cached row at each edit, so a keystroke re-renders the whole view (on
+        a 1,000-line scenario, most of the keystroke's time). Its cache key names the row, not the
+        row's text, so each row's :meth:`_row_signature` is kept from when it was rendered.
+        """
+        stale = {row for row, seen in self._rendered_rows.items() if seen != self._row_signature(row)}
+        if not stale:
+            return
+        for key in [key for key in self._line_cache.keys() if key[2] in stale]:  # noqa: SIM118 (no __iter__)
+            self._line_cache.discard(key)
+        for row in stale:
+            del self._rendered_rows[row]
 
     _highlighted_rows = (0, 0)
 
@@ -245,6 +280,10 @@ class ScenarioEditor(TextArea):
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
         scroll_x, scroll_y = self.scroll_offset
+        if len(self._rendered_rows) > 4096:  # Textual's cache holds 1,024 strips; these follow it
+            self._line_cache.clear()
+            self._rendered_rows.clear()
+        self._rendered_rows[scroll_y + y] = self._row_signature(scroll_y + y)
         if self._step_row is not None and scroll_y + y == self._step_row:
             strip = Strip(Segment.apply_style(list(strip), post_style=self._step_style()), strip.cell_length)
         if not self.problems:
@@ -298,7 +337,9 @@ class ScenarioEditor(TextArea):
     def follow_on_disk(self) -> None:
         """Watch the open file until another one opens: take changes, or ask when there are unsaved edits."""
         if self.path is not None:
-            self._watch(self.path)
+            self.call_after_refresh(
+                self._watch, self.path
+            )  # after the frame: watchfiles takes ~30 ms to load
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def _watch(self, path: Path) -> None:
