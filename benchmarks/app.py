@@ -368,7 +368,9 @@ def in_tmux(work: Path, n: int = 10) -> dict[str, list[float]]:
             name = f"wb-bench-{os.getpid()}-{key}-{k}"
             started = time.perf_counter()
             tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", str(work), cmd)
-            pane_until(name, lambda s, needle=needle: needle in s)
+            pane_until(
+                name, lambda s, needle=needle: needle in s, timeout=TIMEOUT_S if k else 60
+            )  # 0: compiles
             if k:
                 out[key].append(time.perf_counter() - started)
             tmux("kill-session", "-t", name)

@@ -118,3 +118,69 @@ def test_an_edit_redraws_every_row_it_changes_and_serves_the_rest_from_the_cache
             assert shown_rows(editor) == uncached_rows(editor)
 
     run(body)
+
+
+def test_what_the_screen_shows_after_each_edit_equals_a_full_repaint(work: Path) -> None:
+    """Only changed rows are repainted; after every kind of edit and move the screen must be as if all were."""
+    path = work / "long.yaml"
+    lines = ["name: long", "tags: [one,", "  two]", "timeline:"]  # a bracket whose match is another row
+    for i in range(80):
+        lines += ["  - llmResponse:", "      - assistant:", f"          - [10, 'message {i}']"]
+    path.write_text("\n".join(lines) + "\n")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            editor = main.editor
+            editor.focus()
+            editor.cursor_blink = False  # a blinking cursor would differ between two reads
+
+            def shown() -> list[str]:
+                strips = app.screen._compositor.render_strips()
+                region = editor.region
+                rows = strips[region.y : region.bottom]
+                return [
+                    "".join(s.text + str(s.style) for s in strip.crop(region.x, region.right))
+                    for strip in rows
+                ]
+
+            async def check(what: str) -> None:
+                await pilot.pause(0.02)
+                partial = shown()
+                editor._line_cache.clear()
+                editor._rendered_rows.clear()
+                editor.refresh()
+                await pilot.pause(0.02)
+                assert partial == shown(), f"the screen after {what} is not a full repaint's"
+
+            await check("opening")
+            editor.move_cursor((4, 18))
+            steps: list[tuple[str, ...]] = [
+                ("x",), ("'",), ("backspace",), ("enter",), ("x", ":", "space", "y"), ("backspace",) * 5,
+                ("shift+down", "shift+down", "shift+right"), ("z",), ("ctrl+z",), ("ctrl+y",),
+                ("up", "up", "end"), ("left", "left", "left"),  # onto a bracket: its match is marked
+                ("right",), ("home",), ("#",), ("pagedown",), ("x",), ("ctrl+home",), ("down",) * 3,
+                ("shift+end",), ("delete",), ("ctrl+z",), ("end", "enter", "-", "space", "a"),
+            ]  # fmt: skip
+            for keys in steps:
+                await pilot.press(*keys)
+                await check(" ".join(keys))
+            editor.move_cursor((0, 0))
+            await check("the cursor at the start")
+            editor.move_cursor((1, 6))  # onto `[`: its match `]` on the next row is marked
+            await check("a cursor on a bracket")
+            editor.move_cursor((0, 0))  # and unmarked when the cursor leaves
+            await check("the cursor off the bracket")
+            editor.current_step_line = 30  # the timeline's step, off screen, then on screen
+            await check("a step row off screen")
+            editor.scroll_to(y=20, animate=False, immediate=True)
+            editor.current_step_line = 25
+            await check("a step row in a scrolled view")
+            editor.find("message 9")
+            await check("a find")
+            editor.insert("'", (editor.cursor_location[0], 0))
+            await check("a quote that opens a string over the following rows")
+
+    run(body)

@@ -7,7 +7,6 @@ module plus a registry entry, and `run --mode` offers it with no other change.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import re
 import subprocess
 import sys
@@ -31,22 +30,19 @@ def _readme_example() -> str:
     return code
 
 
-def _load_example(tmp_path: Path) -> type[drivers.Driver]:
-    module_path = tmp_path / "transcript.py"
-    module_path.write_text(_readme_example(), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("transcript_example", module_path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    cls: type[drivers.Driver] = module.TranscriptDriver
-    return cls
-
-
 def test_the_readme_example_mode_is_one_module_and_one_registry_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    driver = _load_example(tmp_path)
-    monkeypatch.setitem(drivers.DRIVERS, "transcript", driver)  # the registry line
+    (tmp_path / "transcript_example.py").write_text(_readme_example(), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (path, summary) = re.findall(
+        r'"transcript": Mode\("([^"]+)", "([^"]+)"\),', (REPO / "README.md").read_text(encoding="utf-8")
+    )[0]
+    assert path == "workbench.engine.drivers.transcript:TranscriptDriver"
+    # the README's registry line, with the module where this test wrote it
+    monkeypatch.setitem(
+        drivers.DRIVERS, "transcript", drivers.Mode("transcript_example:TranscriptDriver", summary)
+    )
     from workbench.cli import build_parser
 
     args = build_parser("run").parse_args(["run", "--mode", "transcript", str(tmp_path)])
@@ -73,10 +69,28 @@ timeline:
 def test_every_registered_mode_implements_the_protocol() -> None:
     assert drivers.driver_names()[0] == drivers.DEFAULT_MODE
     assert {"mock-agent", "program", "real-agent"} <= set(drivers.DRIVERS)
-    for name, cls in drivers.DRIVERS.items():
+    for name, mode in drivers.DRIVERS.items():
+        cls = drivers.driver_class(name)
         for method in ("start", "play", "settle", "finish", "stop"):
             assert asyncio.iscoroutinefunction(getattr(cls, method)), (name, method)
-        assert cls.summary and "\n" not in cls.summary
+        assert mode.summary and "\n" not in mode.summary
+
+
+def test_listing_the_modes_imports_no_driver() -> None:
+    code = (
+        "import sys\nfrom workbench.engine.drivers import driver_summaries\ndriver_summaries()\n"
+        "from workbench.cli import build_parser\nbuild_parser('run'); build_parser('edit')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('workbench.engine.drivers.') or m.split('.')[0] == 'acp'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_an_unknown_mode_name_in_code_names_the_modes() -> None:
+    with pytest.raises(KeyError, match="modes: mock-agent, acp"):
+        drivers.driver_class("simulaton")
 
 
 def test_an_unknown_mode_is_a_usage_error_naming_the_modes(tmp_path: Path) -> None:

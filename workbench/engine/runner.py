@@ -29,19 +29,16 @@ from typing import Any, Protocol
 from workbench.agent.control import ControlError
 from workbench.clock import VirtualClock
 from workbench.crash import ReportedCrash, write_crash_report
-from workbench.engine.drivers import (
+from workbench.engine.drivers import DEFAULT_MODE, DRIVERS, driver_class, driver_names
+from workbench.engine.drivers.base import (
     AGENT_ACTIONS,
-    DEFAULT_MODE,
-    DRIVERS,
     Checks,
     Driver,
     DriverError,
     RunContext,
     Skip,
-    driver_class,
-    driver_names,
+    key_notation,
 )
-from workbench.engine.drivers.base import key_notation
 from workbench.engine.fork import can_fork, fork_session
 from workbench.engine.options import RunOptions
 from workbench.engine.program import Program, program_for

@@ -22,6 +22,7 @@ from rich.text import Text
 from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.reactive import Reactive, reactive
 from textual.strip import Strip
 from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
@@ -107,6 +108,18 @@ class ScenarioEditor(TextArea):
         self._step_row: int | None = None
         self._rendered_rows: dict[int, tuple[object, ...]] = {}  # row -> _row_signature when rendered
 
+    # Textual repaints the whole view whenever the selection changes, which is at every keystroke;
+    # the rows it can change are repainted instead (see _watch_selection and _forget_changed_rows).
+    selection: Reactive[Selection] = reactive(Selection(), init=False, always_update=True, repaint=False)
+
+    def _watch_selection(self, previous_selection: Selection, selection: Selection) -> None:
+        bracket_before = self._matching_bracket_location
+        super()._watch_selection(previous_selection, selection)
+        rows = [*previous_selection, *selection]
+        rows += [location for location in (bracket_before, self._matching_bracket_location) if location]
+        first, last = min(row for row, _ in rows), max(row for row, _ in rows)
+        self.refresh_lines(first, last - first + 1)
+
     def _set_document(self, text: str, language: str | None) -> None:
         super()._set_document(text, language)
         ChunkReadDocument.adopt(self.document)
@@ -120,11 +133,9 @@ class ScenarioEditor(TextArea):
     def current_step_line(self, row: int | None) -> None:
         if row != self._step_row:
             old, self._step_row = self._step_row, row
-            self._line_cache.clear()
-            top = int(self.scroll_offset.y)
-            for changed in (old, row):  # only the two lines change, not the whole view
-                if changed is not None and 0 <= changed - top < self.size.height:
-                    self.refresh_line(changed - top)
+            for changed in (old, row):  # only the two rows change, not the whole view
+                if changed is not None:
+                    self.refresh_line(changed)  # a document row: ScrollView takes the scroll off
 
     # ------------------------------------------------------------------ typing
 
@@ -259,6 +270,7 @@ class ScenarioEditor(TextArea):
             self._line_cache.discard(key)
         for row in stale:
             del self._rendered_rows[row]
+            self.refresh_line(row)
 
     _highlighted_rows = (0, 0)
 

@@ -2,33 +2,49 @@
 
 Adding a mode is one module and one line here:
 
-1. write ``workbench/engine/drivers/<mode>.py`` with a class that implements
-   :class:`~workbench.engine.drivers.base.Driver` (``start``, ``play``,
-   ``settle``, ``finish``, ``stop``; see that module for when each runs) and
-   has a one-line ``summary``;
-2. add ``"<mode>": <Class>`` to :data:`DRIVERS` below.
+1. write a module (``workbench/engine/drivers/<mode>.py``, or any importable
+   module) with a class that implements :class:`~workbench.engine.drivers.base.Driver`
+   (``start``, ``play``, ``settle``, ``finish``, ``stop``; see that module for
+   when each runs);
+2. add ``"<mode>": Mode("<module>:<Class>", "<one-line summary>")`` to
+   :data:`DRIVERS` below.
 
 `workbench run --mode`, its ``--help`` and the app's mode picker list
-:func:`driver_names`; the runner looks the class up with :func:`driver_class`.
-A driver sees the run only through :class:`~workbench.engine.drivers.base.RunContext`.
+:func:`driver_names` and :func:`driver_summaries`; the runner imports the class
+with :func:`driver_class`. The registry names classes instead of holding them
+so that listing the modes (every ``--help``, the app's start) imports none of
+them: the ACP driver alone brings the ACP SDK. A driver sees the run only
+through :class:`~workbench.engine.drivers.base.RunContext`.
 """
 
 from __future__ import annotations
 
-from .acp import AcpDriver
-from .base import AGENT_ACTIONS, Checks, Driver, DriverError, RunContext, Skip
-from .mock_agent import MockAgentDriver
-from .program import ProgramDriver
-from .real_agent import RealAgentDriver
-from .simulation import SimulationDriver
+import importlib
+from typing import TYPE_CHECKING, NamedTuple
 
-DRIVERS: dict[str, type[Driver]] = {
-    "acp": AcpDriver,
-    "mock-agent": MockAgentDriver,
-    "program": ProgramDriver,
-    "real-agent": RealAgentDriver,
-    "simulation": SimulationDriver,
-}
+if TYPE_CHECKING:
+    from .base import Driver
+
+
+class Mode(NamedTuple):
+    """Where a mode's driver class is (``module:Class``) and one line for help texts."""
+
+    path: str
+    summary: str
+
+
+DRIVERS: dict[str, Mode] = {
+    "acp": Mode("workbench.engine.drivers.acp:AcpDriver",
+                "a real ACP agent (`command`) on stdio; the engine is its ACP client, the mock LLM behind it"),
+    "mock-agent": Mode("workbench.engine.drivers.mock_agent:MockAgentDriver",
+                       "the built-in mock agent plays the timeline (the default)"),
+    "program": Mode("workbench.engine.drivers.program:ProgramDriver",
+                    "any terminal program (the scenario's `command`), no agent side"),
+    "real-agent": Mode("workbench.engine.drivers.real_agent:RealAgentDriver",
+                       "a real coding agent (--agent preset or `command`) against the mock LLM server"),
+    "simulation": Mode("workbench.engine.drivers.simulation:SimulationDriver",
+                       "the program is a client of a mock REST/SSE agent service that plays the timeline"),
+}  # fmt: skip
 
 DEFAULT_MODE = "mock-agent"
 
@@ -44,11 +60,13 @@ def driver_summaries() -> dict[str, str]:
 
 
 def driver_class(name: str) -> type[Driver]:
-    """The driver of mode ``name``; KeyError names the modes there are."""
+    """The driver of mode ``name``, imported now; KeyError names the modes there are."""
     try:
-        return DRIVERS[name]
+        module, _, attribute = DRIVERS[name].path.partition(":")
     except KeyError:
         raise KeyError(f"unknown mode {name!r}; modes: {', '.join(driver_names())}") from None
+    cls: type[Driver] = getattr(importlib.import_module(module), attribute)
+    return cls
 
 
-__all__ = ["AGENT_ACTIONS", "DEFAULT_MODE", "DRIVERS", "Checks", "Driver", "DriverError", "RunContext", "Skip", "driver_class", "driver_names", "driver_summaries"]  # fmt: skip
+__all__ = ["DEFAULT_MODE", "DRIVERS", "Mode", "driver_class", "driver_names", "driver_summaries"]

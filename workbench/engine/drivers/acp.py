@@ -31,7 +31,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.program import Program
 from workbench.scenario import model as m
@@ -79,10 +79,6 @@ ADAPTERS = {
 
 class AcpDriver(RealAgentDriver):
     """The ACP-client side of one run (see the module docstring)."""
-
-    summary: ClassVar[str] = (
-        "a real ACP agent (`command`) on stdio; the engine is its ACP client, the mock LLM behind it"
-    )
 
     def __init__(self, ctx: RunContext) -> None:
         super().__init__(ctx)

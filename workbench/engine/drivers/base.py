@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from workbench.clock import VirtualClock
 from workbench.engine.options import RunOptions
@@ -123,9 +123,6 @@ async def _nothing() -> None:
 
 class Driver(Protocol):
     """One way of playing the agent side; see the module docstring for when each method runs."""
-
-    summary: ClassVar[str]
-    """One line for `run --help` and the app's mode picker."""
 
     def __init__(self, ctx: RunContext) -> None: ...
     async def start(self, program: Program) -> None: ...

@@ -13,7 +13,6 @@ to pace: this mode then plays it as the ``program`` mode does.
 from __future__ import annotations
 
 import shutil
-from typing import ClassVar
 
 from workbench.agent.control import ENV_VAR, EngineLink
 from workbench.engine.program import Program
@@ -26,8 +25,6 @@ SYNC_TIMEOUT_S = 30.0
 
 
 class MockAgentDriver:
-    summary: ClassVar[str] = "the built-in mock agent plays the timeline (the default)"
-
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
         self._link: EngineLink | None = None

@@ -13,7 +13,6 @@ a particular prompt or output says so with ``waitFor``.
 from __future__ import annotations
 
 import contextlib
-from typing import ClassVar
 
 from workbench.engine.program import Program
 from workbench.terminal.session import WaitTimeout
@@ -25,8 +24,6 @@ SILENT_START_S = 5.0  # a program that printed nothing this long after its start
 
 
 class ProgramDriver:
-    summary: ClassVar[str] = "any terminal program (the scenario's `command`), no agent side"
-
     def __init__(self, ctx: RunContext, *, quiet_ms: int | None = None) -> None:
         self.ctx = ctx
         self.quiet_ms = ctx.options.settle_ms if quiet_ms is None else max(quiet_ms, ctx.options.settle_ms)

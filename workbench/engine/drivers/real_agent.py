@@ -33,7 +33,7 @@ exits hold only the model's text) or, for the agents' TUIs, by the scenario's
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.program import Program
 from workbench.scenario import model as m
@@ -51,8 +51,6 @@ READY_TIMEOUT_S = 60.0
 
 class RealAgentDriver:
     """The real-agent side of one run."""
-
-    summary: ClassVar[str] = "a real coding agent (--agent preset or `command`) against the mock LLM server"
 
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, ClassVar
+from typing import Any
 
 from workbench.engine.program import Program
 from workbench.timeline import Step
@@ -41,10 +41,6 @@ DELIVER_WAIT_S = 10.0
 
 
 class SimulationDriver:
-    summary: ClassVar[str] = (
-        "the program is a client of a mock REST/SSE agent service that plays the timeline"
-    )
-
     def __init__(self, ctx: RunContext) -> None:
         from workbench.rest.events import EventMaker
         from workbench.rest.player import new_session, session_id_for
