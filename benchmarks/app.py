@@ -7,7 +7,8 @@ Measured in one run, each against a baseline from the same run:
   at Textual's first frame. Baseline: an empty Textual ``App``. Median of 5, after a warm-up;
 * keystroke to frame in a 1,000-line YAML scenario, highlighting on (target under 20 ms): ``x`` typed in
   a quoted string at 50 places spread over the file, about 0.1 s apart (the 0.3 s debounced validation
-  does not run in between). Baseline: a stock ``TextArea`` with the same text, options and size alone in
+  does not run in between), each at a random moment between two of Textual's frame ticks (a screen is
+  composed on a fixed 60 Hz grid, so a fixed rhythm of keys would always wait the same part of a tick). Baseline: a stock ``TextArea`` with the same text, options and size alone in
   an app. Also the work alone: ``insert("x")`` and a forced compositor update, no queues, no frame pacing;
 * jump to a step of a 1,000-step recorded run opened as ``workbench show`` does (target under 50 ms):
   ``timeline.move_cursor(i)`` (what a click does) until a frame shows step i's recorded screen; median
@@ -66,7 +67,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SIZE = (200, 50)
 TIMEOUT_S = 10.0
 
-CHILD_WORKBENCH = """from pathlib import Path
+CHILD_WORKBENCH = """import gc
+gc.disable()  # as workbench.app.main does while the app starts
+from pathlib import Path
 from workbench.app.app import WorkbenchApp
 app = WorkbenchApp(Path("scenarios/hello-agent.yaml"), goldens_dir=Path("goldens"), out_dir=Path("runs"))
 """
@@ -222,10 +225,12 @@ async def keystrokes(
         probe = FrameProbe(app)
         rows = [r for r in range(editor.document.line_count) if "'" in editor.document.get_line(r)]
         typed, direct = [], []
+        jitter = random.Random(5)
         for k in range(n):
             row = rows[k * (len(rows) - 1) // (n - 1)]
             editor.move_cursor((row, editor.document.get_line(row).index("'") + 1), center=True)
             await pilot.pause(0.05)
+            await asyncio.sleep(jitter.uniform(0, 1 / 60))  # a key lands anywhere between two frame ticks
             before = editor.document.get_line(row)
             typed.append(await probe.latency(lambda: send_key(app, "x"),
                                              lambda row=row, before=before: editor.document.get_line(row) != before))  # fmt: skip

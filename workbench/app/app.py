@@ -135,9 +135,14 @@ class WorkbenchApp(App[int]):
     def on_mount(self) -> None:
         for warning in getattr(self, "_startup_warnings", []):
             self.notify(warning, severity="warning", timeout=8)
-        # The ~100k objects of start-up (modules, CSS, widgets) live as long as the app: take them out of
-        # the collector's scans, which otherwise pause the UI for 40-100 ms at each full collection.
-        self.call_after_refresh(gc.freeze)
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        """The ~100k objects of start-up (modules, CSS, widgets) live as long as the app: take them out of
+        the collector's scans, which otherwise pause the UI for 40-100 ms at each full collection, and
+        turn the collector back on (`workbench.app.main` turns it off while the app starts)."""
+        gc.freeze()
+        gc.enable()
 
     @property
     def main_screen(self) -> MainScreen:
