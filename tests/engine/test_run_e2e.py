@@ -325,6 +325,9 @@ timeline:
         [sys.executable, "-m", "workbench", "run", "--speed", "1", str(scenario)],
         cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, start_new_session=True,
+        # As from a terminal: when these tests run in a background job or under some CI runners, SIGINT
+        # is ignored and `workbench run` keeps it so, as POSIX programs do.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 30

@@ -294,3 +294,46 @@ def test_a_closed_session_ignores_writes_and_releases_its_fd() -> None:
         assert not session.alive and session.exit_code is not None
 
     run(go)
+
+
+def _signal_masks(status: str) -> dict[str, int]:
+    return {k: int(v, 16) for k, v in re.findall(r"^(SigIgn|SigBlk):\s*([0-9a-f]+)$", status, re.M)}
+
+
+def test_the_program_starts_with_every_signal_at_its_default_whatever_its_parent_ignores() -> None:
+    # Python ignores SIGPIPE; nohup, background jobs and some CI runners ignore SIGHUP, SIGINT, SIGQUIT.
+    # A child Python that ignores and blocks those starts `cat /proc/self/status` in a pty.
+    code = f"""
+import asyncio, os, signal, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from workbench.terminal import PtySession
+for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGPIPE, signal.SIGUSR1):
+    signal.signal(sig, signal.SIG_IGN)
+signal.pthread_sigmask(signal.SIG_BLOCK, {{signal.SIGUSR2, signal.SIGTERM}})
+async def main():
+    async with await PtySession.spawn(["cat", "/proc/self/status"], env=dict(os.environ), cwd=os.getcwd(),
+                                      width=60, height=80) as session:
+        await session.wait_exit(10)
+        print(session.screen.text())
+asyncio.run(main())
+"""
+    done = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=env())
+    assert _signal_masks(done.stdout) == {"SigIgn": 0, "SigBlk": 0}, done.stdout
+
+
+def test_ctrl_c_stops_a_program_even_when_the_engine_was_started_ignoring_sigint() -> None:
+    code = f"""
+import asyncio, os, signal, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from workbench.terminal import PtySession
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+async def main():
+    async with await PtySession.spawn(["sleep", "60"], env=dict(os.environ), cwd=os.getcwd(),
+                                      width=40, height=8) as session:
+        await asyncio.sleep(0.3)
+        session.write("<C-c>")
+        print(await session.wait_exit(10))
+asyncio.run(main())
+"""
+    done = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=env())
+    assert done.stdout.strip() == str(128 + signal.SIGINT), done.stdout

@@ -113,7 +113,7 @@ class PtySession:
             raise FileNotFoundError(f"cannot start {argv[0]!r}: no folder {cwd!r}")
         try:
             proc = PtyProcess.spawn(
-                list(argv), cwd=cwd, env=environment, dimensions=(height, width), preexec_fn=_adopt_orphans
+                list(argv), cwd=cwd, env=environment, dimensions=(height, width), preexec_fn=_prepare_child
             )
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"cannot start {argv[0]!r}: {exc}") from None
@@ -424,8 +424,20 @@ def _search(pattern: str | re.Pattern[str], text: str) -> str | None:
     return None if match is None else match.group()
 
 
-def _adopt_orphans() -> None:
-    """In the forked child, before exec: the program under test adopts its descendants' orphans (see .descendants)."""
+def _prepare_child() -> None:
+    """In the forked child, before exec: a program as a fresh terminal starts it.
+
+    Ignored signals and the signal mask survive ``exec``: Python ignores SIGPIPE, and a parent started
+    with ``nohup``, in a background job or by some CI runners ignores SIGHUP, SIGINT or SIGQUIT. The
+    program under test would inherit them (Ctrl-C would not stop it, ``yes | head`` would print EPIPE
+    errors), so every signal gets its default action and none is blocked. The program also adopts its
+    descendants' orphans (see .descendants).
+    """
+    for sig in signal.valid_signals():
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     descendants.subreaper(True)
 
 
