@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.conftest import write
@@ -60,15 +61,33 @@ def test_a_pattern_without_rust_only_syntax_is_unchanged(pattern: str) -> None:
     assert python_regex(pattern) == pattern
 
 
-@given(st.text(alphabet="ab.*+?|^$(){}[]:\\-pPzLi<>=!", max_size=24))
+@given(st.text(alphabet="ab.*+?|^$(){}[]:\\-pPzLi<>=!&~", max_size=24))
+@example("[]|||]")  # found by Hypothesis: Python warns "Possible set union"
+@example("[a&&b]")
+@example("[^--a]")
 def test_the_rewrite_never_fails_any_other_way(pattern: str) -> None:
     try:
         rewritten = python_regex(pattern)
     except Untranslatable:
         return
-    try:
-        re.compile(pattern)
-    except re.error:
-        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # Python's own remarks on the text as written
+        try:
+            re.compile(pattern)
+        except re.error:
+            return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # what the matcher compiles never warns
+        re.compile(rewritten)
     if "\\" not in pattern and "(?" not in pattern and "[" not in pattern:
         assert rewritten == pattern
+
+
+def test_set_operations_in_a_class_are_refused_and_a_doubled_bar_stays_literal() -> None:
+    for pattern in ("[a-z&&[aeiou]]", "[a-z&&b]", "[0-9--4]", "[a-g~~b-h]"):
+        with pytest.raises(Untranslatable):
+            python_regex(pattern)
+    rewritten = python_regex("[a||b]+")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert re.fullmatch(rewritten, "a|b|") and not re.fullmatch(rewritten, "c")

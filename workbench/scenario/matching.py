@@ -49,7 +49,8 @@ def python_regex(pattern: str) -> str:
     ``(?<name>`` as ``(?P<name>``, ``\\z`` as ``\\Z``, POSIX classes as ASCII ranges,
     ``\\p{L}``/``\\p{Nd}`` (outside a class) as ``[^\\W\\d_]``/``\\d``, a flag group in mid-pattern
     as a scoped group up to the end of its group, and ``u``/``R`` flags dropped. What has no
-    equivalent (other ``\\p`` classes, a class inside a class, the ``U`` flag) is refused.
+    equivalent (other ``\\p`` classes, a class inside a class, the set operations ``&&``, ``--``
+    and ``~~`` in a class, the ``U`` flag) is refused.
     """
     out: list[str] = []
     owed = [0]  # per open group: scoped flag groups to close with it
@@ -80,8 +81,12 @@ def python_regex(pattern: str) -> str:
                 continue
             if c == "[":
                 raise Untranslatable("a character class inside a character class has no Python equivalent")
+            if c in "&-~" and pattern.startswith(c, i + 1):
+                raise Untranslatable(
+                    f"`{c}{c}` in a character class (a set operation) has no Python equivalent"
+                )
             in_class = c != "]"
-            out.append(c)
+            out.append("\\|" if c == "|" else c)  # `||` is literal in both; unescaped, Python warns
             i += 1
         elif c == "[":
             start = i + 1 + (pattern.startswith("^", i + 1))
