@@ -184,5 +184,11 @@ def test_what_the_screen_shows_after_each_edit_equals_a_full_repaint(work: Path)
             await check("a find")
             editor.insert("'", (editor.cursor_location[0], 0))
             await check("a quote that opens a string over the following rows")
+            editor.language = None  # plain text (no grammar installed): the same rows logic, no highlights
+            await check("the highlighting turned off")
+            editor.load_text(editor.text.replace("message", "massage"))  # another text of the same shape
+            await check("another document of the same size")
+            await pilot.press("q")
+            await check("a key in plain text")
 
     run(body)

@@ -101,12 +101,12 @@ class ScenarioEditor(TextArea):
     WARNING_STYLE = Style(color="yellow", bold=True)
 
     def __init__(self, **kwargs: Any) -> None:
+        self._rendered_rows: dict[int, tuple[object, ...]] = {}  # row -> _row_signature when rendered
         super().__init__("", soft_wrap=False, tab_behavior="indent", show_line_numbers=True, **kwargs)
         self.path: Path | None = None
         self.saved_text = ""
         self.problems: dict[int, tuple[str, bool]] = {}  # 0-based row -> (first message line, is an error)
         self._step_row: int | None = None
-        self._rendered_rows: dict[int, tuple[object, ...]] = {}  # row -> _row_signature when rendered
 
     # Textual repaints the whole view whenever the selection changes, which is at every keystroke;
     # the rows it can change are repainted instead (see _watch_selection and _forget_changed_rows).
@@ -223,14 +223,17 @@ class ScenarioEditor(TextArea):
         rebuilds it there (see ``_watch_scroll_y``).
         """
         self._highlights.clear()
-        if not self._highlight_query:
-            self._line_cache.clear()
-            return
+        if self._highlight_query:
+            self._highlight_window()
+        self._forget_changed_rows()  # plain text too: an edit or another document changes rows
+
+    def _highlight_window(self) -> None:
         top = max(0, int(self.scroll_offset.y) - self.HIGHLIGHT_MARGIN)
         bottom = int(self.scroll_offset.y) + self.size.height + self.HIGHLIGHT_MARGIN
         self._highlighted_rows = (top, bottom)
         highlights = self._highlights
         query = self._highlight_query
+        assert query is not None
         captures = self.document.query_syntax_tree(query, (top, 0), (bottom, 0))
         rank = {query.capture_name(i): i for i in range(query.capture_count)}
         # In the query's order, as tree-sitter ranks patterns (a later, more specific one wins, such
@@ -246,7 +249,6 @@ class ScenarioEditor(TextArea):
                 for row in range(start_row + 1, end_row):
                     highlights[row].append((0, None, name))
                 highlights[end_row].append((0, end_column, name))
-        self._forget_changed_rows()
 
     # ------------------------------------------------------------------ re-rendering only what changed
 
