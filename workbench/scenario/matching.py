@@ -103,6 +103,10 @@ def python_regex(pattern: str) -> str:
                 i += 3 if named else 1
                 continue
             letters, end = flags.group(1), flags.group(2)
+            if not letters and end == ")":  # `(?)`: not a pattern in either; kept, so that it is refused
+                out.append("(?)")
+                i = flags.end()
+                continue
             if "U" in letters:
                 raise Untranslatable("the `U` flag (lazy by default) has no Python equivalent")
             on, _, off = (("".join(ch for ch in part if ch in "imsx")) for part in letters.partition("-"))
