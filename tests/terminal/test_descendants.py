@@ -191,8 +191,11 @@ def test_an_immediate_double_fork_with_setsid_and_env_i_is_killed(tmp_path: Path
         session = await PtySession.spawn(["sh", str(script)], env=term_env(), cwd=str(tmp_path))
         try:
             await session.wait_for_text("out", timeout=20)
-            (grandchild,) = wait_running(f"sleep {sleep}")
+            (grandchild,) = wait_running(f"sleep {sleep}")  # maybe still `setsid`, about to call setsid()
             start = descendants.start_time(grandchild)
+            deadline = time.monotonic() + 20
+            while os.getsid(grandchild) == os.getsid(session.pid) and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
             assert os.getsid(grandchild) != os.getsid(session.pid)
         finally:
             await session.terminate()
