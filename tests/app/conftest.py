@@ -52,6 +52,15 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example_goldens: Path)
     return tmp_path
 
 
+def long_scenario(path: Path, messages: int, head: tuple[str, ...] = ("name: long",)) -> int:
+    """Write a scenario of ``messages`` one-message model steps after ``head``; its number of lines."""
+    lines = [*head, "timeline:"]
+    for i in range(messages):
+        lines += ["  - llmResponse:", "      - assistant:", f"          - [10, 'message {i}']"]
+    path.write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
 def make_app(path: Path | None, work: Path, **kwargs: Any) -> Any:
     from workbench.app.app import WorkbenchApp
 

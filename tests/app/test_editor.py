@@ -6,7 +6,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from tests.app.conftest import SIZE, make_app, run, settle, wait_until
+from tests.app.conftest import SIZE, long_scenario, make_app, run, settle, wait_until
 from workbench.app.model import validate_text
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.widgets.editor import plural
@@ -252,11 +252,7 @@ def test_a_kill_during_saves_leaves_the_old_or_the_new_file_whole(tmp_path: Path
 
 def test_a_long_scenario_is_highlighted_around_the_view_as_it_scrolls(work: Path) -> None:
     path = work / "long.yaml"
-    lines = ["name: long", "timeline:"]
-    for i in range(400):
-        lines += ["  - llmResponse:", "      - assistant:", f"          - [10, 'message {i}']"]
-    path.write_text("\n".join(lines) + "\n")
-    last = len(lines) - 1
+    last = long_scenario(path, 400) - 1
 
     async def body() -> None:
         app = make_app(path, work)

@@ -17,7 +17,7 @@ from textual._tree_sitter import get_language
 from textual.document._syntax_aware_document import SyntaxAwareDocument
 from textual.widgets import TextArea
 
-from tests.app.conftest import SIZE, make_app, run, settle
+from tests.app.conftest import SIZE, long_scenario, make_app, run, settle
 from workbench.app.widgets.parsed_document import CHUNK, ChunkReadDocument
 
 YAML = get_language("yaml")
@@ -69,10 +69,7 @@ def test_only_the_syntax_aware_document_is_adopted() -> None:
 
 def test_an_edit_redraws_every_row_it_changes_and_serves_the_rest_from_the_cache(work: Path) -> None:
     path = work / "long.yaml"
-    lines = ["name: long", "timeline:"]
-    for i in range(60):
-        lines += ["  - llmResponse:", "      - assistant:", f"          - [10, 'message {i}']"]
-    path.write_text("\n".join(lines) + "\n")
+    long_scenario(path, 60)
 
     def uncached_rows(editor: TextArea) -> list[str]:
         return [
@@ -124,10 +121,9 @@ def test_an_edit_redraws_every_row_it_changes_and_serves_the_rest_from_the_cache
 def test_what_the_screen_shows_after_each_edit_equals_a_full_repaint(work: Path) -> None:
     """Only changed rows are repainted; after every kind of edit and move the screen must be as if all were."""
     path = work / "long.yaml"
-    lines = ["name: long", "tags: [one,", "  two]", "timeline:"]  # a bracket whose match is another row
-    for i in range(80):
-        lines += ["  - llmResponse:", "      - assistant:", f"          - [10, 'message {i}']"]
-    path.write_text("\n".join(lines) + "\n")
+    long_scenario(
+        path, 80, head=("name: long", "tags: [one,", "  two]")
+    )  # a bracket whose match is another row
 
     async def body() -> None:
         app = make_app(path, work)
