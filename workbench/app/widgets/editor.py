@@ -351,9 +351,8 @@ class ScenarioEditor(TextArea):
     def follow_on_disk(self) -> None:
         """Watch the open file until another one opens: take changes, or ask when there are unsaved edits."""
         if self.path is not None:
-            self.call_after_refresh(
-                self._watch, self.path
-            )  # after the frame: watchfiles takes ~30 ms to load
+            # After the first frame: watchfiles takes ~30 ms to load.
+            self.call_after_refresh(self._watch, self.path)
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def _watch(self, path: Path) -> None:
