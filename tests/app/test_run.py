@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tests.app.conftest import SIZE, make_app, play_to_end, run, settle, wait_until
 from workbench.app.screens.main import MainScreen
 from workbench.app.widgets.timeline import FAILED, PASSED, PENDING
@@ -91,6 +93,35 @@ def test_step_runs_one_step_at_a_time_on_the_virtual_clock(work: Path) -> None:
             await pilot.press("f5")
             await wait_until(pilot, lambda: main.result is not None, what="the end")
             assert main.result.status == "passed"
+
+    run(body)
+
+
+def test_the_screen_result_appears_with_the_verdict_not_before(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine finishes a moment before the screen hears of it: ``result`` waits for the panes and verdict."""
+    path = work / "scenarios" / "hello-agent.yaml"
+    heard = MainScreen._session_event
+
+    def late(screen: MainScreen, event: str) -> None:  # the message of the end arrives 0.3 s late
+        if event == "finished":
+            screen.set_timer(0.3, lambda: heard(screen, event))
+        else:
+            heard(screen, event)
+
+    monkeypatch.setattr(MainScreen, "_session_event", late)
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.session.result is not None, what="the engine to finish")
+            assert main.result is None, "the screen still shows the run as going"
+            await wait_until(pilot, lambda: main.result is not None, what="the screen to show the end")
+            assert main.browser.verdict_of(path) == "passed" and "(passed)" in str(main.failures.border_title)
 
     run(body)
 

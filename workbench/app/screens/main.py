@@ -119,6 +119,7 @@ class MainScreen(Screen[None]):
         self._diag_index = -1
         self._store: GoldenStore | None = None
         self._tabs = False
+        self._shown_result: object | None = None
 
     # ------------------------------------------------------------------ the controller's state, by name
 
@@ -128,7 +129,13 @@ class MainScreen(Screen[None]):
 
     @property
     def result(self) -> object | None:
-        return self.session.result
+        """The last run's result once this screen shows it.
+
+        The controller has the result as soon as the engine ends; the screen hears of it by a message a moment
+        later. Until then the panes, the verdict and the timeline still show the run as going, and so does this.
+        """
+        result = self.session.result
+        return result if result is not None and result is self._shown_result else None
 
     @property
     def records(self) -> dict[int, StepRecord]:
@@ -578,6 +585,7 @@ class MainScreen(Screen[None]):
         if self.path is not None:
             self.browser.set_verdict(self.path, result.name, result.status)
         self.refresh_shots()
+        self._shown_result = result
 
     def _show_acp(self) -> None:
         """A live ACP run's messages beside its steps, read from the run folder's acp.jsonl as it grows."""
