@@ -54,6 +54,18 @@ def test_missing_path_and_bad_flag_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2 and "no scenario files" in done.stderr
 
 
+@pytest.mark.parametrize("command", ["validate", "run", "show", "edit"])
+def test_a_name_too_long_for_the_file_system_is_a_usage_error(tmp_path: Path, command: str) -> None:
+    """``stat`` fails with ENAMETOOLONG (an OSError that ``Path.exists`` passes on): exit 2, no crash file."""
+    long = "a" * 300 + ".yaml"
+    done = run(command, long, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert (
+        f"{long}: cannot be looked up: File name too long" in done.stderr
+        and "internal error" not in done.stderr
+    )
+
+
 def test_timeline_prints_the_schedule(tmp_path: Path) -> None:
     path = write(tmp_path, "t.yaml", "name: t\ntimeline:\n  - assistant: [[250, hello]]\n  - screenshot: s\n")
     done = run("timeline", str(path))

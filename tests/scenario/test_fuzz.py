@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -115,3 +116,23 @@ def test_text_mutations_raise_only_diagnostics(tmp_path_factory: Any, name: str,
     path = folder / name
     path.write_text(text)
     load_and_compile(path)
+
+
+def test_a_name_too_long_for_the_file_system_is_a_diagnostic(tmp_path: Path) -> None:
+    """Found by the text mutations above (not replayable with ``@example``: they draw from ``st.data()``).
+
+    4,301 digits inserted into `terminalRef`'s path made ``stat`` fail with ENAMETOOLONG, an ``OSError``.
+    """
+    text = SOURCES["every-event.yaml"]
+    at = text.index("_data/profile")
+    (tmp_path / "_data").mkdir()
+    for extra in (SCENARIOS / "_data").iterdir():
+        (tmp_path / "_data" / extra.name).write_bytes(extra.read_bytes())
+    path = tmp_path / "every-event.yaml"
+    path.write_text(text[:at] + "1" * 4301 + text[at:])
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(path, env={})
+    (diagnostic,) = caught.value.diagnostics
+    line = text[:at].count("\n") + 1
+    assert (diagnostic.pos.line, diagnostic.pos.col) == (line, len("terminalRef: ") + 1)
+    assert "`terminalRef` cannot be looked up: File name too long" in diagnostic.message

@@ -42,7 +42,7 @@ def scenario_files(paths: list[Path]) -> list[Path]:
                 f"({Path.cwd()}); pass scenario files or folders, e.g. `workbench run my-scenarios/`"
             )
         paths = [DEFAULT_SCENARIOS]
-    missing = [p for p in paths if not p.exists()]
+    missing = [p for p in paths if not path_exists(p)]
     for p in missing:
         print(f"{p}:1:1: error: file not found", file=sys.stderr)
     if missing:
@@ -53,6 +53,14 @@ def scenario_files(paths: list[Path]) -> list[Path]:
             "no scenario files (*.yaml, *.yml, *.json, *.toml) under " + ", ".join(map(str, paths))
         )
     return files
+
+
+def path_exists(path: Path) -> bool:
+    """``path.exists()``; a name the file system refuses (too long, a symlink loop) is a usage error."""
+    try:
+        return path.exists()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be looked up: {exc.strerror or exc}") from None
 
 
 def open_app(**kwargs: Any) -> int:

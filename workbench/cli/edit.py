@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.cli.common import SCENARIO_SUFFIXES, add_theme, open_app
+from workbench.cli.common import SCENARIO_SUFFIXES, add_theme, open_app, path_exists
 from workbench.usage import UsageError
 
 
@@ -41,7 +41,7 @@ def serve_web(argv: list[str], args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     path: Path = args.path
-    if not path.exists() and path.suffix.lower() not in SCENARIO_SUFFIXES:
+    if not path_exists(path) and path.suffix.lower() not in SCENARIO_SUFFIXES:
         raise UsageError(
             f"{path}: no such file or folder (a new scenario needs a .yaml, .json or .toml name)"
         )

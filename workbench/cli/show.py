@@ -34,6 +34,13 @@ def run(args: argparse.Namespace) -> int:
 
 def find_run(arg: str, out_dir: Path) -> Path:
     """The run folder ``arg`` names (see the module docstring); a clear usage error when there is none."""
+    try:
+        return _find_run(arg, out_dir)
+    except OSError as exc:  # a name the file system refuses (too long, a symlink loop), an unreadable folder
+        raise UsageError(f"{arg}: cannot be looked up: {exc.strerror or exc}") from None
+
+
+def _find_run(arg: str, out_dir: Path) -> Path:
     path = Path(arg)
     if path.is_file() and path.name == TRACE:
         return path.parent

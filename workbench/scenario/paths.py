@@ -36,6 +36,14 @@ def resolve_inside(base: Path, path: str, pos: Pos, what: str, *, must_exist: bo
     target = (root / rel).resolve()
     if target != root and root not in target.parents:
         raise ScenarioError.at(pos, f"{what} `{path}` leads outside the scenario folder (through a symlink)")
-    if must_exist and not target.exists():
+    if must_exist and not _exists(target, pos, what):
         raise ScenarioError.at(pos, f"{what} `{path}` not found (looked in {root})")
     return target
+
+
+def _exists(target: Path, pos: Pos, what: str) -> bool:
+    """``target.exists()``, where a name the file system refuses (too long, a loop) is the scenario's error."""
+    try:
+        return target.exists()
+    except OSError as exc:
+        raise ScenarioError.at(pos, f"{what} cannot be looked up: {exc.strerror or exc}") from None
