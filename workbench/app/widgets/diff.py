@@ -22,7 +22,8 @@ from textual.widgets.option_list import Option
 
 from workbench.app.model import ShotPair, actual_shot, shot_pairs
 from workbench.app.screens.confirm import ConfirmScreen
-from workbench.terminal import GoldenStore, Shot
+from workbench.terminal import GoldenStore
+from workbench.terminal.screen_diff import Row, diff_screens
 
 STATUS_STYLES = {"match": "green", "mismatch": "bold red", "missing": "yellow", "no capture": "dim"}
 
@@ -31,18 +32,19 @@ def highlighted_pair(
     golden: str, actual: str, width: int, height: int, changed: RichStyle
 ) -> tuple[Text, Text]:
     """Both screens as Text, with every cell that differs between them in ``changed``."""
-    g, a = Shot.from_text(golden, width, height), Shot.from_text(actual, width, height)
-    out_g, out_a = Text(no_wrap=True), Text(no_wrap=True)
-    for y in range(height):
-        gc, ac = g.row_cells(y), a.row_cells(y)
-        for x in range(width):
-            style = changed if gc[x] != ac[x] else None
-            out_g.append(gc[x] or "", style)
-            out_a.append(ac[x] or "", style)
-        if y < height - 1:
-            out_g.append("\n")
-            out_a.append("\n")
-    return out_g, out_a
+    diff = diff_screens(golden, actual, width, height)
+    return marked_text(diff.before, changed), marked_text(diff.after, changed)
+
+
+def marked_text(rows: tuple[Row, ...], changed: RichStyle) -> Text:
+    """Rows of a :class:`~workbench.terminal.screen_diff.ScreenDiff` side as Text, changed cells styled."""
+    out = Text(no_wrap=True)
+    for y, row in enumerate(rows):
+        if y:
+            out.append("\n")
+        for span in row:
+            out.append(span.text, changed if span.changed else None)
+    return out
 
 
 class ScreenshotDiff(Vertical, can_focus=False):
