@@ -1,6 +1,7 @@
 """The package as a user installs it: a built wheel (and sdist) in a fresh venv, outside the checkout.
 
-The venv sees the machine's site-packages for the dependencies (no network), but
+The venv sees the running interpreter's site-packages for the dependencies (no network; from inside a
+venv too, where `--system-site-packages` would not show them: `workbench.venvs`), but
 the workbench itself comes from the wheel: the test checks where it was imported
 from, so a data file that only exists in the source tree (themes, stylesheets)
 fails here.
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from workbench.venvs import make_venv
 
 pytestmark = pytest.mark.slow
 
@@ -38,12 +40,10 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def venv(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("venv") / "v"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(root)], check=True, timeout=300
-    )
+    python = make_venv(root)
     wheel = next(dist.glob("*.whl"))
     done = subprocess.run(
-        [str(root / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
         capture_output=True, text=True, check=False, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -9,7 +9,7 @@ the source tree:
    (`package.json`), an sdist and a wheel made from it with `python3 -m build`
    for a Python one (`pyproject.toml` or `setup.py`);
 2. installs the result into a fresh folder under the system's temp root: a
-   global npm prefix, or a venv (with the system's site-packages visible, so
+   global npm prefix, or a venv (with this interpreter's site-packages visible, so
    dependencies already installed are not fetched again; the package itself
    is always installed into the venv and wins over any other copy);
 3. checks that each ``--expect-command`` is among the commands the package
@@ -37,6 +37,8 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from workbench.venvs import make_venv
 
 STEP_TIMEOUT_S = 600.0
 
@@ -118,9 +120,16 @@ def install_python(source: Path, root: Path) -> Installed:
     if not wheels:
         raise InstallError(f"python3 -m build: no wheel in {dist}")
     wheel = wheels[0]
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], "python3 -m venv", cwd=root)
-    python = venv / "bin" / "python"
-    # --force-reinstall: the venv sees the system's site-packages, which may hold this very package
+    try:
+        python = make_venv(venv)
+    except subprocess.CalledProcessError as exc:
+        output = (exc.stdout or b"").decode(errors="replace") + (exc.stderr or b"").decode(errors="replace")
+        raise InstallError(
+            f"python3 -m venv {venv}: exited {exc.returncode}:\n{output.strip()[-3000:]}"
+        ) from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InstallError(f"python3 -m venv {venv}: {exc}") from None
+    # --force-reinstall: the venv sees this interpreter's site-packages, which may hold this very package
     # (an editable install of the checkout); the copy under test must be the wheel's.
     _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
           "--force-reinstall", "--no-deps", str(wheel)], "pip install", cwd=root)  # fmt: skip

@@ -363,7 +363,34 @@ def parse_yaml(text: str, file: str) -> Any:
     try:
         return _Builder(file).build(text)
     except yaml.YAMLError as exc:
+        if getattr(exc, "problem", None) == _LIBYAML_TOO_DEEP:
+            raise _first_too_deep(text, file, exc) from None
         raise _yaml_error(exc, file) from None
+
+
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+"""libyaml's own limit (PyYAML 6.0.2 and newer bundle one of 1,000 levels). Its scanner reads a flow
+collection's brackets ahead of the events we count, so on a deep enough file it answers first."""
+
+
+def _first_too_deep(text: str, file: str, exc: yaml.YAMLError) -> ScenarioError:
+    """Our depth diagnostic where libyaml refused the nesting first, at the first level past ours.
+
+    The text up to libyaml's mark is nested less deeply than libyaml allows, so our builder reads it
+    as far as our own limit and names the first container too deep; only a text that fails some other
+    way first falls back to libyaml's place.
+    """
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None:  # pragma: no cover - libyaml marks every scanner error
+        return too_deep(Pos(file))
+    try:
+        _Builder(file).build(text[: mark.index])
+    except ScenarioError as inner:
+        if any("nested more than" in d.message for d in inner.diagnostics):
+            return inner
+    except yaml.YAMLError:
+        pass
+    return too_deep(Pos(file, mark.line + 1, mark.column + 1))
 
 
 # --------------------------------------------------------------------------- JSON and TOML guards
