@@ -35,7 +35,6 @@ from .confine import WorkspaceError, confine, confine_read, confine_scenario_pat
 from .git import GitError, commit_all, git, is_repo
 from .globs import GlobError, glob_match
 from .jsonpointer import json_pointer
-from .landlock import WriteSandbox, default_writable
 
 Snapshot = Mapping[str, tuple[int, ...]]
 """Opaque to callers: relative path -> (size, mtime_ns, inode) of every file outside `.git`."""
@@ -209,10 +208,8 @@ class Workspace:
         """
         if not patch.is_file():
             raise WorkspaceError(f"patch `{patch}` not found")
-        writable = default_writable(self.path, self.path)  # where Landlock is, the kernel keeps it inside too
-        try:
-            with WriteSandbox(writable) as sandbox:
-                sandbox.run(lambda: git(self.path, "apply", "--whitespace=nowarn", str(patch.resolve())))
+        try:  # the engine's git runs confined to the workspace too (where the kernel can)
+            git(self.path, "apply", "--whitespace=nowarn", str(patch.resolve()))
         except GitError as exc:
             raise WorkspaceError(f"patch `{patch.name}` does not apply: {exc}") from None
 
