@@ -7,7 +7,6 @@ engine commit: the marker must never appear.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,14 +18,6 @@ from workbench.scenario.diagnostics import Pos
 from workbench.workspace import Workspace, WorkspaceError, git, landlock
 
 POS = Pos("scenario.yaml", 3, 1)
-
-
-@pytest.fixture
-def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "tmp"
-    root.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(root))
-    return root
 
 
 @pytest.fixture
