@@ -171,7 +171,9 @@ def test_a_turn_ended_early_names_its_leftovers_and_they_never_reach_the_next_tu
         "The agent started a new turn (a new user prompt) before the model's actions of this turn were "
         "served; they are dropped, never served to the next turn."
     )
-    assert [(b.tool, b.step, b.turn) for b in blocked] == [("bash", 1, 1)], "the call never got a result"
+    assert [(b.tool, b.step, b.turn, b.input) for b in blocked] == [("bash", 1, 1, {"command": "echo a"})], (
+        "the call never got a result; its input is kept"
+    )
 
 
 def test_a_then_callback_that_raises_fails_with_its_traceback(tmp_path: Path) -> None:
@@ -204,21 +206,29 @@ def test_late_bound_params_that_raise_fail_and_answer_an_api_error(tmp_path: Pat
 
 
 @pytest.mark.parametrize("propagate", [True, False])
-def test_tool_errors_fail_unless_propagate_errors_is_off(tmp_path: Path, propagate: bool) -> None:
-    playbook = Playbook(when("go", [call("bash", {"command": "echo boom >&2; exit 3"}), say("ok")]),
+def test_an_error_result_is_recorded_and_the_playbook_goes_on(tmp_path: Path, propagate: bool) -> None:
+    """Only a tool that crashed (a `mock_tools` function that raised) stops a playbook; a result the agent
+    reports as an error is recorded and the next action is served, as in the pi harness."""
+    playbook = Playbook(when("go", [call("bash", {"command": "echo boom >&2; exit 3"}),
+                                    call("bash", {"command": "echo next"}), say("ok")]),
                         propagate_errors=propagate)  # fmt: skip
     with MockLlm(playbook) as llm:
-        AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("go")
-        if propagate:
-            text = failure_of(llm)
-        else:
-            llm.check()
-        (result,) = llm.events.tool_results
-    assert result.is_error and result.text == "boom\n"
-    if propagate:
-        assert text == ('Error during tool execution at playbook step 1 (turn 1, call "bash"):\nboom\n\n'
-                        "To let the agent see tool errors without failing the test, use "
-                        "Playbook(..., propagate_errors=False).")  # fmt: skip
+        assert AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("go") == "ok"
+        llm.check()
+        results = llm.events.tool_results
+        assert (llm.state.consumed, llm.state.remaining) == (3, 0)
+    assert [(r.is_error, r.text) for r in results] == [(True, "boom\n"), (False, "next\n")]
+
+
+def test_a_call_to_a_tool_the_agent_lacks_fails_with_the_tools_it_offers(tmp_path: Path) -> None:
+    playbook = Playbook(when("go", [call("lookup", {"id": "T-1"}), say("ok")]))
+    with MockLlm(playbook) as llm:
+        with pytest.raises(anthropic.BadRequestError):
+            AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("go")
+        text = failure_of(llm)
+        assert llm.events.tool_calls == [], "the call was never sent"
+    assert text == ('call("lookup", {"id": "T-1"}) at step 1 (turn 1) names a tool the agent does not have, '
+                    "so the call was not sent (the agent got an API error).\nThe agent offers: bash")  # fmt: skip
 
 
 def test_a_prompt_that_is_not_the_turns_fails(tmp_path: Path) -> None:
@@ -256,12 +266,13 @@ def test_bad_playbooks_are_refused_when_written() -> None:
 def test_mock_tools_results_from_a_string_a_function_or_a_full_result() -> None:
     from workbench.playbook.server import mock_result
 
-    assert mock_result("T-42: open", {}) == ("T-42: open", False)
-    assert mock_result(lambda p: f"{p['id']}: open", {"id": "T-7"}) == ("T-7: open", False)
-    assert mock_result({"content": "denied", "is_error": True}, {}) == ("denied", True)
+    assert mock_result("T-42: open", {}) == ("T-42: open", False, {})
+    assert mock_result(lambda p: f"{p['id']}: open", {"id": "T-7"}) == ("T-7: open", False, {})
+    assert mock_result({"content": "denied", "is_error": True}, {}) == ("denied", True, {})
     assert mock_result(lambda p: {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}, {}) == (
-        "ab", False)  # fmt: skip
-    assert mock_result(lambda p: {"rows": 2}, {}) == ('{"rows": 2}', False)
+        "ab", False, {})  # fmt: skip
+    assert mock_result(lambda p: {"rows": 2}, {}) == ('{"rows": 2}', False, {})
+    assert mock_result({"content": "ok", "details": {"rows": 2}}, {}) == ("ok", False, {"rows": 2})
 
 
 def test_the_mock_tools_endpoint_answers_the_built_in_agent(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from workbench.engine.drivers.base import (
     DriverError,
     RunContext,
     Skip,
+    Stopped,
     key_notation,
 )
 from workbench.engine.fork import can_fork, fork_session
@@ -175,6 +176,8 @@ class ScenarioRun:
         except Skip as exc:
             result.status = "skipped"
             result.skip_reason = str(exc)
+        except Stopped:
+            pass  # the driver recorded the failures that stopped it
         except TimeoutError:
             screen = self._ctx.screen_text() if self._ctx else ""
             result.fail(Failure(self._current_step, self._step_line(), "timing",

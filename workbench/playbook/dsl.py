@@ -48,6 +48,7 @@ class ToolResultRecord:
     text: str
     is_error: bool
     mocked: bool = False
+    details: Mapping[str, Any] = field(default_factory=dict)  # a mock's structured `details`, as in pi
 
     @property
     def content(self) -> str:
@@ -174,10 +175,12 @@ class Playbook:
 
     * ``mock_tools``: tool name -> its result instead of running it (built-in mock agent): a string,
       a function of the call's params (returning a string or a full result), or a full result
-      ``{"content": str, "is_error": bool}``.
+      ``{"content": str, "is_error": bool, "details": {...}}`` (``details`` reach the result record).
     * ``mock_ui``: screen responders (:class:`UiRule`) for the agent's TUI questions.
-    * ``propagate_errors``: a tool result the agent reports as an error fails the test (default);
-      with False it is only recorded, so a test can check how the agent copes.
+    * ``propagate_errors``: a ``mock_tools`` function that raises (a tool that crashed) fails the test
+      at once with its step and traceback (default); with False the agent gets it as an error result.
+      A result the agent reports as an error (``is_error``) never fails the test: it is recorded and
+      the playbook goes on, as in the pi harness.
     """
 
     turns: tuple[Turn, ...]

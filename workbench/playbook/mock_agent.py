@@ -50,8 +50,20 @@ class Client:
         self.shells = ShellRegistry()
         self.messages: list[dict[str, Any]] = []
         self.mock_tools = os.environ.get(MOCK_TOOLS_ENV)
+        names = [*TOOLS, *self._mocked_only()]
         self.tools = [{"name": t, "description": f"the mock agent's {t} tool",
-                       "input_schema": {"type": "object"}} for t in TOOLS]  # fmt: skip
+                       "input_schema": {"type": "object"}} for t in names]  # fmt: skip
+
+    def _mocked_only(self) -> list[str]:
+        """The tools only the playbook's ``mock_tools`` has: offered too, so the model may call them."""
+        if not self.mock_tools:
+            return []
+        try:
+            with urllib.request.urlopen(self.mock_tools, timeout=HTTP_TIMEOUT_S) as response:
+                names = json.loads(response.read()).get("tools", [])
+        except (urllib.error.URLError, OSError, ValueError):
+            return []
+        return [str(n) for n in names if n not in TOOLS]
 
     def _post(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
         data = json.dumps(body).encode()

@@ -41,6 +41,7 @@ from workbench.playbook.texts import (
     prompt_mismatch,
     tool_error,
     turn_left_over,
+    unknown_tool,
 )
 
 EXHAUSTED_STATUS = 400  # a client error: agents do not retry it, as they retry 429/5xx
@@ -50,7 +51,7 @@ EXHAUSTED_STATUS = 400  # a client error: agents do not retry it, as they retry 
 class PlaybookFailure:
     """A way the conversation broke the playbook; ``message`` is the diagnostic shown to the user."""
 
-    kind: str  # exhausted | not-consumed | turn | prompt | callback | params | tool-error
+    kind: str  # exhausted | not-consumed | turn | prompt | callback | params | unknown-tool | tool-error
     message: str
     turn: int = 0
     step: int = 0
@@ -66,6 +67,7 @@ class _Pending:
     turn: int
     call_id: str
     sent_as: str
+    params: dict[str, Any]
 
 
 @dataclass
@@ -76,7 +78,8 @@ class PlaybookState:
     events: Events = field(default_factory=Events)
     failures: list[PlaybookFailure] = field(default_factory=list)
     consumed: int = 0
-    mocked_calls: set[str] = field(default_factory=set)  # call ids the built-in agent got a mock result for
+    mocked_calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # call id -> the mock's details
+    stopped: PlaybookFailure | None = None  # a failure after which the agent cannot go on
 
     @property
     def total(self) -> int:
@@ -132,7 +135,7 @@ class PlaybookResponder:
             self._blocked(pending)
         self._pending.clear()
         left = self._left()
-        if left:
+        if left and self.state.stopped is None:  # a stopped playbook has said why it did not finish
             self._fail("not-consumed", not_consumed(self.state.consumed, self.state.total, left))
 
     # ------------------------------------------------------------------ moves
@@ -163,11 +166,10 @@ class PlaybookResponder:
             if result is None:
                 self._blocked(pending)
                 continue
+            mock = self.state.mocked_calls.get(pending.call_id)
             record = ToolResultRecord(pending.step, pending.turn, pending.call.tool, pending.call_id, result.text,
-                                      bool(result.is_error), pending.call_id in self.state.mocked_calls)  # fmt: skip
+                                      bool(result.is_error), mock is not None, mock or {})  # fmt: skip
             self.state.events.add_result(record)
-            if record.is_error and self.playbook.propagate_errors:
-                self._fail("tool-error", tool_error(record, pending.call), pending.turn, pending.step)
             if pending.call.callback is not None:
                 try:
                     pending.call.callback(record)
@@ -213,12 +215,16 @@ class PlaybookResponder:
             try:
                 params = dict(params())
             except Exception:
-                self._fail("params", params_failed(action, step, self.turn + 1, traceback.format_exc()),
+                self._stop("params", params_failed(action, step, self.turn + 1, traceback.format_exc()),
                            self.turn + 1, step)  # fmt: skip
                 return None
         mapped = ctx.map_tool(action.tool, dict(params))
+        if mapped.name not in ctx.chat.tool_names:
+            self._stop("unknown-tool", unknown_tool(action, step, self.turn + 1, ctx.chat.tool_names),
+                       self.turn + 1, step)  # fmt: skip
+            return None
         call_id = ctx.new_call_id(mapped.name)  # Gemini's ids are the call's name and order
-        self._pending.append(_Pending(action, step, self.turn + 1, call_id, mapped.name))
+        self._pending.append(_Pending(action, step, self.turn + 1, call_id, mapped.name, dict(params)))
         self.state.events.add_call(ToolCallRecord(step, self.turn + 1, action.tool, dict(params), call_id,
                                                   mapped.name, dict(mapped.args)))  # fmt: skip
         return ToolCallBlock(call_id, mapped.name, mapped.args)
@@ -254,8 +260,22 @@ class PlaybookResponder:
         return self.playbook.turns[nxt] if nxt < len(self.playbook.turns) else None
 
     def _blocked(self, pending: _Pending) -> None:
-        self.state.events.add_blocked(ToolCallRecord(pending.step, pending.turn, pending.call.tool, {},
-                                                     pending.call_id, pending.sent_as, {}))  # fmt: skip
+        self.state.events.add_blocked(ToolCallRecord(pending.step, pending.turn, pending.call.tool, pending.params,
+                                                     pending.call_id, pending.sent_as))  # fmt: skip
+
+    def tool_crashed(self, call_id: str, trace: str) -> None:
+        """A ``mock_tools`` function raised while the agent ran the call: with ``propagate_errors``, the
+        playbook stops here (the pi harness's "Error during tool execution at playbook step N")."""
+        pending = next((p for p in self._pending if p.call_id == call_id), None)
+        if pending is not None:
+            text = tool_error(pending.step, pending.turn, pending.call, trace)
+            self._stop("tool-error", text, pending.turn, pending.step)
+
+    def _stop(self, kind: str, message: str, turn: int, step: int) -> None:
+        """A failure after which the conversation cannot go on: the run ends now, not at its timeout."""
+        self._fail(kind, message, turn, step)
+        if self.state.stopped is None:
+            self.state.stopped = self.state.failures[-1]
 
     def _fail(self, kind: str, message: str, turn: int = 0, step: int = 0) -> None:
         self.state.failures.append(PlaybookFailure(kind, message, turn, step))

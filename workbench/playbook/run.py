@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from workbench.engine.drivers.base import RunContext
-from workbench.engine.drivers.real_agent import RealAgentDriver
+from workbench.engine.drivers.base import RunContext, Stopped
+from workbench.engine.drivers.real_agent import AGENT_EXIT_GRACE_S, RealAgentDriver
 from workbench.engine.options import RunOptions
 from workbench.engine.program import Program
 from workbench.engine.report import ScenarioResult
@@ -91,6 +91,19 @@ class PlaybookDriver(RealAgentDriver):
             return None
         return checks + self._new_events()
 
+    async def _wait_served(self, step: Step) -> None:
+        """Wait for the server to play ``step``; stop at once when the playbook cannot go on (a params
+        function raised, a tool the agent lacks, a mock tool crashed) or the agent exited before its end
+        (then the verdict is the playbook's own: not fully consumed)."""
+        assert self.server is not None and self.ctx.session is not None
+        session = self.ctx.session
+        while not await self.server.wait_step(step.index, timeout=0.2):
+            if self.state.stopped is not None:
+                raise Stopped
+            if not session.alive and not await self.server.wait_step(step.index, timeout=AGENT_EXIT_GRACE_S):
+                await self._collect()  # the server's final check names what the playbook had left
+                raise Stopped
+
     def _new_events(self) -> list[dict[str, Any]]:
         """The playbook's events since the last step, as the step's checks (the trace and the app show them)."""
         out = []
@@ -136,6 +149,8 @@ class PlaybookRun:
     events: Events
     failures: list[PlaybookFailure]
     scenario_file: Path
+    consumed: int = 0  # playbook actions served to the agent
+    remaining: int = 0  # actions it never asked for
 
     @property
     def run_dir(self) -> Path | None:
@@ -183,4 +198,4 @@ async def run_playbook(
     run_options = replace(options, mode="real-agent", agent=preset,
                           driver=lambda ctx: PlaybookDriver(ctx, state))  # fmt: skip
     result = await run_scenario(path, run_options, [UiEvents(state.events)])
-    return PlaybookRun(result, state.events, state.failures, path)
+    return PlaybookRun(result, state.events, state.failures, path, state.consumed, state.remaining)

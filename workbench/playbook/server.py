@@ -18,6 +18,7 @@ import asyncio
 import json
 import secrets
 import threading
+import traceback
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import replace
@@ -57,8 +58,10 @@ class PlaybookServer(LlmServer):
         self.state = state or PlaybookState(playbook)
         self.response_steps = response_steps
         self._tools_runner: web.AppRunner | None = None
+        self._responder: PlaybookResponder | None = None
         self.tools_url = ""
-        super().__init__([scenario or playbook_scenario(playbook)], **kwargs)
+        self.scenario = scenario or playbook_scenario(playbook)
+        super().__init__([self.scenario], **kwargs)
 
     @property
     def events(self) -> Events:
@@ -69,13 +72,23 @@ class PlaybookServer(LlmServer):
             failure = replace(failure, session=label, file=failure.file or scenario.file)
             (self.notes if failure.kind == "note" else self.failures).append(failure)
 
-        return PlaybookResponder(self.state, record, self.response_steps, scenario.file)
+        self._responder = PlaybookResponder(self.state, record, self.response_steps, scenario.file)
+        return self._responder
+
+    async def finish(self) -> list[LlmFailure]:
+        """End the conversation; an agent that never asked still leaves the whole playbook unconsumed."""
+        if self._responder is None:
+            self._make_responder(self.scenario, "")
+            assert self._responder is not None
+            await self._responder.finish()
+        return await super().finish()
 
     async def start(self) -> str:
         """The LLM API, plus the mock-tools endpoint on a port of its own (:attr:`tools_url`)."""
         base_url = await super().start()
         app = web.Application()
         app.router.add_post(TOOL_PATH, self._mock_tool)
+        app.router.add_get(TOOL_PATH, self._mock_tool_names)
         runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await runner.setup()
         self._tools_runner = runner
@@ -104,11 +117,21 @@ class PlaybookServer(LlmServer):
         if mock is None:
             return web.json_response({"mocked": False})
         try:
-            content, is_error = mock_result(mock, args)
+            content, is_error, details = mock_result(mock, args)
         except Exception as exc:
-            content, is_error = f"mock_tools[{canonical!r}] raised {type(exc).__name__}: {exc}", True
-        self.state.mocked_calls.add(call_id)
+            content, is_error, details = (
+                f"mock_tools[{canonical!r}] raised {type(exc).__name__}: {exc}",
+                True,
+                {},
+            )
+            if self.state.playbook.propagate_errors and self._responder is not None:
+                self._responder.tool_crashed(call_id, traceback.format_exc())
+        self.state.mocked_calls[call_id] = details
         return web.json_response({"mocked": True, "content": content, "is_error": is_error})
+
+    async def _mock_tool_names(self, request: web.Request) -> web.StreamResponse:
+        """``{"tools": [...]}``: the tools only ``mock_tools`` has, which the built-in agent offers too."""
+        return web.json_response({"tools": sorted(self.state.playbook.mock_tools)})
 
     def _playbook_tool(self, call_id: str) -> str | None:
         for record in self.state.events.tool_calls:
@@ -117,17 +140,20 @@ class PlaybookServer(LlmServer):
         return None
 
 
-def mock_result(mock: Any, params: Mapping[str, Any]) -> tuple[str, bool]:
-    """A ``mock_tools`` entry -> (content, is_error): a string, a function of the params, or a full result."""
+def mock_result(mock: Any, params: Mapping[str, Any]) -> tuple[str, bool, dict[str, Any]]:
+    """A ``mock_tools`` entry -> (content, is_error, details): a string, a function of the params, or a
+    full result."""
     value = mock(dict(params)) if callable(mock) else mock
     if isinstance(value, str):
-        return value, False
+        return value, False, {}
     if isinstance(value, Mapping) and ("content" in value or "text" in value):
         content = value.get("content", value.get("text", ""))
         if isinstance(content, list):  # [{"type": "text", "text": ...}], as a tool result's content
             content = "".join(str(c.get("text", "")) for c in content if isinstance(c, Mapping))
-        return str(content), bool(value.get("is_error", value.get("isError", False)))
-    return json.dumps(value, default=str), False
+        details = value.get("details")
+        return (str(content), bool(value.get("is_error", value.get("isError", False))),
+                dict(details) if isinstance(details, Mapping) else {})  # fmt: skip
+    return json.dumps(value, default=str), False, {}
 
 
 class MockLlm:

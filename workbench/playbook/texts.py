@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from workbench.playbook.dsl import Action, Call, ToolResultRecord, Turn
+from workbench.playbook.dsl import Action, Call, Turn
 
 MAX_LISTED = 5
 
@@ -74,8 +74,13 @@ def params_failed(call: Call, step: int, turn: int, trace: str) -> str:
             f"so the call was not sent (the agent got an API error):\n{trace.rstrip()}")  # fmt: skip
 
 
-def tool_error(result: ToolResultRecord, call: Call) -> str:
-    text = result.text if len(result.text) <= 500 else result.text[:499] + "…"
-    return (f'Error during tool execution at playbook step {result.step} (turn {result.turn}, call "{call.tool}"):\n'
-            f"{text}\n"
-            "To let the agent see tool errors without failing the test, use Playbook(..., propagate_errors=False).")  # fmt: skip
+def unknown_tool(call: Call, step: int, turn: int, offered: Sequence[str]) -> str:
+    tools = ", ".join(offered) if offered else "none"
+    return (f"{call.describe()} at step {step} (turn {turn}) names a tool the agent does not have, "
+            f"so the call was not sent (the agent got an API error).\nThe agent offers: {tools}")  # fmt: skip
+
+
+def tool_error(step: int, turn: int, call: Call, trace: str) -> str:
+    return (f'Error during tool execution at playbook step {step} (turn {turn}, call "{call.tool}"):\n'
+            f"{trace.rstrip()}\n"
+            "To let the agent see the error as a tool result instead, use Playbook(..., propagate_errors=False).")  # fmt: skip

@@ -55,6 +55,10 @@ class DriverError(Exception):
     """The mode cannot run this scenario (an agent not installed, a port in use...): a `process` failure."""
 
 
+class Stopped(Exception):
+    """The driver has recorded why the run cannot go on: the run ends now, with no failure of its own."""
+
+
 class Skip(Exception):
     """The mode has nothing to play in this scenario; the message says why and what to use instead."""
 
