@@ -27,11 +27,11 @@ NOT_SCENARIOS = {
     "terminal_follow_detach.yaml",
     "comprehensive_playbook.json",
 }
-# Scenarios that drive a program of Agent Harbor's project: `ah` (task files), `cargo`, `pnpm`.
+# Scenarios that drive a program of Agent Harbor's project: `ah` (task files, `ah:` launches), `cargo`, `pnpm`.
 NEEDS = {
     "task_create_new_branch.yaml": "ah",
     "task_push_behaviors.yaml": "ah",
-    "simulation_smoke.yaml": "pnpm",
+    "simulation_smoke.yaml": "ah",  # and `pnpm`
 }
 
 

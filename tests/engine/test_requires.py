@@ -132,3 +132,36 @@ timeline:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr  # the value reached the command expanded
     assert json.loads((tmp_path / "r.json").read_text())["scenarios"][0]["status"] == "passed"
+
+
+def test_an_ah_scenario_without_ah_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    """The format's own `ah:` example (Agent Harbor's `simulation_smoke`): without `ah` it cannot pass or
+    fail on its merits, so it is skipped, as for any missing program; with `$WORKBENCH_AH` it runs."""
+    write(tmp_path, "smoke.yaml", """\
+name: simulation_smoke
+initialPrompt: Investigate intermittent CI test failure
+ah:
+  cmd: ah tui
+  flags: [--remote-server, http://127.0.0.1:38180/api/v1]
+timeline:
+  - llmResponse:
+      - think: [{content: Inspecting CI build artifacts, relativeTime: 120}]
+  - advanceMs: 300
+""")  # fmt: skip
+    env = {**os.environ, "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p)}
+    env.pop("WORKBENCH_AH", None)
+    scenario = load_scenario(tmp_path / "smoke.yaml")
+    assert missing_programs(scenario, {"PATH": str(tmp_path)}) == [("ah", 4)]
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "run", "smoke.yaml", "--report", "r.json"],
+        cwd=tmp_path, env={**env, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "cannot start" not in done.stdout + done.stderr
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    assert entry["status"] == "skipped"
+    assert "needs `ah` (line 4), not installed here" in done.stdout
+    fake = write(tmp_path, "fake-ah", "#!/bin/sh\necho ah ran\n")
+    fake.chmod(0o755)
+    assert missing_programs(scenario, {"PATH": str(tmp_path), "WORKBENCH_AH": str(fake)}) == []

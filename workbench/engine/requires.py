@@ -11,7 +11,8 @@ environment as a shell would (``${AH_BIN}``, ``${AH_BIN:-default}``, ``$HOME``;
 default, also skips the run ("needs `$AH_BIN` set"), since the command cannot
 run as its author meant.
 
-What counts: the program of every ``userCommand`` (``program``, else the
+What counts: the ``ah`` program an ``ah:`` scenario starts (``$WORKBENCH_AH``, else
+``ah`` on PATH), the program of every ``userCommand`` (``program``, else the
 first word of ``cmd``), and the first word of every ``runCmd`` the scenario
 expects to succeed (a command scripted to fail may well be testing a missing
 program). Shell builtins and keywords never count. A program found on PATH that
@@ -59,8 +60,13 @@ def missing_programs(
 ) -> list[tuple[str, int]]:
     """(program, line) for each needed program not found on PATH, first mention of each.
     ``tools_run=False``: the mode only describes tool calls (simulation), so their programs are not needed."""
-    path = (os.environ if environ is None else environ).get("PATH", "")
+    environ = os.environ if environ is None else environ
+    path = environ.get("PATH", "")
     found: dict[str, int] = {}
+    if scenario.ah is not None and not scenario.command:  # the program under test is Agent Harbor's `ah`
+        ah = environ.get("WORKBENCH_AH", "ah")
+        if not (os.access(ah, os.X_OK) if "/" in ah else usable(ah, path)):
+            found[ah] = scenario.ah.pos.line if scenario.ah.pos else 0
     for event in scenario.timeline:
         program: str | None = None
         if isinstance(event, m.UserCommand):
