@@ -146,6 +146,50 @@ def test_long_integer_is_a_diagnostic_at_the_number(
     assert not any("set_int_max_str_digits" in e for e in errors)
 
 
+LONG_IN_OTHER_BASES = {
+    "binary": "0b" + "1" * 20_000,
+    "hex": "0x" + "f" * 4000,
+    "hex-underscores": "0x" + "f_" * 3600 + "f",
+    "yaml-1.1-octal": "0" + "7" * 7000,
+    "sexagesimal": ":".join(["59"] * 3000),
+    "negative-sexagesimal": "-1" + ":59" * 3000,
+}
+
+
+@pytest.mark.parametrize("literal", LONG_IN_OTHER_BASES.values(), ids=LONG_IN_OTHER_BASES.keys())
+def test_long_integer_in_another_base_is_a_diagnostic_at_the_number(tmp_path: Path, literal: str) -> None:
+    """Python reads these without its 4,300-digit limit, so they reached the messages that print numbers."""
+    as_value = errors_of(tmp_path, "big.yaml", f"name: x\ntimeline:\n  - advanceMs: {literal}\n")
+    assert [e for e in as_value if e.startswith("3:16:") and "integer too long" in e], as_value
+    as_key = errors_of(tmp_path, "key.yaml", f"name: x\ntimeline: []\nx:\n  {literal}: 1\n")
+    assert [e for e in as_key if e.startswith("4:3:") and "integer too long" in e], as_key
+
+
+LONG_IN_TOML = {
+    "binary": "0b" + "1" * 20_000,
+    "hex": "0x" + "f" * 4000,
+    "hex-underscores": "0x" + "f_" * 3600 + "f",
+    "octal": "0o" + "7" * 7000,
+}
+
+
+@pytest.mark.parametrize("literal", LONG_IN_TOML.values(), ids=LONG_IN_TOML.keys())
+def test_long_integer_in_another_base_in_toml_is_a_diagnostic_at_the_number(
+    tmp_path: Path, literal: str
+) -> None:
+    """Claudeless numbers: a time-out, in TOML's bases."""
+    errors = errors_of(
+        tmp_path, "big.toml", f'default_response = "x"\n[timeouts]\nexit_hint_ms = {literal}\n'
+    )
+    assert [e for e in errors if e.startswith("3:16:") and "integer too long" in e], errors
+
+
+def test_numbers_in_other_bases_within_the_limit_still_read() -> None:
+    doc = parse_document("a: 0x10\nb: 0b101\nc: 1:30\nd: 0o17\n", "f.yaml", ".yaml")
+    assert (doc["a"], doc["b"], doc["c"]) == (16, 5, 90)
+    assert parse_document("a = 0xff\nb = 0b11\nc = 0o7\n", "f.toml", ".toml") == {"a": 255, "b": 3, "c": 7}
+
+
 def test_long_integer_inside_a_string_is_text() -> None:
     assert parse_document('x: "' + "1" * 5000 + '"\n', "f.yaml", ".yaml")["x"] == "1" * 5000
 

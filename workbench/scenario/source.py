@@ -20,6 +20,7 @@ a place. ``benchmarks/fuzz.py`` holds the loader to that.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -117,6 +118,7 @@ def read_text(path: Path, display: str | None = None, referenced_from: Pos | Non
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_INT = "tag:yaml.org,2002:int"
 _RESOLVER = yaml.resolver.Resolver()
 
 MAX_DEPTH = 100
@@ -273,6 +275,8 @@ class _Builder:
             tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
         if tag in (_STR, _TIMESTAMP, _MERGE):
             return event.value, tag
+        if tag == _INT and integer_digits(event.value) > _MAX_DIGITS:  # before PyYAML computes it
+            raise ScenarioError.at(self.pos(event), TOO_LONG_INTEGER)
         node = yaml.ScalarNode(tag, event.value, style=event.style)  # marks: our diagnostic has the place
         try:
             return self.constructor.construct_object(node, deep=True), tag
@@ -406,6 +410,30 @@ _TOML_TOKENS = re.compile(
 )
 _MAX_DIGITS = sys.get_int_max_str_digits() or 4300
 _LONG_INT = re.compile(rf"(?<![\w.])[-+]?[0-9][0-9_]{{{_MAX_DIGITS},}}")
+_MAX_BITS = math.ceil(_MAX_DIGITS * math.log2(10))
+TOO_LONG_INTEGER = (
+    f"integer too long: at most {_MAX_DIGITS:,} digits are allowed (quote it to keep it as text)"
+)
+_DIGITS_PER_CHAR = {"0b": math.log10(2), "0o": math.log10(8), "0x": math.log10(16)}
+
+
+def integer_digits(literal: str) -> float:
+    """About how many decimal digits the integer ``literal`` (YAML 1.1 or TOML) has, without computing it.
+
+    Python reads decimal integers only up to :data:`_MAX_DIGITS` digits, but it reads other bases (and
+    PyYAML multiplies out sexagesimal ``59:59:...``) without that limit, in time that grows with the
+    square of the length; every later message that prints such a number would then fail. So the size is
+    estimated from the text first, and all bases get the decimal limit."""
+    body = literal.replace("_", "").lstrip("+-")
+    if ":" in body:  # YAML 1.1 base 60
+        head, _, rest = body.partition(":")
+        return len(head) + (rest.count(":") + 1) * math.log10(60)
+    per_char = _DIGITS_PER_CHAR.get(body[:2].lower())
+    if per_char is not None:
+        return (len(body) - 2) * per_char
+    if len(body) > 1 and body.startswith("0"):  # YAML 1.1 octal
+        return (len(body) - 1) * math.log10(8)
+    return len(body)
 
 
 def offset_pos(text: str, offset: int, file: str) -> Pos:
@@ -448,8 +476,22 @@ def long_integer(text: str, file: str, exc: ValueError) -> ScenarioError:
 def value_message(what: str, exc: Exception) -> str:
     """Why a scalar could not be read, in the file's terms rather than Python's."""
     if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
-        return f"integer too long: at most {_MAX_DIGITS:,} digits are allowed (quote it to keep it as text)"
+        return TOO_LONG_INTEGER
     return f"invalid {what} value: {exc}"
+
+
+def _first_long_integer(value: Any) -> tuple[str | int, ...] | None:
+    """The path of an integer in ``value`` too long to print (see :func:`integer_digits`), if any."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, int) and item.bit_length() > _MAX_BITS:
+            return path
+        if isinstance(item, dict):
+            stack.extend((v, (*path, k)) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(item))
+    return None
 
 
 def check_depth(value: Any, positions: Callable[[tuple[str | int, ...]], Pos]) -> None:
@@ -529,6 +571,10 @@ def parse_toml(text: str, file: str) -> PMap:
         return Pos(file)
 
     check_depth(plain, place)
+    long_integer_at = _first_long_integer(plain)
+    if long_integer_at is not None:  # tomllib reads 0x, 0o and 0b integers of any length
+        where = positions.get(long_integer_at)
+        raise ScenarioError.at(where[1] if where else place(long_integer_at), TOO_LONG_INTEGER)
     doc: PMap = attach_positions(plain, text, file, positions)
     return doc
 
