@@ -132,3 +132,18 @@ def test_an_agent_that_writes_garbage_on_stdout_is_named_not_ignored(tmp_path: P
         message
         == "the agent's stdout is not JSON-RPC: line 1 is not JSON: Expecting value: line 1 column 1 (char 0): 'Starting up...'"
     )
+
+
+def test_the_reference_basic_echo_runs_as_written_from_a_relative_path(tmp_path: Path) -> None:
+    """SCP's own example (`mock_agent.ts` + `mock_user.ts`) in Python form, given as a relative path, as a
+    newcomer types it: the agent still starts (it runs in the workspace, not in the folder)."""
+    shutil.copytree(Path(__file__).parent / "scp_reference", tmp_path / "scp")
+    done = _run("scp/basic-echo", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    assert (entry["name"], entry["status"]) == ("basic-echo", "passed")
+    broken = tmp_path / "scp" / "basic-echo" / "mock_user.py"
+    broken.write_text(broken.read_text().replace('say("Hello, world")', 'say("Hi")'))
+    done = _run("scp/basic-echo", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout
+    assert "Expected 'Hello, user', got 'I don't understand: Hi'" in done.stdout

@@ -57,6 +57,7 @@ async def run_folder(
     folder: Path, run_dir: Path, workspace: Path, settings: dict[str, Any]
 ) -> list[FolderFailure]:
     """Run the folder's script under each runner it names; the failures (none: it passed)."""
+    folder = folder.resolve()  # the agent runs in the workspace: a relative path would not reach it
     user_path, agent_path = folder / USER_FILE, folder / AGENT_FILE
     failures: list[FolderFailure] = []
     try:

@@ -14,6 +14,9 @@ protocol::
     if __name__ == "__main__":                 # the direct runner starts the file
         serve(make_agent())
 
+or, as SCP's own ``mock_agent.ts`` writes it, ``run_mock_agent(lambda cx:
+cx.on_prompt(reply))``.
+
 The reply may be a string (one ``agent_message_chunk``), a list of strings (one
 chunk each), or an awaitable of either. For tool calls, plans and permissions,
 play a scenario (``workbench acp-agent``) or write an SDK agent class.
@@ -76,6 +79,25 @@ class PromptAgent:
 
     async def cancel(self, session_id: str, **kw: Any) -> None:
         return None
+
+
+class MockAgentSetup:
+    """What SCP's ``runMockAgent(cx => ...)`` hands its function: where to say how prompts are answered."""
+
+    def __init__(self) -> None:
+        self.handler: OnPrompt | None = None
+
+    def on_prompt(self, handler: OnPrompt) -> None:
+        self.handler = handler
+
+
+def run_mock_agent(setup: Callable[[MockAgentSetup], Any], name: str = "mock-agent") -> None:
+    """SCP's ``runMockAgent(cx => cx.onPrompt(fn))``: serve the agent ``setup`` describes on stdio."""
+    cx = MockAgentSetup()
+    setup(cx)
+    if cx.handler is None:
+        raise ValueError("run_mock_agent(setup): setup must call cx.on_prompt(handler)")
+    serve(PromptAgent(cx.handler, name=name))
 
 
 def serve(agent: Any) -> None:

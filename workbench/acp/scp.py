@@ -103,6 +103,13 @@ class TestSession:
         """The text of the turn in flight, once it has ended (end_turn, cancelled, ...)."""
         return (await self.wait_turn()).text
 
+    async def read_response_string(self) -> str:
+        """SCP's ``readResponseString()``: the text of the turn in flight once it has ended, or, after
+        :meth:`say` (which already waited), of the last turn."""
+        if self._inflight is None and self.turns:
+            return self.turns[-1].text
+        return await self.read_response()
+
     async def wait_turn(self) -> TurnRecord:
         if self._inflight is None:
             raise AcpError("no turn was started: send() first")
