@@ -757,3 +757,33 @@ response = "Step 3."
     seen = asyncio.run(converse())
     assert [text for text, _ in seen] == ["Step 1.", "Step 2.", "Step 3."]
     assert len({sid for _, sid in seen}) == 1
+
+
+def test_without_a_config_dir_nothing_lands_in_home_and_resume_still_works(claude: Claude) -> None:
+    """`mock-agent RULES -p` without `$CLAUDE_CONFIG_DIR` must not write the user's real `~/.claude`: its
+    sessions go to a private folder under the temp folder, which outlives the call (`--resume`)."""
+    rules = claude.rules(HELLO)
+    temp = claude.root / "tmp"
+    temp.mkdir()
+    env = {**os.environ, **claude.env, "TMPDIR": str(temp)}
+    del env["CLAUDE_CONFIG_DIR"]
+    env.pop("CLAUDELESS_CONFIG_DIR", None)
+    home = Path(env["HOME"])
+    home.mkdir()
+
+    def ask(*args: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-m", "workbench", "mock-agent", str(rules), "-p", *args, "--output-format", "json"],
+            cwd=claude.work, env=env, capture_output=True, text=True, check=False, timeout=60,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout))
+
+    first = ask("hello")
+    assert list(home.rglob("*")) == [], "nothing in HOME"
+    private = temp / f"workbench-claude-{os.getuid()}"
+    assert oct(private.stat().st_mode & 0o777) == "0o700"
+    assert list(private.glob(f"projects/*/{first['session_id']}.jsonl"))
+    again = ask("hello again", "--resume", first["session_id"])
+    assert again["session_id"] == first["session_id"], "the session was found again"

@@ -1,7 +1,10 @@
 """Session files where and how Claude Code 2.1.12 writes them, so ``--resume`` finds them.
 
 The config folder is ``$CLAUDELESS_CONFIG_DIR``, else ``$CLAUDE_CONFIG_DIR``,
-else ``~/.claude``. A session is ``projects/<cwd with every character that is
+else a private folder of this user under the temp folder
+(``$TMPDIR/workbench-claude-<uid>``, mode 0700), never ``~/.claude``: a mock
+must not write into the real Claude Code's sessions, and the folder still
+outlives one call, so ``--resume`` and ``--continue`` work. A session is ``projects/<cwd with every character that is
 not a letter or digit turned into ->/<session id>.jsonl``: two
 ``queue-operation`` lines, the user's prompt, one ``assistant`` line per
 content block, a ``user`` line per tool result (``toolUseResult``,
@@ -20,7 +23,10 @@ one stopped (Claudeless starts each process from zero).
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
+import tempfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +41,21 @@ def config_dir(environ: Mapping[str, str]) -> Path:
     for name in ("CLAUDELESS_CONFIG_DIR", "CLAUDE_CONFIG_DIR"):
         if environ.get(name):
             return Path(environ[name])
-    return Path(environ.get("HOME") or Path.home()) / ".claude"
+    return private_config_dir(Path(environ.get("TMPDIR") or tempfile.gettempdir()))
+
+
+def private_config_dir(temp: Path) -> Path:
+    """This user's own config folder under ``temp``: made 0700; one another user owns (or a link
+    someone planted) is never used, a fresh folder is made instead."""
+    path = temp / f"workbench-claude-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = path.lstat()
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="workbench-claude-"))
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return Path(tempfile.mkdtemp(prefix="workbench-claude-", dir=temp))
+    return path
 
 
 def project_dir(config: Path, cwd: str) -> Path:
