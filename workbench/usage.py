@@ -13,8 +13,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
-EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report a terminated command
+from workbench.names import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_TERMINATED
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INTERNAL",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_TERMINATED",
+    "Terminated",
+    "UsageError",
+    "UsageParser",
+]
 
 
 class Terminated(KeyboardInterrupt):

@@ -15,7 +15,7 @@ from workbench.scenario import model as m
 
 
 def failing(kind: str, **params: Any) -> m.Reply:
-    return m.Reply("", failure=m.Failure(kind, params))
+    return m.Reply("", failure=m.Fault(kind, params))
 
 
 SCENARIO = rules_scenario(

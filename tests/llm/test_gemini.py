@@ -175,7 +175,7 @@ def test_errors_in_googles_shape(tmp_path: Path, serve: Callable[..., Running]) 
 
 def test_injected_failures(serve: Callable[..., Running]) -> None:
     def failing(kind: str, **params: Any) -> m.Reply:
-        return m.Reply("", failure=m.Failure(kind, params))
+        return m.Reply("", failure=m.Fault(kind, params))
 
     srv = serve(rules_scenario([
         rule("contains", "trigger-auth", failing("auth_error", message="bad key")),

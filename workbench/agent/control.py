@@ -42,9 +42,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from workbench.crash import ReportedCrash, summary, write_crash_report
+from workbench.names import Env
 from workbench.usage import EXIT_INTERNAL
 
-ENV_VAR = "WORKBENCH_CONTROL"
+ENV_VAR = Env.CONTROL
 _CRASH_FILE = re.compile(r"the traceback is in (\S+?\.txt)")
 SUN_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
 """Bytes of a Unix socket path, without its NUL (108 on Linux, 104 on macOS and the BSDs)."""

@@ -39,12 +39,12 @@ from workbench.agent import render
 from workbench.agent.claude import command as claude_command
 from workbench.agent.control import ENV_VAR, AgentLink, ControlError
 from workbench.crash import summary, write_crash_report
+from workbench.names import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
 from workbench.timeline import Schedule, Step, compile_schedule
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 AGENT_ACTIONS = {"think", "assistant", "llm-error", "llm-response", "tool-start", "tool-progress", "tool-output",
                  "tool-result", "edit", "acp"}  # fmt: skip

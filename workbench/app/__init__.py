@@ -17,12 +17,14 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR
+
 
 def main(
     path: Path | None = None,
     *,
-    goldens_dir: Path = Path("screenshots"),
-    out_dir: Path = Path("target/tmp/workbench"),
+    goldens_dir: Path = DEFAULT_GOLDENS_DIR,
+    out_dir: Path = DEFAULT_OUT_DIR,
     run_dir: Path | None = None,
     theme: str | None = None,
     mode: str = "mock-agent",

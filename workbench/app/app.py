@@ -28,11 +28,12 @@ from workbench.app.themes import (
     saved_theme,
     syntax_theme,
 )
+from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, Env
 
 
 def keymap_path() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(os.environ.get("WORKBENCH_KEYMAP", str(Path(base) / "workbench" / "keymap.toml")))
+    return Path(os.environ.get(Env.KEYMAP, str(Path(base) / "workbench" / "keymap.toml")))
 
 
 def load_keymap(path: Path) -> tuple[dict[str, str], str | None]:
@@ -60,8 +61,8 @@ class WorkbenchApp(App[int]):
         self,
         path: Path | None = None,
         *,
-        goldens_dir: Path = Path("screenshots"),
-        out_dir: Path = Path("target/tmp/workbench"),
+        goldens_dir: Path = DEFAULT_GOLDENS_DIR,
+        out_dir: Path = DEFAULT_OUT_DIR,
         run_dir: Path | None = None,
         theme_name: str | None = None,
         keymap: dict[str, str] | None = None,

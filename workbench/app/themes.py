@@ -21,6 +21,8 @@ from textual.color import Color
 from textual.theme import Theme
 from textual.widgets.text_area import TextAreaTheme
 
+from workbench.names import Env
+
 THEME_KEYS = (
     "primary", "secondary", "accent", "foreground", "background", "surface", "panel",
     "success", "warning", "error", "boost", "dark", "luminosity_spread", "text_alpha",
@@ -36,7 +38,7 @@ DEFAULT_VARIABLES = {
 
 def theme_dirs() -> list[Path]:
     dirs = [Path(__file__).resolve().parent / "themes_data"]
-    extra = os.environ.get("WORKBENCH_THEMES")
+    extra = os.environ.get(Env.THEMES)
     if extra:
         dirs.append(Path(extra))
     return dirs

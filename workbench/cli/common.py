@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_INVALID, UsageError
 
-DEFAULT_SCENARIOS = Path("scenarios")
-SCENARIO_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+DEFAULT_SCENARIOS = DEFAULT_SCENARIOS_DIR
 
 
 def add_define(p: argparse.ArgumentParser) -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from workbench.cli.common import add_define, add_scenario_paths, scenario_files
+from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
 
@@ -45,11 +46,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report")
     p.add_argument("--update-goldens", action="store_true", help="rewrite goldens that do not match")
     p.add_argument(
-        "--goldens", type=Path, default=Path("screenshots"), metavar="DIR", help="default ./screenshots"
+        "--goldens",
+        type=Path,
+        default=DEFAULT_GOLDENS_DIR,
+        metavar="DIR",
+        help=f"default ./{DEFAULT_GOLDENS_DIR}",
     )
-    p.add_argument(
-        "--out", type=Path, default=Path("target/tmp/workbench"), metavar="DIR", help="run folders"
-    )
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR", help="run folders")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per scenario (default 120)")
     p.add_argument(
         "--mask", action="append", default=[], metavar="REGEX",
@@ -101,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"unknown agent preset `{args.agent}`; known: {', '.join(PRESETS)}")
     if args.ci and args.update_goldens:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
-    paths = args.paths or [Path("scenarios")]
+    paths = args.paths or [DEFAULT_SCENARIOS_DIR]
     scenario_files(args.paths)
     candidates = collect(paths, selection, args.define, strict=args.ci and not args.lenient)
     if not candidates:

@@ -34,6 +34,7 @@ from types import ModuleType
 
 from ptyprocess import PtyProcess
 
+from workbench.names import Env
 from workbench.terminal import AsciicastRecorder, PtySession, Screen, descendants
 from workbench.terminal.session import DEFAULT_TERM
 
@@ -46,9 +47,7 @@ first, once, so that no child imports (and compiles) them again."""
 
 def can_fork() -> bool:
     return (
-        hasattr(os, "fork")
-        and os.environ.get("WORKBENCH_NO_FORK", "") in ("", "0")
-        and threading.active_count() == 1
+        hasattr(os, "fork") and os.environ.get(Env.NO_FORK, "") in ("", "0") and threading.active_count() == 1
     )
 
 

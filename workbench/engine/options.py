@@ -7,14 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR
+
 
 @dataclass
 class RunOptions:
     speed: float | None = None  # None: as fast as possible
     ci: bool = False
     update_goldens: bool = False
-    goldens_dir: Path = Path("screenshots")
-    out_dir: Path = Path("target/tmp/workbench")
+    goldens_dir: Path = DEFAULT_GOLDENS_DIR
+    out_dir: Path = DEFAULT_OUT_DIR
     defines: tuple[str, ...] = ()
     timeout_s: float = 120.0
     keep: bool = False

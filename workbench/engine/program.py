@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.names import Env
 from workbench.scenario import model as m
 
 
@@ -70,12 +71,12 @@ def program_for(
     if scenario.command:
         return Program(scenario.command, env, mock_agent=False)
     if scenario.ah is not None:
-        ah = environ.get("WORKBENCH_AH", "ah")
+        ah = environ.get(Env.AH, "ah")
         argv = (ah, *([scenario.ah.cmd] if scenario.ah.cmd else []), *scenario.ah.flags)
         env.update(scenario.ah.env)
         return Program(argv, env, mock_agent=False)
     if home is not None:
-        env["WORKBENCH_WRITABLE"] = env["HOME"]  # the agent's commands may write the run's private HOME
+        env[Env.WRITABLE] = env["HOME"]  # the agent's commands may write the run's private HOME
     args = [str(scenario_path.resolve()), "--workspace", str(workspace), "--speed", speed]
     for d in defines:
         args += ["--define", d]

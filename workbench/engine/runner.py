@@ -47,6 +47,7 @@ from workbench.engine.report import Failure, ScenarioResult, ShotResult, Skipped
 from workbench.engine.requires import expand_env
 from workbench.engine.screen_responders import ScreenResponders
 from workbench.engine.trace import StepRecord, TraceObserver
+from workbench.names import Env
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
 from workbench.scenario.names import folder_name
@@ -389,7 +390,7 @@ class ScenarioRun:
         else:
             program = event.program or "ah"
             if program == "ah":
-                program = os.environ.get("WORKBENCH_AH", "ah")
+                program = os.environ.get(Env.AH, "ah")
             argv = [program, *event.args]
             if shutil.which(program, path=env.get("PATH")) is None:
                 self._ctx.fail(

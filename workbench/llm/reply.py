@@ -91,7 +91,7 @@ class Reply:
     delay_ms: int = 0  # before the first event (Claudeless `delay_ms`)
     usage: Mapping[str, int] = field(default_factory=dict)  # explicit input_tokens / output_tokens
     error: ApiError | None = None
-    inject: m.Failure | None = None
+    inject: m.Fault | None = None
     truncated: bool = False
     coalesce_thinking: bool = True
 

@@ -52,7 +52,7 @@ from workbench.timeline import compile_schedule
 
 from .checks import LlmFailure
 from .conversation import ChatRequest
-from .failures import inject_wire
+from .faults import inject_wire
 from .guard import DEFAULT_LIMITS, GuardedRunner, Limits
 from .ids import IdMaker
 from .profiles import PROFILES, MapContext, ToolProfile, detect_profile, profile_by_names, profile_named

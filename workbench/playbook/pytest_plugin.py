@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from workbench.names import SCENARIO_SUFFIXES
+
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
     from workbench.playbook.server import MockLlm
     from workbench.terminal import PtySession
 
-SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+SUFFIXES = SCENARIO_SUFFIXES
 DEFAULT_FOLDERS = "scenarios"
 
 

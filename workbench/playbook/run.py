@@ -11,7 +11,7 @@ takes the screen at every step and leaves a run folder (trace, recording,
 
 The agent is a preset (``agent="pi"``, ``"claude-code"``, ``"codex"``), any
 command with `{base_url}`/`{api_key}` placeholders, or by default the built-in
-mock agent in LLM mode (:mod:`workbench.playbook.mock_agent`), which alone can
+mock agent in LLM mode (:mod:`workbench.playbook.api_agent`), which alone can
 honour ``mock_tools``.
 """
 
@@ -30,9 +30,9 @@ from workbench.engine.options import RunOptions
 from workbench.engine.program import Program
 from workbench.engine.report import ScenarioResult
 from workbench.llm import LlmServer
+from workbench.playbook.api_agent import MOCK_TOOLS_ENV
 from workbench.playbook.dsl import Playbook
 from workbench.playbook.events import Events, UiRecord
-from workbench.playbook.mock_agent import MOCK_TOOLS_ENV
 from workbench.playbook.responder import PlaybookFailure, PlaybookState
 from workbench.playbook.schedule import scenario_yaml, timeline
 from workbench.playbook.server import PlaybookServer
@@ -44,7 +44,7 @@ EVENTS_FILE = "playbook-events.jsonl"
 
 
 def mock_agent_command(name: str) -> list[str]:
-    return [sys.executable, "-m", "workbench.playbook.mock_agent", "--base-url", "{base_url}",
+    return [sys.executable, "-m", "workbench.playbook.api_agent", "--base-url", "{base_url}",
             "--api-key", "{api_key}", "--name", name]  # fmt: skip
 
 

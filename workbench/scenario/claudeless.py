@@ -863,7 +863,7 @@ class _Loader:
                 raise ScenarioError.at(pos, f"Invalid glob pattern: {problem} in {text!r}")
         return m.Pattern(kind, text, pos)
 
-    def _failure(self, value: Any, pos: Pos) -> m.Failure:
+    def _failure(self, value: Any, pos: Pos) -> m.Fault:
         doc = expect_map(value, pos, "`failure` (a table with `type`)")
         if "type" not in doc:
             raise ScenarioError.at(
@@ -900,7 +900,7 @@ class _Loader:
                 if kind_of == "u64"
                 else _str(doc[name], where, f"`{name}`")
             )
-        return m.Failure(kind, m.frozen_map(params), doc.pos)
+        return m.Fault(kind, m.frozen_map(params), doc.pos)
 
     def _tools(self, doc: PMap) -> tuple[Literal["mock", "live"], dict[str, m.ToolSetting]]:
         """v1 ``[tool_execution] mode`` + ``tools.<Tool>``; v2 ``[tools] mode`` + ``<Tool>`` beside it."""
@@ -971,7 +971,7 @@ class _Loader:
         )
 
 
-def _with_failure(reply: m.Reply, failure: m.Failure) -> m.Reply:
+def _with_failure(reply: m.Reply, failure: m.Fault) -> m.Reply:
     return m.Reply(reply.text, reply.tool_calls, reply.usage, reply.delay_ms, failure, reply.pos)
 
 

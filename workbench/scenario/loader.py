@@ -14,10 +14,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.names import SCENARIO_SUFFIXES
+
 from .diagnostics import Diagnostic, Pos, Reporter, ScenarioError
 from .model import Scenario
 from .scp_folder import is_scp_folder, load_scp_folder
-from .source import SCENARIO_SUFFIXES, TOML_SUFFIXES, parse_document, read_text
+from .source import TOML_SUFFIXES, parse_document, read_text
 
 SKIPPED_DIRS = {".git", "node_modules", "__pycache__", ".venv", "target", "screenshots"}
 

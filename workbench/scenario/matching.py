@@ -162,7 +162,7 @@ class RuleMatcher:
         self.counts: dict[int, int] = {}
         self.active: tuple[int, int] | None = None  # (rule index, next turn index)
 
-    def choose(self, text: str) -> tuple[m.Reply | None, m.Failure | None]:
+    def choose(self, text: str) -> tuple[m.Reply | None, m.Fault | None]:
         """The reply (or injected failure) for ``text``; (None, None) when nothing matches and there is no default."""
         if self.active is not None:
             rule_index, turn_index = self.active

@@ -442,7 +442,7 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class Failure:
+class Fault:
     """A failure injected on the wire (network_unreachable, rate_limit, ...)."""
 
     type: str
@@ -456,7 +456,7 @@ class Reply:
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Mapping[str, int] = field(default_factory=no_fields)
     delay_ms: int | None = None
-    failure: Failure | None = None
+    failure: Fault | None = None
     pos: Pos | None = None
 
 

@@ -36,10 +36,8 @@ try:  # pragma: no cover - depends on how PyYAML was built
 except AttributeError:  # pragma: no cover
     _Loader = yaml.SafeLoader
 
-YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json",)
 TOML_SUFFIXES = (".toml",)
-SCENARIO_SUFFIXES = YAML_SUFFIXES + JSON_SUFFIXES + TOML_SUFFIXES
 
 
 class PMap(dict[str, Any]):

@@ -36,7 +36,9 @@ import secrets
 import signal
 from collections.abc import Iterable
 
-TOKEN_VAR = "WORKBENCH_SESSION"
+from workbench.names import Env
+
+TOKEN_VAR = Env.SESSION
 _PROC = "/proc"
 _MAX_PASSES = 50
 _PR_SET_CHILD_SUBREAPER = 36

@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import Literal
 
 from workbench.atomic import write_atomic
+from workbench.names import DEFAULT_OUT_DIR
 
 from .shot import Shot
 from .width import split_cells
 
 Status = Literal["match", "mismatch", "missing", "new", "updated"]
 CONTEXT_ROWS = 1
-DEFAULT_ACTUAL_ROOT = Path("target/tmp/workbench")
+DEFAULT_ACTUAL_ROOT = DEFAULT_OUT_DIR
 
 
 @dataclass(frozen=True)

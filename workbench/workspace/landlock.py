@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from workbench.names import Env
+
 T = TypeVar("T")
 
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every Linux architecture
@@ -86,7 +88,7 @@ def _write_access(abi: int) -> int:
     return access
 
 
-WRITABLE_VAR = "WORKBENCH_WRITABLE"
+WRITABLE_VAR = Env.WRITABLE
 """Folders (``os.pathsep``-separated) the engine lets commands write besides the workspace: the run's HOME."""
 
 

@@ -23,11 +23,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
+from workbench.names import Env
+
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 INPUT_FORMATS = ("text", "stream-json")
 # Claude Code 2.1.12's permission modes (its `--permission-mode` choices).
 PERMISSION_MODES = ("acceptEdits", "bypassPermissions", "default", "delegate", "dontAsk", "plan")
-SCENARIO_ENV = ("CLAUDELESS_SCENARIO", "WORKBENCH_CLAUDE_RULES")
+SCENARIO_ENV = ("CLAUDELESS_SCENARIO", Env.CLAUDE_RULES)
 FAILURE_ENV = "CLAUDELESS_FAILURE"
 
 # Flags read and ignored: (flags, takes a value).

@@ -22,6 +22,7 @@ import os
 import subprocess
 from collections.abc import Mapping
 
+from workbench.scenario.vocabulary import ARGUMENTS
 from workbench.workspace.landlock import WriteSandbox, default_writable
 
 from .base import (
@@ -78,9 +79,9 @@ def append_file(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome("ok", f"Appended to {rel}")
 
 
-#: the argument names of ``editFile``'s two strings, in every agent's spelling
-OLD_STRING = ("old_string", "old_str", "oldText", "old", "search")
-NEW_STRING = ("new_string", "new_str", "newText", "new", "replace")
+#: the argument names of ``editFile``'s two strings, in every agent's spelling (the vocabulary's one table)
+OLD_STRING = ARGUMENTS["old_string"]
+NEW_STRING = ARGUMENTS["new_string"]
 
 
 def appends(args: Mapping[str, Json]) -> bool:

@@ -51,6 +51,7 @@ from workbench.engine.options import RunOptions
 from workbench.engine.recording import InputRecorder
 from workbench.engine.session_controller import SPEEDS, Event, RecordedRun, SessionController
 from workbench.engine.trace import StepRecord
+from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.scenario.diagnostics import Severity
 from workbench.scenario.loader import discover
 from workbench.terminal import GoldenStore, Shot
@@ -271,7 +272,7 @@ class MainScreen(Screen[None]):
             assert self.run_dir is not None
             self.open_run(self.run_dir)
             return
-        root = self.root if self.root is not None else Path("scenarios")
+        root = self.root if self.root is not None else DEFAULT_SCENARIOS_DIR
         folder = root if root.is_dir() else root.parent
         files = list(discover([folder])) if folder.is_dir() else []  # a file's neighbours are listed too
         self.browser.load(files, last_verdicts(self.workbench.out_dir), folder)
@@ -375,7 +376,7 @@ class MainScreen(Screen[None]):
     def action_new_scenario(self) -> None:
         if self.read_only:
             return
-        folder = self.browser.root or Path("scenarios")
+        folder = self.browser.root or DEFAULT_SCENARIOS_DIR
 
         def made(path: Path | None) -> None:
             if path is not None:

@@ -19,6 +19,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from workbench.app.model import scenario_name
+from workbench.names import SCENARIO_SUFFIXES
 
 VERDICT_STYLES = {"passed": "success", "failed": "error", "error": "error", "skipped": "warning",
                   "cancelled": "warning"}  # fmt: skip
@@ -30,7 +31,7 @@ VERDICT_GLYPHS = {
     "running": "…",
     "cancelled": "■",
 }
-SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+SUFFIXES = SCENARIO_SUFFIXES
 
 
 @dataclass

@@ -26,6 +26,7 @@ import sys
 from typing import Any
 
 from workbench.engine.program import Program
+from workbench.names import Env
 from workbench.timeline import Step
 
 from .base import AGENT_ACTIONS, Checks, RunContext
@@ -67,7 +68,7 @@ class SimulationDriver:
             argv = tuple(_fill(word, values) for word in ctx.scenario.command)
         else:
             argv = (sys.executable, "-m", "workbench.rest.viewer", base_url, self.session.id)
-        env = {**program.env, "WORKBENCH_REST_URL": base_url, "WORKBENCH_SESSION_ID": self.session.id}
+        env = {**program.env, Env.REST_URL: base_url, Env.SESSION_ID: self.session.id}
         await self._client.start(Program(argv, env, mock_agent=False))
 
     async def play(self, step: Step) -> Checks | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from workbench.names import Env
+
 from . import claude_code, codex, gemini_cli, pi
 from .base import MODEL, UIS, Agent, Endpoint, Launch, PresetError, find_program
 
@@ -56,8 +58,8 @@ def expand_command(argv: Sequence[str], endpoint: Endpoint) -> tuple[str, ...]:
 def endpoint_env(endpoint: Endpoint) -> dict[str, str]:
     """What a plain ``command`` also gets: the usual SDK variables, pointing at the server."""
     return {
-        "WORKBENCH_LLM_BASE_URL": endpoint.base_url,
-        "WORKBENCH_LLM_API_KEY": endpoint.api_key,
+        Env.LLM_BASE_URL: endpoint.base_url,
+        Env.LLM_API_KEY: endpoint.api_key,
         "ANTHROPIC_BASE_URL": endpoint.base_url,
         "ANTHROPIC_API_KEY": endpoint.api_key,
         "OPENAI_BASE_URL": endpoint.openai_base_url,

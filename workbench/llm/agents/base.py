@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.names import Env
+
 MODEL = "mock-model"
 UIS = ("tui", "print")
 
@@ -85,7 +87,7 @@ class Agent:
 def find_program(name: str, environ: Mapping[str, str] | None = None) -> str | None:
     """``name`` in the npm prefixes of ``$WORKBENCH_AGENTS``, else on ``PATH``."""
     environ = os.environ if environ is None else environ
-    for prefix in filter(None, environ.get("WORKBENCH_AGENTS", "").split(":")):
+    for prefix in filter(None, environ.get(Env.AGENTS, "").split(":")):
         for candidate in (Path(prefix) / "node_modules" / ".bin" / name, Path(prefix) / "bin" / name):
             if candidate.exists():
                 return str(candidate)
@@ -95,5 +97,5 @@ def find_program(name: str, environ: Mapping[str, str] | None = None) -> str | N
 def stderr_to_log(argv: tuple[str, ...], env: dict[str, str], e: Endpoint) -> tuple[str, ...]:
     """Run ``argv`` with its stderr appended to ``agent-stderr.log`` beside HOME: for print
     modes whose stderr carries timings and machine-dependent notices the screen must not show."""
-    env["WORKBENCH_AGENT_LOG"] = str(e.home.parent / "agent-stderr.log")
+    env[Env.AGENT_LOG] = str(e.home.parent / "agent-stderr.log")
     return ("sh", "-c", 'exec "$0" "$@" 2>>"$WORKBENCH_AGENT_LOG"', *argv)

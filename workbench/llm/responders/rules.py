@@ -63,11 +63,11 @@ class RulesResponder:
             return Reply(delay_ms=extra_delay)
         return self._reply(chosen, failure, ctx, extra_delay)
 
-    def _choose(self, text: str) -> tuple[m.Reply | None, m.Failure | None]:
+    def _choose(self, text: str) -> tuple[m.Reply | None, m.Fault | None]:
         return self.matcher.choose(text)
 
     def _reply(
-        self, chosen: m.Reply | None, failure: m.Failure | None, ctx: TurnContext, extra_delay: int
+        self, chosen: m.Reply | None, failure: m.Fault | None, ctx: TurnContext, extra_delay: int
     ) -> Reply:
         delay = extra_delay + ((chosen.delay_ms or 0) if chosen else 0)
         if failure is not None:

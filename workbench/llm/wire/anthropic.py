@@ -194,7 +194,7 @@ class AnthropicWire(Wire):
             inner["details"] = error.details
         return {"type": "error", "error": inner, "request_id": request_id}
 
-    def failure_error(self, failure: m.Failure) -> ApiError | None:
+    def failure_error(self, failure: m.Fault) -> ApiError | None:
         kind, p = failure.type, failure.params
         if kind == "auth_error":
             return ApiError(401, "authentication_error", str(p["message"]))

@@ -140,7 +140,7 @@ class Wire:
     def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
         raise NotImplementedError
 
-    def failure_error(self, failure: m.Failure) -> ApiError | None:
+    def failure_error(self, failure: m.Fault) -> ApiError | None:
         """The HTTP error a scripted failure stands for (`auth_error`, `rate_limit`,
         `out_of_credits`); None for the wire-level ones (resets, cuts, bad JSON)."""
         return None

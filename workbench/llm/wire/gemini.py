@@ -319,7 +319,7 @@ class GeminiWire(Wire):
             inner["details"] = error.details
         return {"error": inner}
 
-    def failure_error(self, failure: m.Failure) -> ApiError | None:
+    def failure_error(self, failure: m.Fault) -> ApiError | None:
         kind, p = failure.type, failure.params
         if kind == "auth_error":  # Google answers a bad key with 400, reason API_KEY_INVALID
             details = [{"@type": ERROR_INFO, "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]

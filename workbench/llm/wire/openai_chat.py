@@ -59,7 +59,7 @@ class OpenAiErrors(Wire):
     def error_body(self, error: ApiError, request_id: str) -> dict[str, Any]:
         return openai_error_body(error, request_id)
 
-    def failure_error(self, failure: m.Failure) -> ApiError | None:
+    def failure_error(self, failure: m.Fault) -> ApiError | None:
         kind, p = failure.type, failure.params
         if kind == "auth_error":
             return ApiError(401, "invalid_request_error", str(p["message"]), code="invalid_api_key")

@@ -46,7 +46,7 @@ def reset(request: web.Request) -> None:
 
 
 async def inject_wire(
-    request: web.Request, failure: m.Failure, wire: Wire, chat: ChatRequest, out: Output
+    request: web.Request, failure: m.Fault, wire: Wire, chat: ChatRequest, out: Output
 ) -> web.StreamResponse:
     """Play a wire-level failure (reset, timeout, partial, malformed); the caller
     has already turned HTTP-level ones into errors through the wire's ``failure_error``."""

@@ -1,6 +1,6 @@
 """The built-in mock agent as a client of an LLM API: what a playbook drives in mock-agent runs.
 
-    python3 -m workbench.playbook.mock_agent --base-url URL --api-key KEY
+    python3 -m workbench.playbook.api_agent --base-url URL --api-key KEY
 
 It looks and types like `workbench mock-agent` (same rendering, same one-line
 chat input, same tools run for real in the current folder), but instead of
@@ -34,9 +34,10 @@ from typing import Any
 from workbench.agent import render
 from workbench.agent.mock_agent import Terminal
 from workbench.agent.tools import ShellRegistry, execute_tool
+from workbench.names import Env
 from workbench.workspace import Workspace
 
-MOCK_TOOLS_ENV = "WORKBENCH_MOCK_TOOLS"
+MOCK_TOOLS_ENV = Env.MOCK_TOOLS
 TOOLS = ("runCmd", "readFile", "writeFile", "appendFile", "editFile", "grep", "listDir", "find")
 HTTP_TIMEOUT_S = 120.0
 
@@ -133,7 +134,7 @@ class Client:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m workbench.playbook.mock_agent", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python3 -m workbench.playbook.api_agent", description=__doc__)
     parser.add_argument("--base-url", required=True, help="the Anthropic-style API to ask")
     parser.add_argument("--api-key", default="mock-key")
     parser.add_argument("--name", default="mock agent", help="the banner's title")
