@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.names import DEFAULT_SCENARIOS_DIR
+from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_INVALID, UsageError
 
 DEFAULT_SCENARIOS = DEFAULT_SCENARIOS_DIR
@@ -18,6 +18,13 @@ def add_define(p: argparse.ArgumentParser) -> None:
         "--define", "-D", action="append", default=[], metavar="K=V",
         help="a symbol for `rules` conditions (also from AH_SCENARIO_DEFINES=K=V,...)",
     )  # fmt: skip
+
+
+def add_folders(p: argparse.ArgumentParser) -> None:
+    """``--goldens`` and ``--out``, with the defaults of :mod:`workbench.names`."""
+    p.add_argument("--goldens", type=Path, default=DEFAULT_GOLDENS_DIR, metavar="DIR",
+                   help=f"default ./{DEFAULT_GOLDENS_DIR}")  # fmt: skip
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR", help="run folders")
 
 
 def add_theme(p: argparse.ArgumentParser) -> None:

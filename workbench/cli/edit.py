@@ -5,22 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.cli.common import add_theme, open_app, path_exists
-from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, DEFAULT_SCENARIOS_DIR, SCENARIO_SUFFIXES
+from workbench.cli.common import add_folders, add_theme, open_app, path_exists
+from workbench.names import DEFAULT_SCENARIOS_DIR, SCENARIO_SUFFIXES
 from workbench.usage import UsageError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", type=Path, default=DEFAULT_SCENARIOS_DIR, metavar="PATH",
                    help="a scenario file (created on save if new) or a folder (default ./scenarios)")  # fmt: skip
-    p.add_argument(
-        "--goldens",
-        type=Path,
-        default=DEFAULT_GOLDENS_DIR,
-        metavar="DIR",
-        help=f"default ./{DEFAULT_GOLDENS_DIR}",
-    )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR", help="run folders")
+    add_folders(p)
     add_theme(p)
     from workbench.engine.drivers import DEFAULT_MODE, driver_names
 

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.cli.common import add_define, add_scenario_paths, scenario_files
-from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, DEFAULT_SCENARIOS_DIR
+from workbench.cli.common import add_define, add_folders, add_scenario_paths, scenario_files
+from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
 
@@ -45,14 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     p.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report")
     p.add_argument("--update-goldens", action="store_true", help="rewrite goldens that do not match")
-    p.add_argument(
-        "--goldens",
-        type=Path,
-        default=DEFAULT_GOLDENS_DIR,
-        metavar="DIR",
-        help=f"default ./{DEFAULT_GOLDENS_DIR}",
-    )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR", help="run folders")
+    add_folders(p)
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per scenario (default 120)")
     p.add_argument(
         "--mask", action="append", default=[], metavar="REGEX",
