@@ -193,3 +193,34 @@ def test_fields_of_newer_reports_are_kept_as_written(tmp_path: Path) -> None:
     done = workbench("report", "merge", "a.json", "--report", "all.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "all.json").read_text())["scenarios"] == [entry]
+
+
+def test_a_skip_reason_reaches_the_report_junit_and_the_merge(tmp_path: Path) -> None:
+    """Each skip carries its reason: in `--report` (`skip_reason`), in `--junit` (`<skipped message>`) and
+    through `report merge` into both again."""
+    write(tmp_path, "needs.yaml", "name: needs\ntimeline:\n  - userCommand: {cmd: wb-no-such-tool --x}\n")
+    reason = (
+        "needs `wb-no-such-tool` (line 3), not installed here (not on PATH, or its toolchain is not set up)"
+    )
+    done = workbench("run", "needs.yaml", "--report", "shard.json", "--junit", "shard.xml", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = json.loads((tmp_path / "shard.json").read_text())["scenarios"]
+    assert (entry["status"], entry["skip_reason"]) == ("skipped", reason)
+    skipped = ET.parse(tmp_path / "shard.xml").getroot().find(".//skipped")
+    assert skipped is not None and skipped.get("message") == reason
+    done = workbench(
+        "report", "merge", "shard.json", "--report", "all.json", "--junit", "all.xml", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (merged,) = json.loads((tmp_path / "all.json").read_text())["scenarios"]
+    assert merged["skip_reason"] == reason
+    skipped = ET.parse(tmp_path / "all.xml").getroot().find(".//skipped")
+    assert skipped is not None and skipped.get("message") == reason
+    entry["skip_reason"] = 3
+    write(
+        tmp_path,
+        "bad.json",
+        json.dumps({**json.loads((tmp_path / "shard.json").read_text()), "scenarios": [entry]}),
+    )
+    done = workbench("report", "merge", "bad.json", cwd=tmp_path)
+    assert done.returncode == 2 and "scenarios[0].skip_reason" in done.stderr, done.stderr

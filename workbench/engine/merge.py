@@ -117,7 +117,10 @@ def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
         for key in ("label", "golden", "actual", "status"):
             _expect(path, f"{at}.{key}", shot.get(key), str)
         _one_of(path, f"{at}.status", shot["status"], SHOT_STATUSES)
-    known = {k: entry[k] for k in ("name", "file", "mode", "status", "duration_ms", "virtual_ms")}
+    if "skip_reason" in entry:
+        _expect(path, f"{where}.skip_reason", entry["skip_reason"], str)
+    known = {k: entry[k] for k in ("name", "file", "mode", "status", "duration_ms", "virtual_ms", "skip_reason")
+             if k in entry}  # fmt: skip
     known["failures"] = [{k: f[k] for k in ("step", "line", "kind", "message")} for f in entry["failures"]]
     known["screenshots"] = [
         {k: s[k] for k in ("label", "golden", "actual", "status")} for s in entry["screenshots"]

@@ -68,7 +68,7 @@ class ScenarioResult:
     screenshots: list[ShotResult] = field(default_factory=list)
     run_dir: str | None = None
     kept_workspace: str | None = None
-    skip_reason: str | None = None  # console and JUnit only: the report's shape is fixed by docs/design.md §6
+    skip_reason: str | None = None  # why it was skipped: console, JSON (`skip_reason`, skipped only), JUnit
     skipped_checks: list[SkippedCheck] = field(default_factory=list)
     first_line: int = 0  # the scenario's first line: where a failure of no step is placed (not in the JSON)
 
@@ -93,6 +93,8 @@ class ScenarioResult:
         }
         if self.skipped_checks:
             data["skipped_checks"] = [asdict(c) for c in self.skipped_checks]
+        if self.status == "skipped" and self.skip_reason:
+            data["skip_reason"] = self.skip_reason
         return data
 
     @classmethod
@@ -107,6 +109,7 @@ class ScenarioResult:
             failures=[Failure(**f) for f in data["failures"]],
             screenshots=[ShotResult(**s) for s in data["screenshots"]],
             skipped_checks=[SkippedCheck(**c) for c in data.get("skipped_checks", [])],
+            skip_reason=data.get("skip_reason"),
         )
 
 
