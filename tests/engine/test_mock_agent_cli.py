@@ -73,3 +73,29 @@ timeline:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "real output" in done.stdout
     assert "SIMULATED" not in done.stdout and "exit 3" not in done.stdout
+
+
+def test_print_mode_without_a_workspace_prepares_the_scenarios_repo_as_run_does(tmp_path: Path) -> None:
+    """`mock-agent SCENARIO -p` seeds its fresh workspace from `repo:` (files, `git init`), so a scenario
+    that `workbench run` passes passes here too; a `repo.dir` that is not there is an error at its line."""
+    (tmp_path / "seed").mkdir()
+    write(tmp_path / "seed", "data.txt", "from the dir\n")
+    scenario = write(tmp_path, "s.yaml", """\
+repo:
+  init: true
+  dir: seed
+  files: [{path: notes.txt, contents: "remember the milk\\n"}]
+timeline:
+  - runCmd: {cmd: "cat notes.txt data.txt && git rev-parse --is-inside-work-tree", result: "remember the milk\\nfrom the dir\\ntrue\\n"}
+""")  # fmt: skip
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    done = mock_agent(str(scenario), "--speed", "max", "-p", cwd=other)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "cannot open" not in done.stdout
+    run = subprocess.run([sys.executable, "-m", "workbench", "run", str(scenario)], cwd=other, capture_output=True,
+                         text=True, check=False, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    bad = write(tmp_path, "bad.yaml", "repo: {dir: no-such-dir}\ntimeline:\n  - assistant: [[0, hi]]\n")
+    done = mock_agent(str(bad), "--speed", "max", "-p", cwd=other)
+    assert done.returncode == 2 and "bad.yaml:1:13: error: `repo.dir` `no-such-dir` not found" in done.stderr

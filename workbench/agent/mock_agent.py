@@ -343,9 +343,14 @@ def run(args: argparse.Namespace) -> int:
     saved = _raw_terminal()
     workspace = args.workspace
     if workspace is None:  # never the current folder: a user's checkout is not a scratch space
-        import tempfile
+        from workbench.workspace import Workspace, WorkspaceError
 
-        workspace = Path(tempfile.mkdtemp(prefix="workbench-mock-agent-"))
+        try:  # seeded from the scenario's `repo:`, as `workbench run` seeds its workspace
+            workspace = Workspace.create(args.scenario.resolve().parent, scenario.repo, keep=True).path
+        except (WorkspaceError, OSError) as exc:
+            _restore_terminal(saved)
+            print(f"workbench mock-agent: error: cannot prepare the workspace: {exc}", file=sys.stderr)
+            return EXIT_INVALID
         print(f"workbench mock-agent: workspace {workspace}", file=sys.stderr)
     agent = MockAgent(scenario, schedule, workspace.resolve(), term, args.checkpoint_cmd)
     if rules_mode:
