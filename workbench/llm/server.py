@@ -64,7 +64,7 @@ from .responders.timeline import TimelineResponder
 from .sessions import SelectionError, Session, SessionStore
 from .sse import Pacer, dumps
 from .structured import SideRequest, side_request, title_from
-from .wire import WIRES, Output, Route, Wire, WireError, wire_for
+from .wire import WIRES, Output, Route, Wire, WireError, add_routes, wire_for
 from .wire.common import json_response
 
 log = logging.getLogger(__name__)
@@ -151,12 +151,7 @@ class LlmServer:
         """Bind and serve on the running loop; return the base URL."""
         self._changed = asyncio.Condition()
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors])
-        shared: dict[tuple[str, str], list[tuple[Wire, Route]]] = {}
-        for wire in self.wires:
-            for route in wire.routes:
-                shared.setdefault((route.method, route.path), []).append((wire, route))
-        for (method, path), entries in shared.items():
-            app.router.add_route(method, path, self._handler(entries))
+        add_routes(app.router, self.wires, self._route)
         app.router.add_get("/", self._root)
         self._runner = GuardedRunner(app, self._shape_error, self.limits)
         await self._runner.setup()
@@ -235,27 +230,18 @@ class LlmServer:
 
     # ------------------------------------------------------------------ routes
 
-    def _handler(
-        self, entries: list[tuple[Wire, Route]]
-    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-        """The handler of one path: the wire among ``entries`` the request means, then its route kind."""
-        by_wire = {id(w): r for w, r in entries}
-        wires = [w for w, _ in entries]
-
-        async def handle(request: web.Request) -> web.StreamResponse:
-            wire = wire_for(request.path, request.headers, wires) if len(wires) > 1 else wires[0]
-            route = by_wire[id(wire)]
-            params = {**dict(route.params), **request.match_info}
-            if route.kind == "turn":
-                return await self._serve(request, wire, params)
-            if route.kind == "count":
-                return await self._count_tokens(request, wire, params)
-            self._log_other(request, wire, "models")
-            if route.kind == "models":
-                return json_response(wire.models_body(self._model_ids()))
-            return json_response(wire.model_body(params.get("model", "")))
-
-        return handle
+    async def _route(
+        self, request: web.Request, wire: Wire, route: Route, params: dict[str, str]
+    ) -> web.StreamResponse:
+        """One request on a wire's route, by the route's kind."""
+        if route.kind == "turn":
+            return await self._serve(request, wire, params)
+        if route.kind == "count":
+            return await self._count_tokens(request, wire, params)
+        self._log_other(request, wire, "models")
+        if route.kind == "models":
+            return json_response(wire.models_body(self._model_ids()))
+        return json_response(wire.model_body(params.get("model", "")))
 
     async def _root(self, request: web.Request) -> web.StreamResponse:
         self._log_other(request, None, "ok")

@@ -130,9 +130,10 @@ def discover(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def _is_sidecar(path: Path) -> bool:
-    """Screenshot style sidecars live beside goldens; they are not scenarios.
+    """Screenshot style sidecars live beside goldens, and a recorded scenario's request sidecar
+    (``workbench record``, for ``--drift``) beside the scenario; they are not scenarios.
 
     Data a scenario refers to (`$file` inputs, patches, terminal profiles) goes in
     files or folders whose name starts with `_`, which discovery skips.
     """
-    return path.name.endswith(".style.json")
+    return path.name.endswith((".style.json", ".requests.json"))

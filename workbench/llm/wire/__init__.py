@@ -1,7 +1,9 @@
 """The API styles the mock LLM server speaks, one module each; :data:`WIRES` is
 the registry the server iterates (an extension point: one module, one line here)."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+
+from aiohttp import web
 
 from .anthropic import AnthropicWire
 from .common import Output, Route, Wire, WireError
@@ -29,6 +31,35 @@ def wire_for(path: str, headers: Mapping[str, str], among: Sequence[Wire] = WIRE
     return next((w for w in among if w.fallback), among[0])
 
 
+RouteHandler = Callable[[web.Request, Wire, Route, dict[str, str]], Awaitable[web.StreamResponse]]
+
+
+def add_routes(router: web.UrlDispatcher, wires: Sequence[Wire], handle: RouteHandler) -> None:
+    """Every route of ``wires`` on ``router``, each answered by ``handle(request, wire, route, params)``;
+    a path several styles share (`GET /v1/models`) goes to the wire the request means (:func:`wire_for`).
+    ``params`` are the route's own and the path's (Gemini's model)."""
+    shared: dict[tuple[str, str], list[tuple[Wire, Route]]] = {}
+    for wire in wires:
+        for route in wire.routes:
+            shared.setdefault((route.method, route.path), []).append((wire, route))
+    for (method, path), entries in shared.items():
+        router.add_route(method, path, _dispatch(entries, handle))
+
+
+def _dispatch(
+    entries: list[tuple[Wire, Route]], handle: RouteHandler
+) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    by_wire = {id(w): r for w, r in entries}
+    wires = [w for w, _ in entries]
+
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        wire = wire_for(request.path, request.headers, wires) if len(wires) > 1 else wires[0]
+        route = by_wire[id(wire)]
+        return await handle(request, wire, route, {**dict(route.params), **request.match_info})
+
+    return dispatch
+
+
 __all__ = [
     "WIRES",
     "AnthropicWire",
@@ -39,6 +70,7 @@ __all__ = [
     "Route",
     "Wire",
     "WireError",
+    "add_routes",
     "wire_for",
     "wire_named",
 ]

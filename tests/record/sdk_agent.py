@@ -1,0 +1,144 @@
+"""A small terminal coding agent on the official SDKs, for recording tests: it reads a prompt
+(`> `), streams the model's text as it arrives, runs its two tools for real in its working
+directory (`write_file {path, content}`, `run_command {command}`), and loops until the model
+stops calling tools; then it asks for the next prompt. `exit` or EOF ends it.
+
+    python3 sdk_agent.py anthropic|openai-chat|openai-responses BASE_URL API_KEY [TOOL_SCHEMA_VARIANT]
+
+The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded" agent, for --drift).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+STYLE, BASE_URL, API_KEY = sys.argv[1:4]
+VARIANT = sys.argv[4] if len(sys.argv) > 4 else ""
+WRITE = "create_file" if VARIANT == "renamed" else "write_file"
+TOOLS = [
+    {"name": WRITE, "description": "Write a file in the working directory",
+     "schema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"]}},
+    {"name": "run_command", "description": "Run a shell command",
+     "schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}},
+]  # fmt: skip
+
+
+def run_tool(name: str, args: dict[str, Any]) -> tuple[str, bool]:
+    if name == WRITE:
+        path = Path(args["path"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(args["content"], encoding="utf-8")
+        return f"wrote {len(args['content'])} bytes to {args['path']}", False
+    if name == "run_command":
+        done = subprocess.run(["bash", "-c", args["command"]], capture_output=True, text=True, check=False)
+        return done.stdout + done.stderr, done.returncode != 0
+    return f"unknown tool {name}", True
+
+
+def say(text: str) -> None:
+    sys.stdout.write(text.replace("\n", "\r\n"))
+    sys.stdout.flush()
+
+
+class Anthropic:
+    def __init__(self) -> None:
+        import anthropic
+
+        self.client = anthropic.Anthropic(base_url=BASE_URL, api_key=API_KEY, max_retries=0)
+        self.messages: list[Any] = []
+
+    def turn(self, prompt: str) -> None:
+        self.messages.append({"role": "user", "content": prompt})
+        tools = [
+            {"name": t["name"], "description": t["description"], "input_schema": t["schema"]} for t in TOOLS
+        ]
+        while True:
+            with self.client.messages.stream(model="claude-test", max_tokens=1024, system="You are a test agent.",
+                                             messages=self.messages, tools=tools) as stream:  # fmt: skip
+                for text in stream.text_stream:
+                    say(text)
+                message = stream.get_final_message()
+            say("\n")
+            self.messages.append(
+                {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]}
+            )
+            uses = [b for b in message.content if b.type == "tool_use"]
+            if not uses:
+                return
+            results = []
+            for use in uses:
+                say(f"[{use.name}]\n")
+                out, error = run_tool(use.name, dict(use.input))
+                results.append(
+                    {"type": "tool_result", "tool_use_id": use.id, "content": out, "is_error": error}
+                )
+            self.messages.append({"role": "user", "content": results})
+
+
+class Chat:
+    def __init__(self) -> None:
+        import openai
+
+        self.client = openai.OpenAI(base_url=BASE_URL, api_key=API_KEY, max_retries=0)
+        self.messages: list[Any] = [{"role": "system", "content": "You are a test agent."}]
+
+    def turn(self, prompt: str) -> None:
+        self.messages.append({"role": "user", "content": prompt})
+        tools = [{"type": "function", "function": {"name": t["name"], "description": t["description"],
+                                                   "parameters": t["schema"]}} for t in TOOLS]  # fmt: skip
+        while True:
+            text, calls = "", {}
+            for chunk in self.client.chat.completions.create(model="gpt-test", messages=self.messages, tools=tools,
+                                                             stream=True):  # fmt: skip
+                if not chunk.choices:
+                    continue
+                delta = chunk.choices[0].delta
+                if delta.content:
+                    say(delta.content)
+                    text += delta.content
+                for call in delta.tool_calls or ():
+                    slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
+                    slot["id"] = call.id or slot["id"]
+                    if call.function is not None:
+                        slot["name"] += call.function.name or ""
+                        slot["arguments"] += call.function.arguments or ""
+            say("\n")
+            tool_calls = [{"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                          for c in calls.values()]  # fmt: skip
+            self.messages.append(
+                {
+                    "role": "assistant",
+                    "content": text or None,
+                    **({"tool_calls": tool_calls} if tool_calls else {}),
+                }
+            )
+            if not tool_calls:
+                return
+            for c in calls.values():
+                say(f"[{c['name']}]\n")
+                out, _error = run_tool(c["name"], json.loads(c["arguments"] or "{}"))
+                self.messages.append({"role": "tool", "tool_call_id": c["id"], "content": out})
+
+
+def main() -> None:
+    agent = Anthropic() if STYLE == "anthropic" else Chat()
+    while True:
+        try:
+            prompt = input("> ")
+        except EOFError:
+            return
+        if prompt.strip() == "exit":
+            return
+        try:
+            agent.turn(prompt)
+        except Exception as exc:  # an API error: shown, and the agent takes the next prompt
+            say(f"error: {type(exc).__name__}: {str(exc)[:60]}\n")
+
+
+if __name__ == "__main__":
+    main()

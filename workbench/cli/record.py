@@ -1,0 +1,70 @@
+"""`workbench record --upstream URL -o SCENARIO.yaml [--prompt TEXT] -- COMMAND...`: record a real session.
+
+The agent (COMMAND, with the `{base_url}` placeholders of real-agent mode, or
+`--agent NAME`) talks to the real API through a recording proxy; your terminal
+drives it. On exit the session is a scenario that replays it
+(`workbench run SCENARIO --mode real-agent --ci`), with goldens and the request
+sidecar for `--drift`. See :mod:`workbench.record`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--upstream", required=True, metavar="URL",
+                   help="the real API (e.g. https://api.anthropic.com); the style comes from each request's path")  # fmt: skip
+    p.add_argument("-o", "--output", required=True, type=Path, metavar="SCENARIO.yaml",
+                   help="the scenario to write; goldens go under --goldens, the request sidecar beside it")  # fmt: skip
+    p.add_argument("--prompt", metavar="TEXT",
+                   help="type this one prompt (or put it in COMMAND's {prompt}) and stop once the agent is idle")  # fmt: skip
+    p.add_argument("--agent", metavar="NAME", help="a known agent's preset instead of COMMAND")
+    p.add_argument("--max-gap", type=int, metavar="MS", help="cap every recorded delay at MS milliseconds")
+    p.add_argument("--goldens", type=Path, default=Path("screenshots"), metavar="DIR",
+                   help="where the goldens go (default ./screenshots, where `workbench run` looks)")  # fmt: skip
+    p.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                   help="stop (and write what was recorded, marked partial) after S seconds; default 600")  # fmt: skip
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                   help="the agent's command line, with {base_url}, {openai_base_url}, {api_key}, {workspace}, {prompt}")  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.record.session import Recorder, RecordError, RecordOptions, default_stdin, terminal_size
+
+    command = tuple(args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd)
+    if not command and not args.agent:
+        raise UsageError(
+            "record needs the agent: `-- COMMAND...` (with {base_url} placeholders) or `--agent NAME`"
+        )
+    if command and args.agent:
+        raise UsageError("give either `--agent NAME` or `-- COMMAND...`, not both")
+    if args.output.suffix.lower() not in (".yaml", ".yml"):
+        raise UsageError(f"-o {args.output}: a recording is a YAML scenario (*.yaml or *.yml)")
+    if args.max_gap is not None and args.max_gap < 0:
+        raise UsageError("--max-gap must be 0 or more milliseconds")
+    stdin = default_stdin()
+    width, height = terminal_size(stdin)
+    options = RecordOptions(
+        upstream=args.upstream, out=args.output, command=command, agent=args.agent, prompt=args.prompt,
+        max_gap_ms=args.max_gap, goldens_dir=args.goldens, timeout_s=args.timeout, width=width, height=height,
+    )  # fmt: skip
+    stdout = sys.stdout.fileno() if args.prompt is None or sys.stdout.isatty() else None
+    try:
+        result = asyncio.run(Recorder(options, stdin_fd=stdin, stdout_fd=stdout).run())
+    except RecordError as exc:
+        print(f"workbench record: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    w = result.written
+    state = "partial recording (interrupted)" if result.partial else "recording"
+    print(f"\r\nworkbench record: {state} written to {w.scenario}: {w.replies} model turns of {w.requests} requests; "
+          f"{len(w.goldens)} goldens; requests for --drift in {w.sidecar}", file=sys.stderr)  # fmt: skip
+    agent = f" --agent {args.agent}" if args.agent else ""
+    print(f"workbench record: replay it with: workbench run {w.scenario} --mode real-agent --ci{agent}"
+          + ("" if args.goldens == Path("screenshots") else f" --goldens {args.goldens}"), file=sys.stderr)  # fmt: skip
+    return 130 if result.partial else EXIT_OK

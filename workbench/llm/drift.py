@@ -1,0 +1,139 @@
+"""Drift: what an agent sends now, compared with what it sent when a scenario was recorded.
+
+A recorded scenario (``workbench record``) keeps, beside it, the shape of every
+conversation request the agent made: the tools it offered (name, type, the
+property names and a hash of each input schema), the system prompt's length
+and hash, and the request's scalar parameters (model, ``max_tokens``,
+``temperature``, ``stream``...). ``workbench run --mode real-agent --drift
+warn|fail`` compares each conversation request of the replay, in order, with
+the recorded one and says what changed: a tool added, removed, renamed (one
+gone and one new with the same schema) or re-schemed, a prompt grown or
+shrunk, a parameter changed. That is the stale-cassette problem made visible
+when an agent is upgraded. The sidecar is ``<scenario stem>.requests.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .conversation import ChatRequest
+
+SIDECAR_SUFFIX = ".requests.json"
+SIDECAR_VERSION = 1
+MODES = ("warn", "fail")
+_CONVERSATION_KEYS = frozenset({"messages", "system", "tools", "input", "contents", "systemInstruction",
+                                "system_instruction", "instructions", "metadata", "prompt_cache_key",
+                                "client_metadata"})  # fmt: skip
+
+
+class DriftError(Exception):
+    """A sidecar that cannot be read."""
+
+
+def sidecar_path(scenario: Path) -> Path:
+    return scenario.with_name(scenario.stem + SIDECAR_SUFFIX)
+
+
+def _hash(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def system_text(chat: ChatRequest) -> str:
+    """The system prompt: the system field and every system or developer message."""
+    parts = [chat.system, *(m.text for m in chat.messages if m.role in ("system", "developer"))]
+    return "\n".join(p for p in parts if p)
+
+
+def request_shape(chat: ChatRequest, path: str) -> dict[str, Any]:
+    """What a request says about the agent (never its conversation: that is the scenario's)."""
+    tools = []
+    for tool in chat.tools:
+        props = sorted(tool.properties) if tool.properties is not None else None
+        tools.append(
+            {"name": tool.name, "type": tool.type, "properties": props, "schema": _hash(tool.schema)}
+        )
+    system = system_text(chat)
+    params = {k: v for k, v in chat.raw.items()
+              if k not in _CONVERSATION_KEYS and isinstance(v, str | int | float | bool)}  # fmt: skip
+    return {"style": chat.style, "path": path, "tools": tools,
+            "system": {"chars": len(system), "sha256": _hash(system)}, "params": params}  # fmt: skip
+
+
+def write_sidecar(path: Path, shapes: Sequence[Mapping[str, Any]], write: Any) -> None:
+    """Write the sidecar with ``write(path, text)`` (the recording's redacting, atomic writer)."""
+    write(path, json.dumps({"version": SIDECAR_VERSION, "requests": list(shapes)}, indent=1) + "\n")
+
+
+def read_sidecar(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DriftError(f"{path}: no recorded requests to compare with (record the scenario with "
+                         "`workbench record`, which writes this file beside it)") from None  # fmt: skip
+    except (OSError, ValueError) as exc:
+        raise DriftError(f"{path}: not a request sidecar: {exc}") from None
+    requests = data.get("requests") if isinstance(data, dict) else None
+    if not isinstance(requests, list) or not all(isinstance(r, dict) for r in requests):
+        raise DriftError(f'{path}: not a request sidecar (expected {{"version": 1, "requests": [...]}})')
+    return requests
+
+
+def compare(recorded: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """What changed between a recorded request shape and the replay's (empty: nothing)."""
+    out: list[str] = []
+    before = {t["name"]: t for t in recorded.get("tools") or () if isinstance(t, Mapping) and "name" in t}
+    after = {t["name"]: t for t in now.get("tools") or () if isinstance(t, Mapping) and "name" in t}
+    gone, new = sorted(before.keys() - after.keys()), sorted(after.keys() - before.keys())
+    for name in list(gone):
+        twin = next((n for n in new if after[n].get("schema") == before[name].get("schema")), None)
+        if twin is not None:
+            out.append(f"tool `{name}` renamed to `{twin}` (same input schema)")
+            gone.remove(name)
+            new.remove(twin)
+    out += [f"tool `{name}` no longer offered" for name in gone]
+    out += [f"tool `{name}` newly offered" for name in new]
+    for name in sorted(before.keys() & after.keys()):
+        was, is_ = before[name], after[name]
+        if was.get("schema") == is_.get("schema"):
+            continue
+        wp, ip = set(was.get("properties") or ()), set(is_.get("properties") or ())
+        detail = "; ".join(
+            part
+            for part in (
+                f"new {', '.join(sorted(ip - wp))}" if ip - wp else "",
+                f"gone {', '.join(sorted(wp - ip))}" if wp - ip else "",
+            )
+            if part
+        )
+        out.append(f"tool `{name}` re-schemed ({detail or 'same properties, changed types or descriptions'})")
+    sb, sa = recorded.get("system") or {}, now.get("system") or {}
+    if sb.get("sha256") != sa.get("sha256"):
+        cb, ca = int(sb.get("chars", 0)), int(sa.get("chars", 0))
+        how = "grew" if ca > cb else "shrank" if ca < cb else "changed"
+        out.append(f"system prompt {how}: {cb} -> {ca} characters")
+    pb, pa = recorded.get("params") or {}, now.get("params") or {}
+    for key in sorted(pb.keys() | pa.keys()):
+        if pb.get(key) != pa.get(key):
+            out.append(f"parameter `{key}`: {json.dumps(pb.get(key))} -> {json.dumps(pa.get(key))}")
+    return out
+
+
+class DriftCheck:
+    """Compares the conversation requests of one replay, in order, with the recorded ones."""
+
+    def __init__(self, recorded: Sequence[Mapping[str, Any]]) -> None:
+        self.recorded = list(recorded)
+        self.seen = 0
+
+    def check(self, chat: ChatRequest, path: str) -> list[str]:
+        index = self.seen
+        self.seen += 1
+        now = request_shape(chat, path)
+        if index >= len(self.recorded):
+            return [f"request {index + 1}: the recording has only {len(self.recorded)} requests"]
+        return [f"request {index + 1}: {change}" for change in compare(self.recorded[index], now)]

@@ -1,0 +1,339 @@
+"""One recording: the proxy, the agent in a pty, the user's terminal relayed to it.
+
+The agent runs as ``workbench run --mode real-agent`` would run it (a fresh
+workspace, a private HOME, the preset's config or the command's
+``{base_url}`` placeholders, a throwaway API key), except that its base URL is
+the recording proxy (:mod:`.proxy`) in front of the real API. The user's
+terminal is put in raw mode and relayed both ways, so the user drives the agent
+as usual; with ``--prompt`` the prompt is typed for them and the recording ends
+once the agent is idle (its last reply called no tool, no request is in flight
+and the screen has been quiet for :data:`QUIET_MS`).
+
+The end of each turn (the same idleness) is marked with the screen and the
+files the turn changed; keys the user types are kept with their times. When the
+agent exits, the user's keys end (EOF), or the recording is interrupted
+(SIGINT/SIGTERM: written, marked partial), :mod:`.writer` makes the scenario.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import sys
+import tempfile
+import termios
+import time
+import tty
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.engine.program import base_env
+from workbench.llm.presets import Endpoint, PresetError, endpoint_env, expand_command, preset_named
+from workbench.terminal.asciicast import AsciicastRecorder
+from workbench.terminal.masks import mask_shot
+from workbench.terminal.session import PtySession
+from workbench.workspace import Workspace
+
+from .proxy import RecordingProxy, UpstreamUnreachable, check_reachable, upstream_base
+from .redact import Redactor
+from .writer import Recording, TurnMark, Written, conversation, write_recording
+
+QUIET_MS = 500  # as long as a replay lets the screen settle before a screenshot (real-agent mode)
+READY_TIMEOUT_S = 60.0
+JSON_ASSERT_BYTES = 64 * 1024
+
+
+class RecordError(Exception):
+    """Bad input for a recording (exit 2): an upstream that cannot be reached, an unknown agent..."""
+
+
+@dataclass
+class RecordOptions:
+    upstream: str
+    out: Path
+    command: tuple[str, ...] = ()
+    agent: str | None = None
+    prompt: str | None = None
+    max_gap_ms: int | None = None
+    goldens_dir: Path = Path("screenshots")
+    timeout_s: float = 600.0
+    width: int = 80
+    height: int = 24
+
+
+@dataclass
+class RecordResult:
+    written: Written
+    partial: bool
+    exit_code: int | None
+
+
+class _Relay(AsciicastRecorder):
+    """The agent's output, shown on the user's terminal as it comes (the pty session's output hook)."""
+
+    def __init__(self, fd: int | None) -> None:  # no file: nothing of the session is written to disk here
+        self._file = None
+        self.fd = fd
+
+    def output(self, text: str) -> None:
+        if self.fd is not None and text:
+            with contextlib.suppress(OSError):
+                os.write(self.fd, text.encode("utf-8", "replace"))
+
+    def marker(self, label: str) -> None:
+        return None
+
+    def resize(self, width: int, height: int) -> None:
+        return None
+
+
+class Recorder:
+    def __init__(
+        self,
+        options: RecordOptions,
+        environ: Mapping[str, str] | None = None,
+        *,
+        stdin_fd: int | None = None,
+        stdout_fd: int | None = None,
+    ) -> None:
+        self.options = options
+        self.environ = dict(os.environ if environ is None else environ)
+        self.stdin_fd = stdin_fd
+        self.stdout_fd = stdout_fd
+        self.redactor = Redactor(self.environ)
+        self.t0 = time.monotonic()
+        self.inputs: list[tuple[float, bytes]] = []
+        self.marks: list[TurnMark] = []
+        self.partial = False
+        self._stop = asyncio.Event()
+        self._turns_marked = 0
+        self._session: PtySession | None = None
+        self._workspace: Workspace | None = None
+        self._snapshot: Mapping[str, tuple[int, ...]] = {}
+        self._masks: tuple[str, ...] = ()
+
+    def now(self) -> float:
+        return time.monotonic() - self.t0
+
+    # ------------------------------------------------------------------ the whole recording
+
+    async def run(self) -> RecordResult:
+        opts = self.options
+        try:
+            upstream = upstream_base(opts.upstream)
+        except ValueError as exc:
+            raise RecordError(str(exc)) from None
+        try:
+            await check_reachable(upstream)
+        except UpstreamUnreachable as exc:
+            raise RecordError(f"{exc}; nothing was started") from None
+        preset = None
+        if opts.agent:
+            try:
+                preset = preset_named(opts.agent)
+            except PresetError as exc:
+                raise RecordError(str(exc)) from None
+        root = Path(tempfile.mkdtemp(prefix="wb-record-"))
+        self._workspace = Workspace.create(opts.out.parent, None)
+        proxy = RecordingProxy(upstream, self.redactor, self.environ, clock_start=self.t0)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self._interrupted)
+        saved_tty = None
+        code: int | None = None
+        try:
+            base_url = await proxy.start()
+            home = (root / "home").resolve()
+            home.mkdir()
+            endpoint = Endpoint(
+                base_url, "wb-" + secrets.token_hex(8), self._workspace.path, home, opts.prompt or ""
+            )
+            env = base_env(opts.width, opts.height, home)
+            ready = None
+            if preset is not None:
+                try:
+                    launch = preset.launch(endpoint, "tui", self.environ)
+                except PresetError as exc:
+                    raise RecordError(str(exc)) from None
+                argv, ready = launch.argv, launch.ready
+                env.update(launch.env)
+                self._masks = preset.masks
+            else:
+                env.update(endpoint_env(endpoint))
+                argv = expand_command(opts.command, endpoint)
+            on_command_line = any("{prompt}" in word for word in opts.command)
+            self._snapshot = self._workspace.snapshot()
+            try:
+                session = await PtySession.spawn(argv, env=env, cwd=str(self._workspace.path),
+                                                 width=opts.width, height=opts.height,
+                                                 recorder=_Relay(self.stdout_fd))  # fmt: skip
+            except OSError as exc:
+                raise RecordError(f"cannot start the agent: {exc}") from None
+            self._session = session
+            if self.stdin_fd is not None and opts.prompt is None:
+                if os.isatty(self.stdin_fd):
+                    saved_tty = termios.tcgetattr(self.stdin_fd)
+                    tty.setraw(self.stdin_fd)
+                loop.add_reader(self.stdin_fd, self._on_keys)
+            tasks = [asyncio.create_task(self._watch_turns(proxy)), asyncio.create_task(self._watch_exit())]
+            if opts.prompt is not None and not on_command_line:
+                tasks.append(asyncio.create_task(self._type_prompt(opts.prompt, ready)))
+            try:
+                await asyncio.wait_for(self._stop.wait(), opts.timeout_s)
+            except TimeoutError:
+                self.partial = True
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if not self.partial:
+                await self._mark_if_turn_ended(proxy)
+            code = session.exit_code
+            ended = [e for e in proxy.exchanges if e.ended is not None]
+            await session.terminate()
+            code = session.exit_code if code is None else code
+            recording = Recording(
+                name=opts.out.stem, command=opts.command, agent=opts.agent, width=opts.width, height=opts.height,
+                workspace=self._workspace.path, home=home, upstream=upstream, masks=self._masks,
+                inputs=self.inputs, marks=self.marks, exchanges=ended, partial=self.partial,
+                max_gap_ms=opts.max_gap_ms, prompt_on_command_line=on_command_line and opts.prompt is not None,
+            )  # fmt: skip
+            written = write_recording(recording, opts.out, opts.goldens_dir, self.redactor)
+            return RecordResult(written, self.partial, code)
+        finally:
+            if self.stdin_fd is not None:
+                with contextlib.suppress(ValueError, OSError):
+                    loop.remove_reader(self.stdin_fd)
+                if saved_tty is not None:
+                    with contextlib.suppress(termios.error):
+                        termios.tcsetattr(self.stdin_fd, termios.TCSADRAIN, saved_tty)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+            if self._session is not None:
+                await self._session.terminate()
+            await proxy.stop()
+            self._workspace.close()
+            shutil.rmtree(root, ignore_errors=True)
+
+    def _interrupted(self) -> None:
+        self.partial = True
+        self._stop.set()
+
+    # ------------------------------------------------------------------ input
+
+    def _on_keys(self) -> None:
+        assert self.stdin_fd is not None
+        try:
+            data = os.read(self.stdin_fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:  # the user's input ended: so does the recording
+            asyncio.get_running_loop().remove_reader(self.stdin_fd)
+            self._stop.set()
+            return
+        self._type(data)
+
+    def _type(self, data: bytes) -> None:
+        if self._pending_turn_end and self._session is not None:
+            self._mark_now()  # the screen the user saw before typing again
+        self.inputs.append((self.now(), data))
+        if self._session is not None:
+            self._session.write_bytes(data)
+
+    async def _type_prompt(self, prompt: str, ready: str | None) -> None:
+        """Type ``--prompt`` as the replay will: once the agent shows it takes input and is quiet, then Enter."""
+        session = self._session
+        assert session is not None
+        if ready is not None:
+            await session.wait_for_text(ready, READY_TIMEOUT_S)
+        await session.wait_stable(QUIET_MS, READY_TIMEOUT_S)
+        self._type(prompt.encode())
+        await session.wait_stable(QUIET_MS, READY_TIMEOUT_S)
+        self._type(b"\r")
+
+    # ------------------------------------------------------------------ turns
+
+    _pending_turn_end = False
+    _pending_turns = 0
+
+    async def _watch_exit(self) -> None:
+        session = self._session
+        assert session is not None
+        await session.wait_exit(timeout=self.options.timeout_s + 60)
+        session.drain()
+        self._stop.set()
+
+    async def _watch_turns(self, proxy: RecordingProxy) -> None:
+        """Mark the end of each turn; with ``--prompt``, the first end of a turn ends the recording."""
+        session = self._session
+        assert session is not None
+        while True:
+            await proxy.changed.wait()
+            proxy.changed.clear()
+            if proxy.busy:
+                continue
+            turns = conversation([e for e in proxy.exchanges if e.ended is not None])
+            if len(turns) <= self._turns_marked or turns[-1].reply.tool_calls:
+                continue
+            self._pending_turn_end, self._pending_turns = True, len(turns)
+            await session.wait_stable(QUIET_MS, self.options.timeout_s)
+            if proxy.busy or proxy.changed.is_set() or not self._pending_turn_end:
+                continue  # the agent asked again (a retry, a title) or the user typed: look again
+            self._mark_now()
+            if self.options.prompt is not None:
+                self._stop.set()
+                return
+
+    async def _mark_if_turn_ended(self, proxy: RecordingProxy) -> None:
+        turns = conversation([e for e in proxy.exchanges if e.ended is not None])
+        if len(turns) > self._turns_marked and not turns[-1].reply.tool_calls:
+            self._pending_turns = len(turns)
+            self._mark_now()
+
+    def _mark_now(self) -> None:
+        session, workspace = self._session, self._workspace
+        assert session is not None and workspace is not None
+        self._pending_turn_end = False
+        self._turns_marked = max(self._turns_marked + 1, self._pending_turns)
+        after = workspace.snapshot()
+        changes = Workspace.changed_files(self._snapshot, after)
+        self._snapshot = after
+        changed = [c["path"] for c in changes if c["change"] != "deleted"]
+        deleted = [c["path"] for c in changes if c["change"] == "deleted"]
+        label = f"turn-{len(self.marks) + 1}"
+        shot = mask_shot(session.screen.snapshot(), self._masks)
+        self.marks.append(TurnMark(self.now(), label, shot, changed, deleted, self._json_files(changed)))
+
+    def _json_files(self, paths: list[str]) -> dict[str, object]:
+        assert self._workspace is not None
+        out: dict[str, object] = {}
+        for rel in paths:
+            if not rel.endswith(".json"):
+                continue
+            path = self._workspace.path / rel
+            try:
+                if path.stat().st_size <= JSON_ASSERT_BYTES:
+                    out[rel] = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+        return out
+
+
+def terminal_size(fd: int | None) -> tuple[int, int]:
+    """The user's terminal size (the agent's pty gets the same), else 80x24."""
+    if fd is not None and os.isatty(fd):
+        with contextlib.suppress(OSError):
+            size = os.get_terminal_size(fd)
+            return size.columns, size.lines
+    return 80, 24
+
+
+def default_stdin() -> int | None:
+    return sys.stdin.fileno() if sys.stdin is not None and not sys.stdin.closed else None
