@@ -14,6 +14,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from workbench.names import DEFAULT_GOLDENS_DIR
 from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
 
 
@@ -26,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="type this one prompt (or put it in COMMAND's {prompt}) and stop once the agent is idle")  # fmt: skip
     p.add_argument("--agent", metavar="NAME", help="a known agent's preset instead of COMMAND")
     p.add_argument("--max-gap", type=int, metavar="MS", help="cap every recorded delay at MS milliseconds")
-    p.add_argument("--goldens", type=Path, default=Path("screenshots"), metavar="DIR",
+    p.add_argument("--goldens", type=Path, default=DEFAULT_GOLDENS_DIR, metavar="DIR",
                    help="where the goldens go (default ./screenshots, where `workbench run` looks)")  # fmt: skip
     p.add_argument("--timeout", type=float, default=600.0, metavar="S",
                    help="stop (and write what was recorded, marked partial) after S seconds; default 600")  # fmt: skip
@@ -66,5 +67,5 @@ def run(args: argparse.Namespace) -> int:
           f"{len(w.goldens)} goldens; requests for --drift in {w.sidecar}", file=sys.stderr)  # fmt: skip
     agent = f" --agent {args.agent}" if args.agent else ""
     print(f"workbench record: replay it with: workbench run {w.scenario} --mode real-agent --ci{agent}"
-          + ("" if args.goldens == Path("screenshots") else f" --goldens {args.goldens}"), file=sys.stderr)  # fmt: skip
+          + ("" if args.goldens == DEFAULT_GOLDENS_DIR else f" --goldens {args.goldens}"), file=sys.stderr)  # fmt: skip
     return 130 if result.partial else EXIT_OK

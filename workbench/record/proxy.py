@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from aiohttp import web
 
-from workbench.llm.failures import reset
+from workbench.llm.faults import reset
 from workbench.llm.wire import WIRES, Route, Wire, add_routes, wire_for
 
 from .exchange import Exchange
