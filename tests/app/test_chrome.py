@@ -46,7 +46,7 @@ def test_every_binding_has_an_id() -> None:
 def test_every_action_of_the_main_screen_is_in_the_palette() -> None:
     from workbench.app.commands import COMMANDS
 
-    in_palette = {action for _, action, _ in COMMANDS}
+    in_palette = {action.split("(")[0] for _, action, _ in COMMANDS}
     actions = {name.removeprefix("action_") for name in dir(MainScreen) if name.startswith("action_")}
     actions -= {name.removeprefix("action_") for name in dir(Screen) if name.startswith("action_")}
     assert actions <= in_palette, f"not in the palette: {sorted(actions - in_palette)}"

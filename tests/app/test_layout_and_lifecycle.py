@@ -95,8 +95,13 @@ def test_a_stopped_run_is_cancelled_never_passed(work: Path, size: tuple[int, in
     run(body)
 
 
-def test_layout_at_120x40_keeps_the_program_whole(work: Path) -> None:
-    """Point 2: the terminal pane gets the program's 80 columns plus its border; the Z is on screen."""
+def _yaml_columns(main: object) -> int:
+    editor = main.editor  # type: ignore[attr-defined]
+    return int(editor.scrollable_content_region.width - editor.gutter_width)
+
+
+def test_layout_at_120x40_gives_the_editor_60_columns_and_pans_the_program(work: Path) -> None:
+    """Issue 22 point 1: 60 columns of YAML beside the terminal; an 80-column program pans (marker, z zooms)."""
     path = _write(work, "wide.yaml", WIDE)
 
     async def body() -> None:
@@ -104,24 +109,35 @@ def test_layout_at_120x40_keeps_the_program_whole(work: Path) -> None:
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             main = app.main_screen
+            assert _yaml_columns(main) >= 60 and main.panes.display and main.editor.display
             await pilot.press("f8")
             await wait_until(
                 pilot, lambda: "second line" in main.terminal.text(), what="the program's output"
             )
             await pilot.pause(0.1)
-            rows = screen_text(app)
+            assert _yaml_columns(main) >= 60, "the program never pushes the editor below 60 columns"
+            assert main.terminal.has_class("-scaled")
+            marker = str(main.terminal.border_subtitle)
+            assert "cols 1-" in marker and "/80 ▶" in marker and "z zoom" in marker
+            assert any("/80 ▶" in row for row in screen_text(app)), "the marker is on screen"
+            # z on the terminal zooms: the whole 80 columns with the Z and the border after it
+            main.terminal.focus()
+            await pilot.press("z")
+            await pilot.pause(0.1)
             line = "A" * 79 + "Z"
-            [row] = [r for r in rows if line in r]
-            assert row.index(line) + len(line) < 120 and row[row.index(line) + len(line)] == "│"
-            terminal = main.terminal.region
-            assert terminal.right <= 120 and terminal.width == 82 and not main.terminal.has_class("-scaled")
-            assert main.editor.region.width >= 34 and not main.browser.display  # no room for it: hidden
-            # the footer keeps help and quit visible
+            assert any(line + "│" in row for row in screen_text(app))
+            assert main.terminal.region.width == 82 and not main.terminal.has_class("-scaled")
+            await pilot.press("z")
+            await pilot.pause(0.1)
+            assert _yaml_columns(main) >= 60 and main.terminal.has_class("-scaled")
+            assert not main.browser.display  # no room for it beside the editor and the program
+            rows = screen_text(app)
             assert "f1 Help" in rows[-1] and "^q Quit" in rows[-1]
-            # ctrl+b asks for the browser: it takes room from the editor; again hides it
+            # ctrl+b asks for the browser: it takes room from the terminal, never from the editor
+            main.editor.focus()
             await pilot.press("ctrl+b")
             await pilot.pause(0.05)
-            assert main.browser.display and main.terminal.region.width == 82
+            assert main.browser.display and _yaml_columns(main) >= 60
             await pilot.press("ctrl+b")
             await pilot.pause(0.05)
             assert not main.browser.display
@@ -139,6 +155,15 @@ def test_layout_at_120x40_keeps_the_program_whole(work: Path) -> None:
     run(body)
 
 
+def test_panning_follows_the_programs_cursor() -> None:
+    """A view narrower than the program keeps the cursor in view and says which columns it shows."""
+    from workbench.app.widgets.terminal import pan_marker
+
+    assert pan_marker((0, 0), (48, 24), (80, 24)) == "  cols 1-48/80 ▶"
+    assert pan_marker((32, 0), (48, 24), (80, 24)) == "◀ cols 33-80/80  "
+    assert pan_marker((10, 2), (48, 20), (80, 24)) == "◀ cols 11-58/80 ▶ · rows 3-22/24"
+
+
 def test_layout_at_80x24_is_one_pane_at_a_time(work: Path) -> None:
     """Point 2 at 80x24: tabs; a 60-column program is whole, an 80-column one is scrollable with a notice."""
     narrow = _write(work, "narrow.yaml", NARROW)
@@ -150,11 +175,11 @@ def test_layout_at_80x24_is_one_pane_at_a_time(work: Path) -> None:
             await settle(pilot)
             main = app.main_screen
             rows = screen_text(app)
-            assert "Scenarios" in rows[0] and "Terminal" in rows[0] and main.editor.display
+            assert "1 Scenarios" in rows[0] and "3 Terminal" in rows[0] and main.editor.display
             assert not main.panes.display
             await pilot.press("f8")
             await wait_until(pilot, lambda: "second line" in main.terminal.text(), what="the output")
-            await pilot.click("#views", offset=(24, 0))  # the Terminal tab
+            await pilot.press("alt+3")  # the Terminal tab, one key from anywhere (3 where no text is typed)
             await pilot.pause(0.1)
             assert main.panes.display and not main.query_one("#editor-pane").display
             rows = screen_text(app)
@@ -173,8 +198,15 @@ def test_layout_at_80x24_is_one_pane_at_a_time(work: Path) -> None:
             main.show_view("terminal")
             await pilot.pause(0.1)
             assert main.terminal.has_class("-scaled")
-            assert "of 80x24" in str(main.terminal.border_subtitle)
-            assert any("of 80x24" in r for r in screen_text(app)), "the notice is on screen"
+            assert "/80 ▶" in str(main.terminal.border_subtitle)
+            assert any("/80 ▶" in r for r in screen_text(app)), "the notice is on screen"
+            await pilot.press("2")  # the terminal pane types nothing: number keys switch panes there
+            await pilot.pause(0.05)
+            assert main.query_one("#editor-pane").display and main.editor.has_focus and not main.panes.display
+            await pilot.press("alt+4")
+            await pilot.pause(0.05)
+            assert main.panes.display and main.panes.active == "tab-shots"
+            assert not main.query_one("#editor-pane").display
             await pilot.press("escape")
             await wait_until(pilot, lambda: main.result is not None, what="the stop")
 

@@ -17,6 +17,7 @@ from textual.theme import Theme
 from textual.widgets.text_area import TextAreaTheme
 
 from workbench.app.commands import WorkbenchCommands
+from workbench.app.keys_in_order import InOrderKeys
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.screens.help import HelpScreen
 from workbench.app.screens.main import MainScreen
@@ -48,7 +49,7 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str | None]:
     return {str(k): str(v) for k, v in table.items() if isinstance(v, str)}, None
 
 
-class WorkbenchApp(App[int]):
+class WorkbenchApp(InOrderKeys):
     TITLE = "Scenario Workbench"
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {WorkbenchCommands}

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from workbench.app.views import VIEW_LABELS, VIEWS
+
 if TYPE_CHECKING:  # the main screen imports this module's neighbours; no import cycle at run time
     from workbench.app.screens.main import MainScreen
 
@@ -37,6 +39,15 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("screenshots: accept", "accept_screenshot", "write the highlighted actual capture as its golden"),
     ("screenshots: compare now", "compare_now", "the highlighted golden against the screen shown now"),
     ("screenshots: accept all", "accept_all_screenshots", "accept every mismatched or missing screenshot"),
+    (
+        "view: zoom terminal",
+        "zoom_terminal",
+        "the terminal pane takes the program's whole width (again: back)",
+    ),
+    *(
+        (f"view: pane {n} {label.lower()}", f"view('{name}')", f"bring the {label.lower()} forward")
+        for n, (name, label) in enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)
+    ),
 ]
 
 

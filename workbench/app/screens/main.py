@@ -38,6 +38,7 @@ from workbench.app.model import (
 )
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.screens.new import NewScenarioScreen
+from workbench.app.views import VIEW_LABELS, VIEWS
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.diff import ScreenshotDiff
 from workbench.app.widgets.editor import DiagnosticsList, FindBar, ScenarioEditor
@@ -64,7 +65,6 @@ if TYPE_CHECKING:  # the app imports this screen; the runner comes with the firs
 __all__ = ["SPEEDS", "MainScreen"]
 
 VALIDATE_DELAY_S = 0.3
-VIEWS = ("browser", "editor", "terminal", "shots", "failures")  # the tabs of a narrow window
 PANE_TABS = {"terminal": "tab-terminal", "shots": "tab-shots", "failures": "tab-failures"}
 
 
@@ -101,6 +101,10 @@ class MainScreen(Screen[None]):
         Binding("ctrl+e", "focus_editor", "Editor", show=False, id="focus-editor"),
         Binding("f12", "show_failures", "Failures", show=False, priority=True, id="show-failures"),
         Binding("ctrl+f", "find", "Find", show=False, id="find"),
+        *(
+            Binding(f"{n},alt+{n}", f"view('{name}')", label, show=False, id=f"view-{name}")
+            for n, (name, label) in enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)
+        ),
     ]
     AUTO_FOCUS = "#editor"
 
@@ -114,6 +118,7 @@ class MainScreen(Screen[None]):
         self.session = SessionController(listener=self._session_event)
         self.term_size = (80, 24)
         self.browser_mode = "auto"
+        self.zoomed = False  # the terminal pane has the program's whole width for now (z on the terminal)
         self.view_name = "editor"  # the pane shown when the window is narrow
         self.recorder: InputRecorder | None = None
         self._validate_timer: Timer | None = None
@@ -154,8 +159,8 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Tabs(*(Tab(label, id=f"view-{name}") for name, label in
-                     zip(VIEWS, ("Scenarios", "Editor", "Terminal", "Screenshots", "Failures"), strict=True)),
+        yield Tabs(*(Tab(f"{n} {label}", id=f"view-{name}") for n, (name, label) in
+                     enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
                    active="view-editor", id="views")  # fmt: skip
         with Horizontal(id="body"):
             yield ScenarioBrowser(id="browser")
@@ -222,7 +227,7 @@ class MainScreen(Screen[None]):
     def apply_layout(self) -> None:
         """Share the width by :func:`workbench.app.layout.plan` (again at every resize or toggle)."""
         width = self.size.width or self.app.size.width
-        layout = plan(width, self.term_size[0], browser=self.browser_mode)
+        layout = plan(width, self.term_size[0], browser=self.browser_mode, zoom=self.zoomed)
         self._tabs = layout.tabs
         self.set_class(layout.tabs, "-tabs")
         self.query_one("#views", Tabs).display = layout.tabs
@@ -252,6 +257,9 @@ class MainScreen(Screen[None]):
             if tabs.active != f"view-{name}":
                 tabs.active = f"view-{name}"
             self.apply_layout()
+            focused = self.focused
+            if focused is not None and not all(node.display for node in (focused, *focused.ancestors)):
+                self._focus_view(name)  # a hidden pane must not keep the keyboard
 
     @on(Tabs.TabActivated, "#views")
     def _view_tab(self, event: Tabs.TabActivated) -> None:
@@ -913,7 +921,31 @@ class MainScreen(Screen[None]):
         if self.browser.display:
             self.browser.focus()
         elif self.browser_mode == "shown":
-            self.notify("no room for the scenario list beside the terminal: ctrl+o maximizes a pane")
+            self.notify("no room for the scenario list beside the editor and the terminal: widen the window")
+
+    def action_view(self, name: str) -> None:
+        """Bring pane ``name`` forward and give it the keyboard (keys 1-5, as lazygit numbers its panels)."""
+        if name == "browser" and not self._tabs and not self.browser.display:
+            self.action_toggle_browser()
+            return
+        self.show_view(name)
+        self._focus_view(name)
+
+    def _focus_view(self, name: str) -> None:
+        if name == "shots":
+            self.diff.focus_list()
+        else:
+            {"browser": self.browser, "editor": self.editor, "terminal": self.terminal,
+             "failures": self.failures}[name].focus()  # fmt: skip
+
+    def action_zoom_terminal(self) -> None:
+        """The terminal pane takes the program's whole width (the editor narrows); again gives it back."""
+        self.zoomed = not self.zoomed
+        self.apply_layout()
+        if not self._tabs:
+            self.show_view("terminal")
+        self.notify("terminal zoomed: z again gives the editor its width" if self.zoomed
+                    else "terminal back beside the editor", timeout=2)  # fmt: skip
 
     def action_focus_browser(self) -> None:
         self.action_toggle_browser()

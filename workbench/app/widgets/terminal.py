@@ -148,7 +148,7 @@ class TerminalView(ScrollView, can_focus=True):
         color: white;
         border: round $foreground 30%;
         border-title-color: $text;
-        scrollbar-size: 1 1;
+        scrollbar-size: 0 1;  /* panning across is shown by the marker in the border, not a row less */
     }
     TerminalView:focus {
         border: round $accent;
@@ -167,6 +167,7 @@ class TerminalView(ScrollView, can_focus=True):
                 id="terminal-leave-focus-mode"),
         Binding("ctrl+backslash", "record_screenshot", "Screenshot step", priority=True,
                 id="terminal-record-screenshot"),
+        Binding("z", "screen.zoom_terminal", "Zoom", id="terminal-zoom"),
     ]  # fmt: skip
     source: reactive[str] = reactive("idle")  # idle | live | recorded
     passthrough: reactive[bool] = reactive(False)
@@ -230,10 +231,35 @@ class TerminalView(ScrollView, can_focus=True):
             self.border_subtitle = ("● recording · ctrl+\\ screenshot · ctrl+] ends" if self.recording
                                     else "keys go to the program · ctrl+] leaves")  # fmt: skip
         elif scaled:
-            cols, rows = min(shown[0], width), min(shown[1], height)
-            self.border_subtitle = f"showing {cols}x{rows} of {width}x{height}: scroll, or widen the window"
+            self.border_subtitle = (
+                pan_marker((int(self.scroll_x), int(self.scroll_y)), shown, (width, height)) + " · z zoom"
+            )
         else:
             self.border_subtitle = ""
+
+    def watch_scroll_x(self, old: float, new: float) -> None:
+        super().watch_scroll_x(old, new)
+        self._subtitle()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._subtitle()
+
+    def _follow_cursor(self) -> None:
+        """Pan so the program's cursor is in view (a view narrower than the program follows the typing)."""
+        if self._cursor is None or not self.is_mounted:
+            return
+        row, col = self._cursor
+        view_w, view_h = self.scrollable_content_region.width, self.scrollable_content_region.height
+        if view_w <= 0 or view_h <= 0:
+            return
+        x, y = int(self.scroll_x), int(self.scroll_y)
+        if not x <= col < x + view_w:
+            x = max(0, col - view_w + 1) if col >= x + view_w else col
+        if not y <= row < y + view_h:
+            y = max(0, row - view_h + 1) if row >= y + view_h else row
+        if (x, y) != (int(self.scroll_x), int(self.scroll_y)):
+            self.scroll_to(x, y, animate=False, immediate=True)
 
     def on_resize(self) -> None:
         self._subtitle()
@@ -374,6 +400,8 @@ class TerminalView(ScrollView, can_focus=True):
                 if c is not None and c[0] < height:
                     changed.add(c[0])
             self._cursor = cursor
+        if cursor is not None and self.source == "live":
+            self._follow_cursor()
         if changed:
             self.lines_refreshed += len(changed)
             for y in sorted(changed):
@@ -412,6 +440,18 @@ class TerminalView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         self._base_style = None
         super().notify_style_update()
+
+
+def pan_marker(offset: tuple[int, int], shown: tuple[int, int], size: tuple[int, int]) -> str:
+    """Which part of the program a panned view shows: ``◀ cols 21-68 of 100 ▶`` (and rows when cut)."""
+    (x, y), (view_w, view_h), (width, height) = offset, shown, size
+    parts = []
+    if view_w < width:
+        left, right = ("◀ " if x > 0 else "  "), (" ▶" if x + view_w < width else "  ")
+        parts.append(f"{left}cols {x + 1}-{min(width, x + view_w)}/{width}{right}")
+    if view_h < height:
+        parts.append(f"rows {y + 1}-{min(height, y + view_h)}/{height}")
+    return " · ".join(parts)
 
 
 def _cells(row: str, width: int) -> list[str]:
