@@ -1,4 +1,8 @@
-"""`workbench validate [PATH...]`: diagnostics only; exit 0 when every file is valid, 2 otherwise."""
+"""`workbench validate [PATH...]`: diagnostics only; exit 0 when every file is valid, 2 otherwise.
+
+``--ci`` applies the rules of ``run --ci`` (unknown keys inside known structures and
+findings that cannot pass are errors; ``--lenient`` keeps them warnings), so the two
+never disagree; without it, each warning that ``--ci`` would refuse says so."""
 
 from __future__ import annotations
 
@@ -13,6 +17,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_scenario_paths(p)
     add_define(p)
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only, no warnings or summary")
+    p.add_argument(
+        "--ci", action="store_true", help="the rules of `run --ci`: what it refuses is an error here"
+    )
+    p.add_argument(
+        "--lenient", action="store_true", help="with --ci: unknown keys stay warnings, as in `run`"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,18 +30,26 @@ def run(args: argparse.Namespace) -> int:
     from workbench.timeline.prepare import prepare
 
     files = scenario_files(args.paths)
-    valid = invalid = warnings = 0
+    strict = args.ci and not args.lenient
+    valid = invalid = warnings = refused = 0
     for path in files:
-        prepared = prepare(path, defines=args.define)
+        prepared = prepare(path, defines=args.define, strict=strict)
         diagnostics, errors = prepared.diagnostics, prepared.errors
         for d in diagnostics:
             if d.severity.value == "error" or not args.quiet:
-                print(d, file=sys.stderr)
+                note = " (an error with --ci)" if d.ci_error and not args.ci else ""
+                print(f"{d}{note}", file=sys.stderr)
         warnings += len(diagnostics) - len(errors)
+        refused += sum(1 for d in diagnostics if d.ci_error)
         if errors:
             invalid += 1
         else:
             valid += 1
     if not args.quiet:
-        print(f"{valid} valid, {invalid} invalid, {count(warnings, 'warning')} ({count(len(files), 'file')})")
+        summary = (
+            f"{valid} valid, {invalid} invalid, {count(warnings, 'warning')} ({count(len(files), 'file')})"
+        )
+        if refused and not args.ci:
+            summary += f"; `run --ci` and `validate --ci` refuse {refused} of the warnings"
+        print(summary)
     return EXIT_INVALID if invalid else EXIT_OK

@@ -37,6 +37,7 @@ class Diagnostic:
     pos: Pos
     message: str
     severity: Severity = Severity.ERROR
+    ci_error: bool = False  # a warning that `--ci` (strict) refuses as an error
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.severity.value}: {self.message}"
@@ -58,9 +59,11 @@ class ScenarioError(Exception):
 class Reporter:
     """Collects warnings (and deferred errors) while a file is loaded.
 
-    ``strict`` (what ``workbench run --ci`` asks for) makes an unknown key inside
-    a known structure an error: there a typo such as `exist:` for `exists:` would
-    otherwise drop an assertion and let the scenario pass.
+    ``strict`` (what ``workbench run --ci`` and ``validate --ci`` ask for) makes an
+    unknown key inside a known structure an error: there a typo such as `exist:`
+    for `exists:` would otherwise drop an assertion and let the scenario pass. So
+    are the :meth:`doubtful` findings. Without ``strict`` those stay warnings
+    marked ``ci_error``, so `validate` can say which ones `--ci` would refuse.
     """
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -74,7 +77,16 @@ class Reporter:
         if self.strict and not top_level:
             self.error(pos, f"{what}; {hint}")
         else:
-            self.warn(pos, f"{what} ignored; {hint}")
+            self.diagnostics.append(
+                Diagnostic(pos, f"{what} ignored; {hint}", Severity.WARNING, not top_level)
+            )
+
+    def doubtful(self, pos: Pos, message: str) -> None:
+        """What makes a scenario unable to pass (as its author meant it): a warning, an error when strict."""
+        if self.strict:
+            self.error(pos, message)
+        else:
+            self.diagnostics.append(Diagnostic(pos, message, Severity.WARNING, ci_error=True))
 
     def error(self, pos: Pos, message: str) -> None:
         self.diagnostics.append(Diagnostic(pos, message, Severity.ERROR))

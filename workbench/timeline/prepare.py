@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.scenario.cannot_pass import check_cannot_pass
 from workbench.scenario.diagnostics import Diagnostic, Pos, Reporter, ScenarioError, Severity
 from workbench.scenario.loader import discover, everything_found, load_scenario
 from workbench.scenario.model import Scenario
@@ -58,7 +59,10 @@ def prepare(
         return Prepared(
             path, diagnostics=[Diagnostic(Pos(str(path), 1, 1), f"cannot read: {exc.strerror or exc}")]
         )
+    check_cannot_pass(scenario, reporter)
     prepared = Prepared(path, scenario, diagnostics=list(reporter.diagnostics))
+    if any(d.severity == Severity.ERROR for d in prepared.diagnostics):
+        return prepared  # strict: a doubtful finding stops the file, as an unknown key does
     try:
         prepared.schedule = compile_schedule(scenario)
     except ScenarioError as exc:
