@@ -40,6 +40,11 @@ def run_tool(name: str, args: dict[str, Any]) -> tuple[str, bool]:
     return f"unknown tool {name}", True
 
 
+def label(name: str) -> str:
+    """What the screen shows for a call: the same after an upgrade renamed the tool."""
+    return "write" if name == WRITE else name
+
+
 def say(text: str) -> None:
     sys.stdout.write(text.replace("\n", "\r\n"))
     sys.stdout.flush()
@@ -72,7 +77,7 @@ class Anthropic:
                 return
             results = []
             for use in uses:
-                say(f"[{use.name}]\n")
+                say(f"[{label(use.name)}]\n")
                 out, error = run_tool(use.name, dict(use.input))
                 results.append(
                     {"type": "tool_result", "tool_use_id": use.id, "content": out, "is_error": error}
@@ -120,7 +125,7 @@ class Chat:
             if not tool_calls:
                 return
             for c in calls.values():
-                say(f"[{c['name']}]\n")
+                say(f"[{label(c['name'])}]\n")
                 out, _error = run_tool(c["name"], json.loads(c["arguments"] or "{}"))
                 self.messages.append({"role": "tool", "tool_call_id": c["id"], "content": out})
 

@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "else the scenario's `command` with {base_url} placeholders")  # fmt: skip
     p.add_argument("--agent-ui", choices=["tui", "print"], default="tui",
                    help="real-agent mode: the agent's TUI (default) or its print mode")  # fmt: skip
+    p.add_argument("--drift", choices=["warn", "fail"],
+                   help="real-agent mode: compare the agent's requests with those recorded beside the scenario "
+                        "(`workbench record` writes them) and warn, or fail, when they changed")  # fmt: skip
     p.add_argument(
         "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
     )
@@ -95,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
             )
         elif args.agent not in PRESETS:
             raise UsageError(f"unknown agent preset `{args.agent}`; known: {', '.join(PRESETS)}")
+    if args.drift is not None and args.mode != "real-agent":
+        raise UsageError("--drift needs --mode real-agent (it compares the requests a real agent sends)")
     if args.ci and args.update_goldens:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
     paths = args.paths or [DEFAULT_SCENARIOS_DIR]
@@ -110,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     options = RunOptions(
         speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
         defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd,
-        masks=tuple(args.mask), mode=args.mode, agent=args.agent, agent_ui=args.agent_ui,
+        masks=tuple(args.mask), mode=args.mode, agent=args.agent, agent_ui=args.agent_ui, drift=args.drift,
     )  # fmt: skip
     console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
     report = run_batch(candidates, options, args.jobs, console)

@@ -232,6 +232,8 @@ class Console:
                 self.out.write(f"  {shot.status} golden: {shot.golden}\n")
         for check in result.skipped_checks:  # not a pass: say that it was not checked
             self.out.write(f"  skipped check, line {check.line}: {check.reason}\n")
+        for warning in result.warnings:
+            self.out.write(f"  warning: {warning}\n")
         if result.run_dir and result.status != "skipped":
             self.out.write(f"  run folder: {result.run_dir}\n")
         self.out.flush()

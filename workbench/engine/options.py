@@ -25,6 +25,7 @@ class RunOptions:
     mode: str = "mock-agent"  # a name of workbench.engine.drivers.DRIVERS
     agent: str | None = None  # real-agent mode: a preset of workbench.llm.presets
     agent_ui: str = "tui"  # real-agent mode: `tui` or `print`
+    drift: str | None = None  # real-agent mode: `warn` or `fail` on requests that differ from the recording's
     masks: tuple[str, ...] = ()  # --mask: regexes blanked out of every screenshot (and the scenario's)
     # a driver factory from the caller (a playbook run) instead of `mode`'s
     driver: Callable[[Any], Any] | None = None

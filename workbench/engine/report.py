@@ -70,6 +70,7 @@ class ScenarioResult:
     kept_workspace: str | None = None
     skip_reason: str | None = None  # why it was skipped: console, JSON (`skip_reason`, skipped only), JUnit
     skipped_checks: list[SkippedCheck] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # worth saying, not a failure (`--drift warn`)
     first_line: int = 0  # the scenario's first line: where a failure of no step is placed (not in the JSON)
 
     def fail(self, failure: Failure) -> None:
@@ -95,6 +96,8 @@ class ScenarioResult:
             data["skipped_checks"] = [asdict(c) for c in self.skipped_checks]
         if self.status == "skipped" and self.skip_reason:
             data["skip_reason"] = self.skip_reason
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
         return data
 
     @classmethod
@@ -110,6 +113,7 @@ class ScenarioResult:
             screenshots=[ShotResult(**s) for s in data["screenshots"]],
             skipped_checks=[SkippedCheck(**c) for c in data.get("skipped_checks", [])],
             skip_reason=data.get("skip_reason"),
+            warnings=list(data.get("warnings", [])),
         )
 
 

@@ -52,6 +52,7 @@ from workbench.timeline import compile_schedule
 
 from .checks import LlmFailure
 from .conversation import ChatRequest
+from .drift import DriftCheck
 from .faults import inject_wire
 from .guard import DEFAULT_LIMITS, GuardedRunner, Limits
 from .ids import IdMaker
@@ -97,6 +98,8 @@ class LlmServer:
       `generic`) instead of detecting it from each request's tools.
     * ``limits``: header, body and idle timeouts and the connection limit
       (:class:`~workbench.llm.guard.Limits`).
+    * ``drift``: compare each conversation request with the recorded ones (:mod:`.drift`); what
+      changed is in :attr:`drift_changes`.
     * ``on_request(entry)``: sees every request-log entry as it is made (the
       `-v` lines of `workbench serve llm`), with or without ``out_dir``.
 
@@ -120,6 +123,7 @@ class LlmServer:
         on_request: Callable[[RequestLog], None] | None = None,
         wires: Sequence[Wire] = WIRES,
         limits: Limits = DEFAULT_LIMITS,
+        drift: DriftCheck | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -144,6 +148,8 @@ class LlmServer:
         self._changed: asyncio.Condition | None = None
         self._side_ids = IdMaker("side-requests")
         self._recorder = RequestRecorder(out_dir, on_request)
+        self.drift = drift
+        self.drift_changes: list[str] = []  # what the conversation requests changed against the recording
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -425,6 +431,8 @@ class LlmServer:
                 request, seq, chat, session.key, session.scenario.name, "refused: tools differ"
             )
             return self._error(wire, refusal, out.headers)
+        if self.drift is not None:
+            self.drift_changes += self.drift.check(chat, request.path)
         ctx = TurnContext(chat, session.ids, profile, session.key, workspace=self.hooks.workspace, wire=wire)
         reply = await session.responder.respond(ctx)
         if reply.tool_calls and not chat.tools:  # a request that offers no tools never receives a tool call

@@ -43,6 +43,7 @@ from .base import AGENT_ACTIONS, Checks, DriverError, RunContext
 
 if TYPE_CHECKING:
     from workbench.llm import LlmFailure, LlmServer
+    from workbench.llm.drift import DriftCheck
 
 AGENT_EXIT_GRACE_S = 0.5
 MIN_SETTLE_MS = 500
@@ -89,7 +90,7 @@ class RealAgentDriver:
             self._last_agent_step = max(steps, default=-1)
         self.server = self.new_server(
             speed=options.speed, out_dir=ctx.run_dir, workspace=ctx.workspace.path,
-            on_assert=self._on_assert, profile=preset.profile if preset else None,
+            on_assert=self._on_assert, profile=preset.profile if preset else None, drift=self._drift(),
         )  # fmt: skip
         base_url = await self.server.start()
         home = (ctx.run_dir / "home").resolve()  # the agent runs in the workspace: no relative paths
@@ -108,6 +109,31 @@ class RealAgentDriver:
         env.update(launch.env)
         self.ready = launch.ready
         return Program(launch.argv, env, mock_agent=False)
+
+    def _drift(self) -> DriftCheck | None:
+        """``--drift``: the requests recorded beside the scenario, to compare the replay's with."""
+        if self.ctx.options.drift is None:
+            return None
+        from workbench.llm.drift import DriftCheck, DriftError, read_sidecar, sidecar_path
+
+        try:
+            return DriftCheck(read_sidecar(sidecar_path(self.ctx.path)))
+        except DriftError as exc:
+            raise DriverError(str(exc)) from None
+
+    def _report_drift(self) -> None:
+        server = self.server
+        if server is None or server.drift is None:
+            return
+        changes = list(server.drift_changes)
+        recorded, seen = len(server.drift.recorded), server.drift.seen
+        if seen < recorded:
+            changes.append(f"the agent sent {seen} conversation requests, the recording {recorded}")
+        for change in changes:
+            if self.ctx.options.drift == "fail":
+                self.ctx.fail(0, 0, "expect", f"drift: {change}")
+            else:
+                self.ctx.result.warnings.append(f"drift: {change}")
 
     def new_server(self, **kwargs: Any) -> LlmServer:
         """The run's mock LLM server, playing the scenario (a playbook run plays its playbook instead)."""
@@ -210,6 +236,7 @@ class RealAgentDriver:
         self._finished = True
         if final:
             await self.server.finish()
+            self._report_drift()
         for f in self.server.failures:
             self.ctx.fail(f.step, f.line, f.kind, f.message)
 

@@ -1,0 +1,57 @@
+"""`run --mode real-agent --drift warn|fail`: the replay's requests compared with the recorded ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli_process import workbench
+from tests.record.helpers import HELLO, agent_command, record, serve_llm
+from workbench.llm.drift import compare
+
+
+def test_drift_names_a_renamed_tool_when_the_agent_is_upgraded(tmp_path: Path) -> None:
+    with serve_llm(tmp_path, HELLO) as url:
+        done = record(
+            tmp_path, url, "scenarios/hello.yaml", agent_command("anthropic"), "--prompt", "write hello.txt"
+        )
+    assert done.returncode == 0, done.stderr
+    sidecar = json.loads((tmp_path / "scenarios" / "hello.requests.json").read_text())
+    assert [t["name"] for t in sidecar["requests"][0]["tools"]] == ["write_file", "run_command"]
+    assert sidecar["requests"][0]["params"]["model"] == "claude-test"
+    same = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "fail", cwd=tmp_path)
+    assert same.returncode == 0, same.stdout + same.stderr  # the same agent: nothing drifted
+    assert "drift" not in same.stdout
+    scenario = (
+        tmp_path / "scenarios" / "hello.yaml"
+    )  # the agent upgraded: its write tool is now `create_file`
+    scenario.write_text(scenario.read_text().replace('"{api_key}"]', '"{api_key}", "renamed"]'))
+    warned = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "warn", cwd=tmp_path)
+    assert warned.returncode == 0, warned.stdout + warned.stderr
+    renamed = "drift: request 1: tool `write_file` renamed to `create_file` (same input schema)"
+    assert f"warning: {renamed}" in warned.stdout
+    failed = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "fail", cwd=tmp_path)
+    assert failed.returncode == 1 and renamed in failed.stdout, failed.stdout
+
+
+def test_drift_without_a_sidecar_or_outside_real_agent_mode_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text('name: s\ncommand: ["true"]\ntimeline: []\n')
+    wrong_mode = workbench("run", "s.yaml", "--drift", "warn", cwd=tmp_path)
+    assert wrong_mode.returncode == 2 and "--drift needs --mode real-agent" in wrong_mode.stderr
+    missing = workbench("run", "s.yaml", "--mode", "real-agent", "--drift", "warn", cwd=tmp_path)
+    assert (
+        missing.returncode != 0 and "s.requests.json: no recorded requests to compare with" in missing.stdout
+    )
+
+
+def test_compare_says_what_changed() -> None:
+    tool = {"name": "write", "type": "function", "properties": ["content", "path"], "schema": "a"}
+    before = {"tools": [tool], "system": {"chars": 100, "sha256": "x"}, "params": {"max_tokens": 100}}
+    after = {"tools": [{**tool, "properties": ["content", "file_path"], "schema": "b"}],
+             "system": {"chars": 180, "sha256": "y"}, "params": {"max_tokens": 200}}  # fmt: skip
+    assert compare(before, after) == [
+        "tool `write` re-schemed (new file_path; gone path)",
+        "system prompt grew: 100 -> 180 characters",
+        "parameter `max_tokens`: 100 -> 200",
+    ]
+    assert compare(before, before) == []
