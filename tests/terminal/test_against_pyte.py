@@ -116,9 +116,14 @@ def our_state(stream: str, width: int, height: int, reads: int) -> dict[str, obj
     }
 
 
-@settings(database=None, max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(database=None, max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stream=streams, size=sizes, reads=st.integers(1, 7))
 @example(stream="\x1b[1;38;5;208;48;2;0;0;255mab\x1b[22mcd\x1b[0m\r\nef", size=(4, 2), reads=3)
+@example(stream="\x1b[1m0\x1b[H\x1b[0m0", size=(2, 2), reads=1)  # default text over bold, after a move
+@example(
+    stream="\x1b[31mab\r\n\x1b[0mcd\r\n\x1b[32me\x1b[0mf\rg\r\n\r\nh", size=(4, 2), reads=1
+)  # scrolled rows
+@example(stream="\x1b[2;1H\x1b[31mab\x1b[H\x1b[0m\ncd", size=(4, 3), reads=1)  # a line feed onto colour
 def test_agent_tui_streams_give_stock_pyte_s_screen(stream: str, size: tuple[int, int], reads: int) -> None:
     width, height = size
     assert our_state(stream, width, height, reads) == stock_state(stream, width, height)

@@ -45,6 +45,44 @@ INCOMPLETE = re.compile(
 )
 """An input tail that is the beginning of a sequence: keep it for the next read."""
 
+FAST = re.compile(
+    rf"((?:\x1b\[[0-9;:]*m)*)({PRINTABLE}+)(\r\n)?"  # 0, 1, 2: SGR sequences, text, CR LF
+    r"|((?:\x1b\[[0-9;:]*m)+)(\r\n)?"  # 3, 4: SGR sequences alone, CR LF
+    r"|(\r\n|[\x00-\x1a\x1c-\x1f\x7f-\x9f])"  # 5: one control character (or CR LF)
+    r"|\x1b\[([0-9]*;?[0-9]*H)"  # 6: cursor position
+    r"|(\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-OQ-WYZ\\`-~])"  # 7: any other
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b\][^\x1b]*|\x1b"  # ignored: DCS, SOS, PM, APC, broken strings, lone ESC
+)
+"""The tokenizer of :func:`~.fastpath.feed_tokens`, for ``findall``: one tuple of groups per token.
+
+Its shapes are those of :data:`TOKEN` with the frequent ones merged (SGR, then
+text, then CR LF is one token) and the rare ones in one group (7), which
+:data:`TOKEN` parses again. Unmatched groups are ``""``, so each group of the
+frequent shapes is never empty when it matched (the cursor position keeps its
+``H``). Only whole sequences are tokens: :func:`incomplete_tail` cuts an
+unfinished one off the input first. What is ignored matches no group: a
+string (DCS, SOS, PM, APC), a string broken by an ESC that is not its
+terminator (dropped up to that ESC), an ESC that starts nothing known.
+"""
+
+
+def incomplete_tail(data: str) -> int:
+    """Where ``data`` ends in the beginning of a sequence (to keep for the next read), or -1.
+
+    Such a tail starts at the last ESC, or at the one before when ``data``
+    ends in an ESC that may begin a string's terminator: :data:`INCOMPLETE`
+    has no other ESC in it.
+    """
+    last = data.rfind("\x1b")
+    if last < 0:
+        return -1
+    if last == len(data) - 1:
+        before = data.rfind("\x1b", 0, last)
+        if before >= 0 and INCOMPLETE.match(data, before):
+            return before
+    return last if INCOMPLETE.match(data, last) else -1
+
+
 MAX_PENDING = 65536
 """A sequence still unfinished after this many characters is dropped, never buffered without bound."""
 

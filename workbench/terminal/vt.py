@@ -8,10 +8,12 @@ pyte 0.8.2:
 * **storage** (:mod:`.rows`): each row is two lists, cells and
   :class:`~.style.Style` objects, so a run of text is written with two slice
   assignments instead of one ``Char`` per character in a dict of dicts;
-* **parsing**: :meth:`Terminal.feed` runs one compiled regex over the input
-  (:mod:`.parser`) and handles the frequent tokens (text, SGR, CR/LF, cursor
-  position) on local variables; anything else syncs the cursor and calls a
-  method. A sequence cut by the end of a read is kept until the next one;
+* **parsing**: :meth:`Terminal.feed` cuts an unfinished sequence off the end
+  of the read (kept for the next one), splits the rest into tokens with one
+  compiled regex (:data:`.parser.FAST`, ``findall``) and hands them to
+  :func:`.fastpath.feed_tokens`, which applies the frequent ones (SGR, text and
+  CR LF as one token, CR/LF, cursor position) on local variables; anything
+  else syncs the cursor and goes through :meth:`Terminal.sequence`;
 * **width rules** of :mod:`.width` (tmux 3.3a): text after emoji with U+FE0F
   or a ZWJ lands in the right column (stock pyte drops the rest of the run), a
   wide character that does not fit in the last column wraps (pyte cuts it in
@@ -55,6 +57,7 @@ from pyte import modes as mo
 from pyte.screens import Cursor, Margins, Savepoint
 
 from . import parser as p
+from .fastpath import feed_tokens
 from .rows import Row, RowStore, StyleRow
 from .style import DEFAULT, Style
 from .width import NARROW_RUN, ZWJ, char_width
@@ -173,103 +176,17 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
             self._pending = ""
         if self._skipping:
             data = self._skip_string(data)
-        pos: int | None = 0
-        while pos is not None:
-            pos = self._feed_from(data, pos)
-
-    def _feed_from(self, data: str, pos: int) -> int | None:
-        """The parse loop; returns where to go on (after a slow path or a skipped malformed string), or None."""
-        rows, style_rows = self._chars, self._styles
-        cursor = self.cursor
-        x, y, attr = cursor.x, cursor.y, cursor.attrs
-        cols, lines = self.columns, self.lines
-        rc, rs = rows[y], style_rows[y]
-        mode = self.mode
-        fast = mo.IRM not in mode and not self.charset and self.g0_charset is _LAT1
-        decom = mo.DECOM in mode
-        lnm = mo.LNM in mode
-        top, bottom = self.margins or (0, lines - 1)
-        full = top == 0 and bottom == lines - 1 and self._primary is None and bool(self.history.maxlen)
-        keep = self.history.append
-        zwj = self._after_zwj
-        cup = self._cup
-        narrow = _NARROW
-        m: Any
-        for m in p.TOKEN.finditer(data, pos):
-            k = m.lastindex
-            if k <= 3:  # text, or SGR then text (lastindex is never 2)
-                if k == 3:
-                    sgr = m[2]
-                    nxt = attr._next.get(sgr)
-                    attr = nxt if nxt is not None else attr.after(sgr)
-                    s = m[3]
-                    if not s:
-                        continue
-                else:
-                    s = m[1]
-                n = len(s)
-                e = x + n
-                if e <= cols and fast and not zwj and (s.isascii() or narrow(s)):
-                    if x and rc[x] == "":
-                        rc[x - 1] = " "
-                    if e < cols and rc[e] == "":
-                        rc[e] = " "
-                    rc[x:e] = s
-                    rs[x:e] = [attr] * n
-                    x = e
-                    continue
-                cursor.x, cursor.y, cursor.attrs = x, y, attr
-                self.draw(s)
-            elif k == 4:  # a control character
-                c = m[4]
-                if c == "\r\n" or c == "\n" or c == "\x0b" or c == "\x0c":
-                    if c == "\r\n" or lnm:
-                        x = 0
-                    if y == bottom:
-                        if full:  # the whole screen scrolls: the top row goes to the scrollback
-                            keep((rows.pop(0), style_rows.pop(0)))
-                            rows.append([" "] * cols)
-                            style_rows.append([DEFAULT] * cols)
-                        else:
-                            self._scroll_up(top, bottom, 1)
-                    elif y < lines - 1:
-                        y += 1
-                    rc, rs = rows[y], style_rows[y]
-                    continue
-                if c == "\r":
-                    x = 0
-                    continue
-                if c == "\x08":
-                    x = max(0, min(x, cols - 1) - 1)
-                    continue
-                cursor.x, cursor.y, cursor.attrs = x, y, attr
-                self._control(c)
-            elif k == 6 and not decom:  # cursor position
-                key = m[0]
-                at = cup.get(key)
-                if at is None:
-                    row, col = m[5], m[6]
-                    at = (
-                        min(max(int(row), 1), lines) - 1 if row else 0,
-                        min(max(int(col), 1), cols) - 1 if col else 0,
-                    )
-                    if len(cup) > 8192:
-                        cup.clear()
-                    cup[key] = at
-                y, x = at
-                rc, rs = rows[y], style_rows[y]
-                continue
-            else:
-                cursor.x, cursor.y, cursor.attrs = x, y, attr
-                restart = self._sequence(m, k, data)
-                if restart is not None:
-                    return None if restart < 0 else restart
-            # Something other than the fast paths ran (the cursor was stored before it) and may have changed
-            # any of the locals: go on after it with them loaded afresh.
-            return int(m.end())
-        cursor.x, cursor.y, cursor.attrs = x, y, attr
-        self._after_zwj = zwj
-        return None
+        tail = p.incomplete_tail(data)
+        tokens = iter(p.FAST.findall(data if tail < 0 else data[:tail]))
+        while feed_tokens(self, tokens):
+            pass
+        if tail >= 0:  # kept after the tokens before it, which may reset the terminal
+            if len(data) - tail <= p.MAX_PENDING:
+                self._pending = data[tail:]
+            elif data[tail + 1] in "]PX^_":
+                # An endless string: stop buffering it and drop the rest of it as it arrives.
+                self._skipping = data[tail + 1]
+                self._pending = "\x1b" if data.endswith("\x1b") else ""
 
     def _skip_string(self, data: str) -> str:
         """Inside a string too long to keep: drop text up to its terminator; return what follows it."""
@@ -298,8 +215,12 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
             self.bell()
         # NUL, DEL, ENQ, C1 controls...: nothing to show
 
-    def _sequence(self, m: Any, k: int, data: str) -> int | None:
-        """Everything but the fast paths. Returns -1 to stop (tail kept), a position to restart at, or None."""
+    def sequence(self, token: str) -> None:
+        """One whole sequence the fast path leaves to the emulator (:data:`.parser.FAST`'s group 7)."""
+        m = p.TOKEN.match(token)
+        if m is None:
+            return
+        k = m.lastindex
         if k == p.CSI_FINAL:
             self._csi(m[p.CSI_PARAMS], m[p.CSI_INTER], m[p.CSI_FINAL])
         elif k == p.CUP_COL:  # cursor position under origin mode
@@ -308,21 +229,6 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
             self._osc(m[p.OSC], m[p.OSC_END])
         elif k == p.ESC_FINAL:
             self._esc(m[p.ESC_INTER], m[p.ESC_FINAL])
-        elif k == p.LONE_ESC:
-            start = m.start()
-            if p.INCOMPLETE.match(data, start):
-                if len(data) - start <= p.MAX_PENDING:
-                    self._pending = data[start:]
-                elif data[start + 1] in "]PX^_":
-                    # An endless string: stop buffering it and drop the rest of it as it arrives.
-                    self._skipping = data[start + 1]
-                    self._pending = "\x1b" if data.endswith("\x1b") else ""
-                return -1
-            if data[start + 1 : start + 2] in ("]", "P", "X", "^", "_"):
-                # A string (OSC, DCS...) broken by an ESC that is not its terminator: drop it up to that ESC.
-                following = data.find("\x1b", start + 2)
-                return len(data) if following == -1 else following
-        return None  # p.STRING (DCS, SOS, PM, APC): consumed and ignored
 
     def _csi(self, params: str, inter: str, final: str) -> None:
         prefix = ""

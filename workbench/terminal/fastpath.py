@@ -1,0 +1,154 @@
+"""The emulator's parse loop: the frequent tokens on local variables, anything else handed back.
+
+:func:`feed_tokens` is the hot path of every screen the workbench keeps (each
+pty session's, the app's live pane). It takes the tokens of one read
+(:data:`.parser.FAST`, ``findall``: a tuple of groups each, no match objects)
+and applies the frequent ones itself: runs of text with the SGR sequences
+before them and the CR LF after them, CR/LF and the whole-screen scroll into
+the scrollback, cursor positions. Any other token syncs the cursor back to the
+emulator and goes through its methods; the loop then returns, and is called
+again with its locals loaded afresh, going on with the next token.
+
+It lives in a module of its own, with its locals typed, so that it can be
+compiled with mypyc (``setup.py``, optional): the same source runs as plain
+Python wherever the compiled module is absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Final
+
+from pyte import modes as mo
+from pyte.charsets import LAT1_MAP
+
+from .style import DEFAULT, Style
+from .width import NARROW_RUN
+
+_IRM: Final = mo.IRM
+_DECOM: Final = mo.DECOM
+_LNM: Final = mo.LNM
+_CUP_CACHE_LIMIT: Final = 8192
+
+
+def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
+    """Apply tokens to ``vt`` (a :class:`~.vt.Terminal`) until one may have changed any state.
+
+    Returns True after such a token (call again to go on), False when ``tokens`` is used up.
+    """
+    rows: list[list[str]] = vt._chars
+    style_rows: list[list[Style]] = vt._styles
+    cursor = vt.cursor
+    x: int = cursor.x
+    y: int = cursor.y
+    attr: Style = cursor.attrs
+    cols: int = vt.columns
+    lines: int = vt.lines
+    rc: list[str] = rows[y]
+    rs: list[Style] = style_rows[y]
+    mode: set[int] = vt.mode
+    fast = _IRM not in mode and not vt.charset and vt.g0_charset is LAT1_MAP
+    decom = _DECOM in mode
+    lnm = _LNM in mode
+    margins = vt.margins
+    top: int = 0 if margins is None else margins[0]
+    bottom: int = lines - 1 if margins is None else margins[1]
+    history = vt.history
+    full = top == 0 and bottom == lines - 1 and vt._primary is None and bool(history.maxlen)
+    zwj: bool = vt._after_zwj
+    cup: dict[str, tuple[int, int]] = vt._cup
+    # Every style in rs from this column on is DEFAULT (known for a row the scroll below made), so text in
+    # the default style needs no style written: most of a log's or a listing's lines.
+    clean = cols
+    t: tuple[str, ...]
+    for t in tokens:
+        s = t[1]
+        if s or t[3]:  # text, SGR: each maybe with the other before and a CR LF after
+            if s:
+                sgr = t[0]
+                nl = t[2]
+            else:
+                sgr = t[3]
+                nl = t[4]
+            if sgr:
+                nxt = attr._next.get(sgr)
+                attr = nxt if nxt is not None else attr.after(sgr)
+            if s:
+                n = len(s)
+                e = x + n
+                if e <= cols and fast and not zwj and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
+                    if x and rc[x] == "":
+                        rc[x - 1] = " "
+                    if e < cols and rc[e] == "":
+                        rc[e] = " "
+                    rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
+                    if attr is not DEFAULT or x < clean:
+                        rs[x:e] = [attr] * n
+                        if e > clean:
+                            clean = e
+                    x = e
+                else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
+                    cursor.x, cursor.y, cursor.attrs = x, y, attr
+                    vt.draw(s)
+                    x, y, zwj = cursor.x, cursor.y, vt._after_zwj
+                    rc, rs = rows[y], style_rows[y]
+                    clean = cols
+            if not nl:
+                continue
+            c = nl
+        else:
+            c = t[5]
+            if not c:
+                key = t[6]
+                if key and not decom:  # cursor position
+                    at = cup.get(key)
+                    if at is None:
+                        row, _, col = key[:-1].partition(";")
+                        at = (
+                            min(max(int(row), 1), lines) - 1 if row else 0,
+                            min(max(int(col), 1), cols) - 1 if col else 0,
+                        )
+                        if len(cup) > _CUP_CACHE_LIMIT:
+                            cup.clear()
+                        cup[key] = at
+                    y, x = at
+                    rc, rs = rows[y], style_rows[y]
+                    clean = cols
+                    continue
+                sequence = t[7]
+                if not sequence and not key:
+                    continue  # ignored: a string (DCS...), a broken one, a lone ESC
+                # Any other sequence: it may change anything, so the locals are loaded again after it.
+                cursor.x, cursor.y, cursor.attrs = x, y, attr
+                vt._after_zwj = zwj
+                vt.sequence(sequence or "\x1b[" + key)
+                return True
+        # a control character (or the CR LF after text)
+        if c == "\r\n" or c == "\n" or c == "\x0b" or c == "\x0c":
+            if c == "\r\n" or lnm:
+                x = 0
+            if y == bottom:
+                if full:  # the whole screen scrolls: the top row goes to the scrollback
+                    history.append((rows.pop(0), style_rows.pop(0)))
+                    rows.append([" "] * cols)
+                    style_rows.append([DEFAULT] * cols)
+                else:
+                    vt._scroll_up(top, bottom, 1)
+                clean = 0  # a blank row came in at the bottom
+            else:
+                if y < lines - 1:
+                    y += 1
+                clean = cols
+            rc, rs = rows[y], style_rows[y]
+        elif c == "\r":
+            x = 0
+        elif c == "\x08":
+            x = max(0, min(x, cols - 1) - 1)
+        else:
+            cursor.x, cursor.y, cursor.attrs = x, y, attr
+            vt._after_zwj = zwj
+            vt._control(c)
+            return True
+    cursor.x, cursor.y, cursor.attrs = x, y, attr
+    vt._after_zwj = zwj
+    return False
