@@ -204,7 +204,7 @@ def test_unknown_keys_warn_and_do_not_fail(tmp_path: Path) -> None:
         ("timeline:\n  - screenshot: a\n    log: b\n", "3:5: one event per timeline item"),
         ("timeline:\n  - sessionStart\n", "2:5: timeline item `sessionStart` must be a mapping"),
         (
-            "timeline:\n  - llmResponse:\n      - tool: x\n        think: y\n",
+            "timeline:\n  - llmResponse:\n      - bogus: x\n        think: y\n",
             "3:9: an `llmResponse` element has exactly one of",
         ),
         (
@@ -346,10 +346,10 @@ def test_a_decreasing_offset_in_an_element_is_read_as_a_delta_with_a_warning(tmp
 
 def test_an_element_that_is_not_one_is_skipped_with_a_warning(tmp_path: Path) -> None:
     reporter = Reporter()
-    s = load(tmp_path, "timeline:\n  - llmResponse:\n      - tool: [[2000, writeFile]]\n      - assistant: hi\n",
+    s = load(tmp_path, "timeline:\n  - llmResponse:\n      - toolz: [[2000, writeFile]]\n      - assistant: hi\n",
              reporter=reporter)  # fmt: skip
     [warning] = [str(d) for d in reporter.warnings]
-    assert ":3:9: warning: an `llmResponse` element `tool` ignored" in warning
+    assert ":3:9: warning: an `llmResponse` element `toolz` ignored" in warning
     response = s.timeline[0]
     assert isinstance(response, m.LlmResponse) and [type(p) for p in response.pieces] == [m.Assistant]
 
@@ -377,3 +377,60 @@ def test_an_absolute_edit_is_a_warning_that_it_will_be_refused(tmp_path: Path) -
         "`agentEdits.path` `/tmp/x.txt` is outside the workspace: the write will be refused"
     )
     assert "so that runs stay isolated and repeatable" in warning
+
+
+def test_keys_seen_in_real_agent_harbor_files_are_known(tmp_path: Path) -> None:
+    """`meta` on a userInputs entry is its `_meta`; `repo.commit` says whether the seed is committed;
+    the recorder's `expect.snapshots|recording|error_tolerance` and `promptCapabilities.files|richText`
+    are accepted and ignored with a note that says so (a warning `--ci` does not refuse)."""
+    from workbench.timeline.prepare import prepare
+
+    path = tmp_path / "s.yaml"
+    path.write_text("""\
+repo: {init: true, commit: false, files: [{path: a.txt, contents: a}]}
+acp:
+  capabilities:
+    loadSession: false
+    promptCapabilities: {image: true, files: true, richText: true}
+timeline:
+  - userInputs:
+      - {relativeTime: 0, input: hi, meta: {note: user-meta}}
+  - llmResponse:
+      - tool: [[100, runCmd], {args: {cmd: echo hi}}, {result: "hi\\n"}, {status: ok}]
+  - advanceMs: 10
+expect:
+  exitCode: 0
+  snapshots: {count: 4}
+  recording: {format: ahr}
+  error_tolerance: {ipc_failures: non_blocking}
+""")
+    strict = prepare(path, strict=True)
+    assert strict.ok, [str(d) for d in strict.diagnostics]
+    assert all(not d.ci_error for d in strict.diagnostics)
+    notes = sorted(d.message.split(" ")[0] for d in strict.diagnostics)
+    assert notes == ["`acp.capabilities.promptCapabilities.files`", "`acp.capabilities.promptCapabilities.richText`",
+                     "`expect.error_tolerance`", "`expect.recording`", "`expect.snapshots`"]  # fmt: skip
+    assert all("accepted and ignored" in d.message for d in strict.diagnostics)
+    scenario = strict.scenario
+    assert scenario is not None and scenario.repo is not None and scenario.repo.commit is False
+    (inputs,) = [e for e in scenario.timeline if isinstance(e, m.UserInputs)]
+    assert dict(inputs.items[0].meta) == {"note": "user-meta"}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("timeline:\n  - llmResponse:\n      - tool: [runCmd]\n")
+    assert "a `tool` element starts with [ms, toolName]" in str(prepare(bad).errors[0])
+
+
+def test_repo_commit_false_leaves_the_seed_uncommitted(tmp_path: Path) -> None:
+    import subprocess
+
+    from workbench.workspace import Workspace
+
+    for commit, expected in ((True, ""), (False, "?? a.txt")):
+        repo = m.Repo(init=True, files=(m.RepoFile("a.txt", b"a", m.Pos("s.yaml")),), commit=commit)
+        workspace = Workspace.create(tmp_path, repo)
+        try:
+            status = subprocess.run(["git", "status", "--porcelain"], cwd=workspace.path, capture_output=True,
+                                    text=True, check=True).stdout.strip()  # fmt: skip
+        finally:
+            workspace.close()
+        assert status == expected

@@ -63,6 +63,8 @@ TOP_LEVEL_KEYS = (
 )  # fmt: skip
 
 TOOL_EVENTS = EVENT_ARGUMENTS  # the tool events and their arguments: the one vocabulary's
+RECORDER_EXPECTATIONS = ("snapshots", "recording", "error_tolerance")  # seen in Agent Harbor's recorder tests
+NON_ACP_PROMPT_CAPABILITIES = ("files", "richText")  # seen in Agent Harbor files, not in ACP's schema
 TOOL_RESULT_KEYS = ("result", "status", "progress", "toolCallId", "toolExecution", "_meta", "meta")
 TOOL_PATH_ARGS = ("path", "file_path", "notebook_path")
 
@@ -218,7 +220,7 @@ def _repo(doc: PMap, ctx: _Context) -> m.Repo | None:
     if "repo" not in doc:
         return None
     repo = expect_map(doc["repo"], doc.at_value("repo"), "`repo`")
-    warn_unknown(repo, ("init", "branch", "dir", "files", "mode", "url"), "`repo`", ctx.reporter)
+    warn_unknown(repo, ("init", "branch", "dir", "files", "mode", "url", "commit"), "`repo`", ctx.reporter)
     files: list[m.RepoFile] = []
     if "files" in repo:
         for item, pos in expect_list(repo["files"], repo.at_value("files"), "`repo.files`").items_with_pos():
@@ -245,6 +247,9 @@ def _repo(doc: PMap, ctx: _Context) -> m.Repo | None:
         dir=directory,
         files=tuple(files),
         pos=repo.pos,
+        commit=as_bool(repo["commit"], repo.at_value("commit"), "`repo.commit`")
+        if "commit" in repo
+        else True,
     )
 
 
@@ -320,7 +325,11 @@ def _acp(doc: PMap, ctx: _Context) -> PMap | None:
         ):
             if group in caps:
                 g = expect_map(caps[group], caps.at_value(group), f"`acp.capabilities.{group}`")
-                warn_unknown(g, keys, f"`acp.capabilities.{group}`", ctx.reporter)
+                extra = NON_ACP_PROMPT_CAPABILITIES if group == "promptCapabilities" else ()
+                warn_unknown(g, (*keys, *extra), f"`acp.capabilities.{group}`", ctx.reporter)
+                for k in (k for k in extra if k in g):
+                    ctx.reporter.warn(g.at_key(k), f"`acp.capabilities.promptCapabilities.{k}` is not in ACP v1's "
+                                      "PromptCapabilities (image, audio, embeddedContext); accepted and ignored")  # fmt: skip
                 for k in keys:
                     if k in g:
                         as_bool(g[k], g.at_value(k), f"`acp.capabilities.{group}.{k}`")
@@ -429,7 +438,11 @@ def _expect(doc: PMap, ctx: _Context) -> m.Expect:
     if "expect" not in doc:
         return m.Expect()
     e = expect_map(doc["expect"], doc.at_value("expect"), "`expect`")
-    warn_unknown(e, ("exitCode", "artifacts"), "`expect`", ctx.reporter)
+    warn_unknown(e, ("exitCode", "artifacts", *RECORDER_EXPECTATIONS), "`expect`", ctx.reporter)
+    for key in RECORDER_EXPECTATIONS:
+        if key in e:
+            ctx.reporter.warn(e.at_key(key), f"`expect.{key}` is an expectation of Agent Harbor's recorder "
+                              "(`ah agent record`); accepted and ignored: the workbench does not record ah snapshots")  # fmt: skip
     artifacts: list[m.Artifact] = []
     if "artifacts" in e:
         for item, pos in expect_list(
@@ -702,11 +715,11 @@ def _llm_response(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx:
         value = _one_key_maps(value)
     elements = expect_list(value, pos, "`llmResponse`")
     pieces: list[m.Thinking | m.Assistant | m.LlmError | m.ToolUse] = []
-    allowed = ("think", "assistant", "error", "agentToolUse", "agent_tool_use")
+    allowed = ("think", "assistant", "error", "agentToolUse", "agent_tool_use", "tool")
     for element, epos in elements.items_with_pos():
         e = expect_map(element, epos, "an `llmResponse` element")
         keys = [k for k in e if k not in ("_meta", "meta")]
-        if len(keys) == 1 and keys[0] not in allowed:  # e.g. a `tool:` element: not the format's, skipped
+        if len(keys) == 1 and keys[0] not in allowed:
             ctx.reporter.unknown(
                 e.at_key(keys[0]),
                 f"an `llmResponse` element `{keys[0]}`",
@@ -736,9 +749,35 @@ def _llm_response(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx:
             )
         elif key == "error":
             pieces.append(_llm_error(e[key], e.at_value(key), ctx))
+        elif key == "tool":
+            pieces.append(_tool_element(e[key], e.at_value(key), e.at_key(key), ctx))
         else:
             pieces.append(_tool_use_event(e[key], e.at_value(key), e.at_key(key), m.EMPTY, ctx))
     return [m.LlmResponse(kpos, tuple(pieces), meta)]
+
+
+def _tool_element(value: Any, pos: Pos, kpos: Pos, ctx: _Context) -> m.ToolUse:
+    """`tool: [[ms, toolName], {args: ...}, {result: ...}, {status: ...}]`: the older Python mock agent's
+    tool call inside an `llmResponse` (Agent Harbor's `interactive_development_scenario`), read as an
+    `agentToolUse` of the maps merged. Its ``ms`` is not used: a tool call starts when the text before it
+    has been shown, as for `agentToolUse`."""
+    items = expect_list(value, pos, "a `tool` element")
+    head = items[0] if items else None
+    if not isinstance(head, PList) or len(head) != 2:
+        raise ScenarioError.at(items.at(0) if items else pos,
+                               "a `tool` element starts with [ms, toolName], then maps such as {args: {...}}")  # fmt: skip
+    as_int(head[0], head.at(0), "the tool's time")
+    name = as_str(head[1], head.at(1), "`toolName`")
+    merged = PMap(pos)
+    for item, ipos in list(items.items_with_pos())[1:]:
+        part = expect_map(item, ipos, "a map of a `tool` element")
+        for key in part:
+            merged[key] = part[key]
+            merged.key_pos[key], merged.value_pos[key] = part.at_key(key), part.at_value(key)
+    warn_unknown(merged, ("args", *TOOL_RESULT_KEYS), "a `tool` element", ctx.reporter)
+    args = expect_map(merged["args"], merged.at_value("args"), "`args`") if "args" in merged else PMap(pos)
+    _check_tool_paths(args)
+    return _tool(merged, name, args, kpos, m.EMPTY, "agentToolUse", ctx)
 
 
 def _llm_error(value: Any, pos: Pos, ctx: _Context) -> m.LlmError:
@@ -1039,7 +1078,7 @@ def _user_inputs(value: Any, pos: Pos, kpos: Pos, target: str | None, ctx: _Cont
             entry_target, expected, imeta = target, m.EMPTY, m.EMPTY
         else:
             e = expect_map(item, ipos, "a `userInputs` entry")
-            warn_unknown(e, ("relativeTime", "timestamp", "input", "target", "_meta", "expectedResponse"),
+            warn_unknown(e, ("relativeTime", "timestamp", "input", "target", "_meta", "meta", "expectedResponse"),
                          "a `userInputs` entry", ctx.reporter)  # fmt: skip
             if "input" not in e:
                 raise ScenarioError.at(ipos, "a `userInputs` entry needs `input`")
@@ -1060,9 +1099,12 @@ def _user_inputs(value: Any, pos: Pos, kpos: Pos, target: str | None, ctx: _Cont
                 if "expectedResponse" in e
                 else m.EMPTY
             )
+            meta_key = (
+                "_meta" if "_meta" in e else "meta" if "meta" in e else None
+            )  # `meta`: the Rust spelling
             imeta = (
-                m.frozen_map(to_plain(expect_map(e["_meta"], e.at_value("_meta"), "`_meta`")))
-                if "_meta" in e
+                m.frozen_map(to_plain(expect_map(e[meta_key], e.at_value(meta_key), f"`{meta_key}`")))
+                if meta_key
                 else m.EMPTY
             )
         if last is not None and ms < last[0] and timing is items[-1].timing:

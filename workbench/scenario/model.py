@@ -368,6 +368,7 @@ class Repo:
     dir: str | None = None
     files: tuple[RepoFile, ...] = ()
     pos: Pos | None = None
+    commit: bool = True  # with `init`: commit the seeded files (`commit: false` leaves them uncommitted)
 
 
 @dataclass(frozen=True, slots=True)

@@ -241,6 +241,10 @@ def scenario_schema() -> Schema:
             "repo": _obj(
                 {
                     "init": {"type": "boolean"},
+                    "commit": {
+                        "type": "boolean",
+                        "description": "with init: commit the seeded files (default)",
+                    },
                     "branch": _STR,
                     "dir": _STR,
                     "files": {

@@ -96,7 +96,8 @@ class Workspace:
                     git(self.path, "init", "-q", "-b", repo.branch or "main")
                 elif repo.branch:
                     git(self.path, "checkout", "-q", "-B", repo.branch)
-                commit_all(self.path, "Initial commit")
+                if repo.commit:
+                    commit_all(self.path, "Initial commit")
             except GitError as exc:
                 raise WorkspaceError(str(exc)) from None
 
