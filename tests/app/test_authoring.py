@@ -12,6 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.app.conftest import make_app, run, screen_text, settle, wait_until
+from tests.chat_agent import CHAT_AGENT
 from workbench.app.model import validate_text
 from workbench.app.screens.new import NewScenarioScreen
 from workbench.app.templates import TEMPLATES, new_file_name
@@ -224,23 +225,6 @@ def test_recorder_delays_and_screenshots() -> None:
     assert recorder.steps() == ['- userInputs:\n    - [0, "ls"]\n    - [420, "<Enter>"]', "- advanceMs: 720",
                                 "- screenshot: recorded-3"]  # fmt: skip
     assert os.linesep not in recorder.yaml(4) or os.linesep == "\n"
-
-
-CHAT_AGENT = """\
-import os, anthropic
-client = anthropic.Anthropic(base_url=os.environ["ANTHROPIC_BASE_URL"], max_retries=0)
-messages = []
-while True:
-    try:
-        line = input("> ")
-    except EOFError:
-        break
-    messages.append({"role": "user", "content": line})
-    reply = client.messages.create(model="m", max_tokens=100, messages=messages)
-    text = "".join(b.text for b in reply.content if b.type == "text")
-    messages.append({"role": "assistant", "content": text or "."})
-    print(f"[asked {len(messages) // 2}] {text}")
-"""
 
 
 def test_recording_a_real_agent_records_its_requests_as_llm_response_steps(work: Path) -> None:

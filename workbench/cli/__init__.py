@@ -38,7 +38,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "print the JSON Schema of the YAML scenario format"),
     "mock-agent": ("mock_agent", "play a scenario's agent steps in this terminal"),
     "serve": ("serve", "serve scenarios over HTTP: `serve llm` plays the model for a real agent"),
-    "report": ("report", "`report merge REPORT...`: one JSON/JUnit report from the reports of sharded runs"),
+    "report": (
+        "report",
+        "`report merge REPORT...`: one report from sharded runs; `report html RUN... -o DIR`: an HTML report",
+    ),
     "record": ("record", "record a real agent session through a proxy into a scenario that replays it"),
     "acp-agent": ("acp_agent", "play a scenario as an ACP agent on stdin/stdout (for testing ACP clients)"),
     "verify-install": (

@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.cli.common import add_define, add_folders, add_scenario_paths, scenario_files
 from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from workbench.engine.report import RunReport
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,6 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shard", metavar="I/N", help="run the I-th of N deterministic shards (for CI matrices)")
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     p.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report")
+    p.add_argument("--html", type=Path, metavar="DIR",
+                   help="write the HTML report and trace viewer to DIR (DIR/index.html; opens from file://)")  # fmt: skip
     p.add_argument("--update-goldens", action="store_true", help="rewrite goldens that do not match")
     add_folders(p)
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per scenario (default 120)")
@@ -100,6 +106,13 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"unknown agent preset `{args.agent}`; known: {', '.join(PRESETS)}")
     if args.drift is not None and args.mode != "real-agent":
         raise UsageError("--drift needs --mode real-agent (it compares the requests a real agent sends)")
+    if args.html is not None:
+        from workbench.report.write import ReportError, check_target
+
+        try:
+            check_target(args.html)  # before the run: a report that cannot be written is bad input
+        except ReportError as exc:
+            raise UsageError(str(exc)) from None
     if args.ci and args.update_goldens:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
     paths = args.paths or [DEFAULT_SCENARIOS_DIR]
@@ -124,8 +137,27 @@ def run(args: argparse.Namespace) -> int:
         write_json_report(report, args.report)
     if args.junit:
         write_junit(report, args.junit)
+    if args.html:
+        _write_html(report, args.html)
     if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
         return EXIT_INVALID
     if any(r.status == "error" for r in report.results):
         return EXIT_INTERNAL  # a bug (the failure names its crash file)
     return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _write_html(report: RunReport, out: Path) -> None:
+    """The HTML report of this run: each scenario's entry with its run folder and tags."""
+    from workbench.report.collect import ScenarioInput
+    from workbench.report.inputs import tags_of
+    from workbench.report.write import ReportError, write_report
+
+    items = [ScenarioInput(r.to_json(), Path(r.run_dir) if r.run_dir else None, reason=r.skip_reason or "")
+             for r in report.results]  # fmt: skip
+    tags_of(items)
+    try:
+        index = write_report(items, out, duration_ms=report.duration_ms)
+    except ReportError as exc:
+        print(f"workbench: error: {exc}", file=sys.stderr)
+        return
+    print(f"HTML report: {index}")

@@ -14,32 +14,19 @@ parse (the last one, half written) is skipped rather than failing the view.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from workbench.acp.wire import WIRE_FILE
-from workbench.engine.trace import StepRecord
+from workbench.engine.trace import StepRecord, read_records
 
 ARROWS = {"client->agent": "→", "agent->client": "←"}
 
 
 def read_messages(run_dir: Path) -> list[dict[str, Any]]:
     """The records of ``run_dir/acp.jsonl`` in file order; none when the file is absent or unreadable."""
-    try:
-        text = (run_dir / WIRE_FILE).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    records = []
-    for line in text.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("t_ms"), int | float):
-            records.append(record)
-    return records
+    return [r for r in read_records(run_dir / WIRE_FILE) if isinstance(r.get("t_ms"), int | float)]
 
 
 def summary(record: dict[str, Any]) -> str:
@@ -59,16 +46,23 @@ def summary(record: dict[str, Any]) -> str:
     return f"{arrow}{ident} (no method, result or error)"
 
 
+def step_of_each(wall_ms: dict[int, int], messages: Iterable[dict[str, Any]]) -> list[int]:
+    """The step index (of ``{index: wall_ms}``) each message belongs to; see the module docstring."""
+    ordered = sorted(wall_ms, key=lambda index: wall_ms[index])
+    if not ordered:
+        return []
+    starts = [0] + [wall_ms[index] for index in ordered[:-1]]
+    return [ordered[max(0, bisect.bisect_right(starts, record["t_ms"]) - 1)] for record in messages]
+
+
 def messages_by_step(steps: Iterable[StepRecord], messages: Iterable[dict[str, Any]]) -> dict[int, list[str]]:
     """Each step's messages (by step index) as :func:`summary` lines; see the module docstring."""
-    ordered = sorted(steps, key=lambda s: s.wall_ms)
-    if not ordered:
-        return {}
-    starts = [0] + [s.wall_ms for s in ordered[:-1]]
+    records = list(messages)
     out: dict[int, list[str]] = {}
-    for record in messages:
-        position = max(0, bisect.bisect_right(starts, record["t_ms"]) - 1)
-        out.setdefault(ordered[position].index, []).append(summary(record))
+    for index, record in zip(
+        step_of_each({s.index: s.wall_ms for s in steps}, records), records, strict=False
+    ):
+        out.setdefault(index, []).append(summary(record))
     return out
 
 

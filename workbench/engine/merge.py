@@ -87,6 +87,11 @@ def read_report(path: Path) -> ShardReport:
         raise MergeError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
     except OSError as exc:
         raise MergeError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse_report(path, data)
+
+
+def parse_report(path: Path, data: Any) -> ShardReport:
+    """A report already read (``path`` names it in messages), checked against the report shape."""
     _expect(path, "the report", data, dict, quote=False)
     if data.get("version") != 1:
         raise MergeError(f"{path}: `version` is {data.get('version')!r}; a workbench report has version 1")
@@ -175,34 +180,38 @@ def summary_line(report: RunReport, shards: int) -> str:
 # --------------------------------------------------------------------------- the command
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """`workbench report merge REPORT... [--junit F] [--report F]` (``parser`` is `report`'s)."""
-    sub = parser.add_subparsers(dest="report_command", metavar="SUBCOMMAND", required=True,
-                                parser_class=type(parser))  # fmt: skip
-    merge_parser = sub.add_parser("merge", help="merge the JSON reports of sharded runs into one")
+def add_arguments(merge_parser: argparse.ArgumentParser) -> None:
+    """The arguments of `workbench report merge` (``merge_parser`` is its own parser)."""
     merge_parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT",
-                              help="JSON reports of `workbench run --report` (a folder: its *.json files)")  # fmt: skip
+                              help="JSON reports of `workbench run --report` (a folder: its *.json files), "
+                                   "or HTML report folders of `workbench run --html`")  # fmt: skip
     merge_parser.add_argument("--junit", type=Path, metavar="FILE", help="write the merged JUnit XML")
     merge_parser.add_argument("--report", type=Path, metavar="FILE", help="write the merged JSON report")
+    merge_parser.add_argument("--html", type=Path, metavar="DIR", help="write the merged HTML report folder")
+
+
+def write_outputs(merged: Merged, shards: int, args: argparse.Namespace) -> int:
+    """Print the failures and the summary, write --report and --junit; 0 when every scenario passed."""
+    from workbench.engine.report import write_junit
+
+    report = merged.report
+    for result in report.results:
+        for failure in result.failures if result.status in ("failed", "error") else ():
+            print(f"{result.file}:{failure.line}: {failure.kind}: {failure.message}")
+    print(summary_line(report, shards))
+    if args.report:
+        write_atomic(args.report, json.dumps(merged.to_json(), indent=2) + "\n")
+    if args.junit:
+        write_junit(report, args.junit)
+    return 0 if report.ok else 1
 
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when every merged scenario passed (or was skipped), 1 when one failed, 2 on a bad report."""
-    from workbench.engine.report import write_junit
-
     try:
         files = report_files(args.reports)
         merged = merge([read_report(p) for p in files])
     except MergeError as exc:
         print(f"workbench report merge: error: {exc}", file=sys.stderr)
         return 2
-    report = merged.report
-    for result in report.results:
-        for failure in result.failures if result.status in ("failed", "error") else ():
-            print(f"{result.file}:{failure.line}: {failure.kind}: {failure.message}")
-    print(summary_line(report, len(files)))
-    if args.report:
-        write_atomic(args.report, json.dumps(merged.to_json(), indent=2) + "\n")
-    if args.junit:
-        write_junit(report, args.junit)
-    return 0 if report.ok else 1
+    return write_outputs(merged, len(files), args)

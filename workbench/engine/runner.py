@@ -58,6 +58,7 @@ from workbench.timeline import Schedule, Step
 from workbench.timeline.prepare import prepare
 from workbench.workspace import Check, Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
+from workbench.workspace.diffs import FileTexts
 from workbench.workspace.landlock import WriteSandbox, default_writable, scratch_folder
 
 __all__ = ["AGENT_ACTIONS", "Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenario"]
@@ -97,6 +98,7 @@ class ScenarioRun:
     _playing: Step | None = None  # the step being played (None before the first)
     _interrupted: bool = False
     _last_style: dict[str, Any] | None = None
+    _texts: FileTexts | None = None  # the files' last texts, for each step's diffs
     _body: asyncio.Task[None] | None = None  # the schedule being played, while it is
     _aborted: Failure | None = None
 
@@ -233,6 +235,7 @@ class ScenarioRun:
         for observer in self.observers:
             observer.run_started(self)
         files_before = self._workspace.snapshot()
+        self._texts = FileTexts(self._workspace.path, files_before.keys())
         for step in schedule.steps:
             self._current_step, self._playing = step.index, step
             await self.clock.gate(step.index)
@@ -441,6 +444,8 @@ class ScenarioRun:
             screen=list(shot.rows) if shot else [], cursor=shot.cursor if shot else (0, 0),
             files=files, checks=checks,
         )  # fmt: skip
+        if files and self._texts is not None:
+            record.diffs = self._texts.diffs(files)
         if step.action == "screenshot":
             record.style = self._last_style
         elif shot is not None and shot.has_styles():  # so stepping back in the app shows the colours too

@@ -36,7 +36,7 @@ def speed_text(speed: float | None) -> str:
 def step_from_json(data: dict[str, Any]) -> StepRecord:
     """A trace's step record (JSON) as the engine's typed :class:`StepRecord`; missing fields get defaults."""
     cursor = data.get("cursor") or (0, 0)
-    style = data.get("style")
+    style, diffs = data.get("style"), data.get("diffs")
     return StepRecord(
         index=int(data.get("index", 0)), at_ms=int(data.get("at_ms", 0)), wall_ms=int(data.get("wall_ms", 0)),
         actor=str(data.get("actor", "control")), action=str(data.get("action", "")),
@@ -45,6 +45,7 @@ def step_from_json(data: dict[str, Any]) -> StepRecord:
         files=[{str(k): str(v) for k, v in f.items()} for f in data.get("files", []) if isinstance(f, dict)],
         checks=[c for c in data.get("checks", []) if isinstance(c, dict)],
         style=style if isinstance(style, dict) else None,
+        diffs={str(k): str(v) for k, v in diffs.items()} if isinstance(diffs, dict) else None,
     )  # fmt: skip
 
 

@@ -5,7 +5,8 @@ One JSON document per line in ``<run dir>/trace.jsonl``:
 * a header: ``{"type": "run", "version": 1, "scenario", "file", "profile": {...}, "steps": N}``;
 * a record per step: ``{"type": "step", "index", "at_ms", "wall_ms", "actor", "action",
   "summary", "line", "screen": [rows], "cursor": [x, y], "files": [{"path", "change": "added|modified|deleted"}],
-  "checks": [{"ok", "message"}]}`` (``style``, the runs of non-default colours and attributes, when the screen has any);
+  "checks": [{"ok", "message"}]}`` (``style``, the runs of non-default colours and attributes, when the screen has any;
+  ``diffs``, ``{path: unified diff}`` of the files the step changed, when it changed any);
 * the result: ``{"type": "result", ...}`` in the JSON report's scenario shape.
 
 Screens are stored whole at every step so stepping back in the app is a lookup,
@@ -40,11 +41,13 @@ class StepRecord:
     files: list[dict[str, str]] = field(default_factory=list)
     checks: list[dict[str, Any]] = field(default_factory=list)
     style: dict[str, Any] | None = None
+    diffs: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {"type": "step", **asdict(self)}
-        if self.style is None:
-            del data["style"]
+        for optional in ("style", "diffs"):
+            if data[optional] is None:
+                del data[optional]
         return data
 
 
@@ -124,3 +127,24 @@ class Trace:
                 elif kind == "result":
                     result = record
         return cls(header, steps, result)
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines log (a trace, ``acp.jsonl``, ``llm-requests.jsonl``) in file order.
+
+    The file may still be written (its last line half done) or be absent: what does not
+    parse is skipped, and a missing file has no records.
+    """
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    records = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records

@@ -1,0 +1,88 @@
+"""Runs to report on, made by the real CLI, and Debian's Chromium driven by Selenium to open the reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli_process import workbench
+from tests.conftest import SCENARIOS, write
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--window-size=1400,1000")  # fmt: skip
+
+BROKEN = (
+    (SCENARIOS / "hello-agent.yaml")
+    .read_text(encoding="utf-8")
+    .replace("name: hello-agent", "name: broken-agent")
+)
+
+
+def make_project(root: Path) -> Path:
+    """A project with a scenario that fails twice (a golden that differs in one cell, an assert) and one that passes.
+
+    The goldens are written by a first run, then one cell of the failing one is changed, as a
+    person's edit of the program would change the screen.
+    """
+    write(root, "scenarios/broken-agent.yaml", BROKEN)
+    shutil.copy(SCENARIOS / "hello-agent.yaml", root / "scenarios" / "hello-agent.yaml")
+    first = workbench("run", "scenarios", cwd=root)
+    assert first.returncode == 0, first.stdout + first.stderr
+    golden = root / "screenshots/broken-agent/80x24/done.golden"
+    golden.write_text(
+        golden.read_text(encoding="utf-8").replace("Done: hello.py", "Done: hallo.py"), encoding="utf-8"
+    )
+    scenario = root / "scenarios/broken-agent.yaml"
+    scenario.write_text(BROKEN.replace('contains: ["Hello, World!"]', 'contains: ["Hello, World!", "Goodbye"]'),
+                        encoding="utf-8")  # fmt: skip
+    shutil.rmtree(root / "target")
+    return root
+
+
+@pytest.fixture(scope="module")
+def failed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project after `workbench run --ci --html report --report report.json` (which failed)."""
+    root = make_project(tmp_path_factory.mktemp("project"))
+    done = workbench("run", "--ci", "scenarios", "--html", "report", "--report", "report.json", cwd=root)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "HTML report: report/index.html" in done.stdout
+    return root
+
+
+def data_of(path: Path) -> Any:
+    """A data script of the report (``WB.call(args...);``) as its JSON arguments."""
+    text = path.read_text(encoding="utf-8")
+    return json.loads("[" + text[text.index("(") + 1 : text.rstrip().rindex(")")] + "]")
+
+
+def have_chromium() -> bool:
+    return CHROMIUM.is_file() and CHROMEDRIVER.is_file() and shutil.which("chromium") is not None
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    """Debian's Chromium (never a downloaded one), logging every network event it sees."""
+    if not have_chromium():
+        pytest.skip(
+            "Debian's chromium and chromium-driver are not installed (.ci/run installs them with CI=true)"
+        )
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()

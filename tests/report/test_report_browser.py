@@ -1,0 +1,232 @@
+"""The HTML report in Debian's Chromium (Selenium), opened from file:// after being moved elsewhere.
+
+What a person does with a failed CI run: open the summary, click the failed
+scenario, step through it with the keys, read the screen, the diff of the file a
+step wrote, the failure messages and the screenshot diff, play the recording.
+Each page is saved as a PNG in the test's folder (``pages/``). The browser's
+performance log shows every request the page made: all of them must be files of
+the moved report folder, none to any other host.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.chat_agent import CHAT_AGENT
+from tests.cli_process import workbench
+from tests.conftest import write
+from tests.report.conftest import data_of
+
+pytestmark = pytest.mark.slow
+WAIT_S = 30  # only an upper bound for the page to react: no assertion depends on how fast it does
+
+
+def _wait(driver: Any, condition: Any, what: str) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT_S).until(lambda d: condition(d), message=what)
+
+
+def _css(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def _text(driver: Any, selector: str) -> str:
+    found = _css(driver, selector)
+    return str(found[0].text) if found else ""
+
+
+def _save(driver: Any, folder: Path, name: str) -> Path:
+    """A PNG of the whole page (the window grows to the page's height first)."""
+    folder.mkdir(exist_ok=True)
+    height = int(driver.execute_script("return document.documentElement.scrollHeight"))
+    driver.set_window_size(1400, max(900, min(height + 120, 6000)))
+    path = folder / f"{name}.png"
+    driver.save_screenshot(str(path))
+    driver.set_window_size(1400, 1000)
+    return path
+
+
+def _requests(driver: Any) -> list[str]:
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def _key(driver: Any, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def _moved(report: Path, tmp_path: Path) -> Path:
+    """The report folder, moved as a CI artifact is: somewhere else, alone."""
+    target = tmp_path / "downloaded artifact" / "html-report"
+    shutil.copytree(report, target)
+    return target
+
+
+def test_a_failed_scenario_is_understood_from_the_report_alone(
+    failed_run: Path, browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    folder = _moved(failed_run / "report", tmp_path)
+    pages = tmp_path / "pages"
+    browser.get("about:blank")
+    _requests(browser)  # what Chromium loaded for itself (its new-tab page) is not the report's
+    browser.get((folder / "index.html").as_uri())
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 2, "the summary's two rows")
+    rows = _css(browser, "#scenarios tr.row")
+    assert [r.get_attribute("class").split()[-1] for r in rows] == ["failed", "passed"], "failures first"
+    assert (
+        "broken-agent" in rows[0].text
+        and "screenshot (line 31): screenshot `done` does not match" in rows[0].text
+    )
+    _save(browser, pages, "summary")
+
+    rows[0].click()
+    _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the scenario page")
+    failures = _text(browser, "#failures")
+    assert (
+        "screenshot `done` does not match" in failures and "the screen does not contain 'Goodbye'" in failures
+    )
+    report = json.loads((failed_run / "report.json").read_text())
+    [broken] = [s for s in report["scenarios"] if s["name"] == "broken-agent"]
+    first_bad = broken["failures"][0]["step"]
+    assert _text(browser, "#step-title") == f"Step {first_bad}", "the page opens at the first failing step"
+    assert "Done: hello.py prints Hello, World!" in _text(browser, "#detail pre.screen")
+    assert _css(browser, "#source .ln.hl")[0].get_attribute("data-n") == str(broken["failures"][0]["line"])
+    _save(browser, pages, "scenario-failed-step")
+
+    _key(browser, Keys.HOME)
+    _wait(browser, lambda d: _text(d, "#step-title") == "Step 0", "Home: the first step")
+    assert "Create hello.py that prints Hello, World!" in _text(browser, "#detail pre.screen")
+    while not _css(browser, "#files"):  # step on with the right arrow until a step wrote a file
+        title = _text(browser, "#step-title")
+        _key(browser, Keys.ARROW_RIGHT)
+        _wait(browser, lambda d, t=title: _text(d, "#step-title") != t, "the right arrow: the next step")
+        assert _text(browser, "#step-title") != "Step 10", "no step showed a changed file"
+    assert "tool writeFile" in _text(browser, "#detail .what")
+    assert "added: hello.py" in _text(browser, "#files")
+    assert "+print('Hello, World!')" in _text(browser, "#files pre.diff")
+    _save(browser, pages, "scenario-file-diff")
+    title = _text(browser, "#step-title")
+    _key(browser, Keys.ARROW_LEFT)
+    _wait(browser, lambda d: _text(d, "#step-title") != title, "the left arrow: the step before")
+    _key(browser, Keys.END)
+    _wait(browser, lambda d: _text(d, "#step-title") == "Step 10", "End: the last step")
+
+    golden_marks = [e.text for e in _css(browser, ".shot-diff pre.golden .x")]
+    actual_marks = [e.text for e in _css(browser, ".shot-diff pre.actual .x")]
+    assert (golden_marks, actual_marks) == (["a"], ["e"]), "one changed cell, marked on both sides"
+    assert [e.text for e in _css(browser, "pre.combined .x")] == ["e"]
+    assert "1 cell differ, row 9" in _text(browser, "#shots")
+
+    _css(browser, "#cast-play")[0].click()
+    end = _css(browser, "#cast-time")[0].get_attribute("max")
+    _wait(
+        browser,
+        lambda d: _css(d, "#cast-time")[0].get_attribute("value") == end,
+        "the recording played to its end",
+    )
+    assert "Done: hello.py prints Hello, World!" in _text(browser, "pre.cast")
+    _save(browser, pages, "scenario-end")
+
+    urls = _requests(browser)
+    assert urls and all(u.startswith(folder.as_uri() + "/") for u in urls), urls
+    assert {u.rsplit("/", 1)[-1] for u in urls} >= {"index.html", "report.js", "screens.js"}
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == [], errors
+
+
+def test_the_summary_filters_by_status_tag_and_text(failed_run: Path, browser: Any) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    browser.get((failed_run / "report" / "index.html").as_uri())
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 2, "the summary")
+
+    def names() -> list[str]:
+        return [r.find_element("css selector", "a.name").text for r in _css(browser, "#scenarios tr.row")]
+
+    _css(browser, '#filters button[data-status="passed"]')[0].click()
+    _wait(browser, lambda d: names() == ["hello-agent"], "only the passed scenario")
+    _css(browser, '#filters button[data-status="all"]')[0].click()
+    search = _css(browser, "#search")[0]
+    search.send_keys("goodbye")
+    _wait(browser, lambda d: names() == ["broken-agent"], "the text filter finds the failure message")
+    search.clear()
+    search.send_keys("x")
+    search.clear()
+    search.send_keys("scenarios/")
+    _wait(browser, lambda d: len(names()) == 2, "both files match")
+    Select(_css(browser, "#tag")[0]).select_by_visible_text("mock-agent")
+    _wait(browser, lambda d: len(names()) == 2, "both carry the tag")
+    search.send_keys("nothing like this")
+    _wait(browser, lambda d: "No scenario matches" in _text(d, "#scenarios"), "an empty result says so")
+
+
+def test_several_agents_make_a_matrix_of_scenarios_by_agent(
+    failed_run: Path, browser: Any, tmp_path: Path
+) -> None:
+    report = json.loads((failed_run / "report.json").read_text())
+    entries = []
+    for agent, statuses in (("claude-code", ("passed", "failed")), ("codex", ("passed", "passed"))):
+        for entry, status in zip(report["scenarios"], statuses, strict=True):
+            entries.append({**entry, "agent": agent, "status": status})
+    (tmp_path / "matrix.json").write_text(json.dumps({**report, "scenarios": entries}))
+    done = workbench(
+        "report", "html", str(tmp_path / "matrix.json"), "-o", str(tmp_path / "m"), cwd=failed_run
+    )
+    assert done.returncode == 0, done.stderr
+    browser.get((tmp_path / "m" / "index.html").as_uri())
+    _wait(browser, lambda d: _css(d, "#matrix tbody tr"), "the matrix")
+    header = [th.text for th in _css(browser, "#matrix thead th")]
+    assert header == ["Scenario", "claude-code", "codex"]
+    cells = {tr.find_elements("css selector", "td")[0].text: [td.text for td in tr.find_elements("css selector", "td")[1:]]
+             for tr in _css(browser, "#matrix tbody tr")}  # fmt: skip
+    assert cells == {"broken-agent": ["passed", "passed"], "hello-agent": ["failed", "passed"]} or cells == {
+        "broken-agent": ["failed", "passed"],
+        "hello-agent": ["passed", "passed"],
+    }
+    _save(browser, tmp_path / "pages", "matrix")
+
+
+def test_the_model_requests_of_a_real_agent_show_at_their_step(browser: Any, tmp_path: Path) -> None:
+    """A real agent (our own, on the official Anthropic SDK) asks the mock model; the report shows the request."""
+    agent = write(tmp_path, "chat_agent.py", CHAT_AGENT)
+    write(tmp_path, "chat.yaml", f"""\
+name: chat
+mode: real-agent
+command: [{sys.executable}, {agent}]
+terminal: {{width: 60, height: 8}}
+timeline:
+  - userInputs: [[0, "hello<Enter>"]]
+  - llmResponse:
+      - assistant: [[50, "Hi there"]]
+  - waitFor: "[asked 1] Hi there"
+""")  # fmt: skip
+    done = workbench("run", "chat.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (page,) = [data_of(p)[1] for p in (tmp_path / "report" / "data" / "s").glob("*.js")]
+    [step] = [s for s in page["steps"] if s["traffic"]]
+    assert step["action"] == "assistant" or "llmResponse" in step["summary"] or step["line"] == 8, step
+    browser.get((tmp_path / "report" / "index.html").as_uri() + f"#/s/0/{page['steps'].index(step)}")
+    _wait(browser, lambda d: _css(d, "#traffic details"), "the step's model traffic")
+    summary = _css(browser, "#traffic details summary")[0]
+    assert "POST /v1/messages" in summary.text
+    summary.click()
+    body = _text(browser, "#traffic details pre")
+    assert '"prompt": "hello"' in body and '"style": "anthropic"' in body
+    _save(browser, tmp_path / "pages", "model-traffic")

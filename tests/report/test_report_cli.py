@@ -1,0 +1,145 @@
+"""`workbench run --html`, `workbench report html` and `workbench report merge --html` through the real CLI.
+
+The report is read back from its data files: which scenarios it holds, in which
+order, what each step carries, and that the folder depends on nothing outside it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from tests.cli_process import workbench
+from tests.conftest import SCENARIOS
+from tests.report.conftest import data_of, make_project
+from workbench.report.screens import ScreenStore
+from workbench.terminal import Shot
+
+
+def _summary(report: Path) -> dict:  # type: ignore[type-arg]
+    return data_of(report / "data" / "report.js")[0]  # type: ignore[no-any-return]
+
+
+def _page(report: Path, n: int) -> dict:  # type: ignore[type-arg]
+    return data_of(report / "data" / "s" / f"{n}.js")[1]  # type: ignore[no-any-return]
+
+
+def test_run_html_holds_every_scenario_failures_first_with_its_steps(failed_run: Path) -> None:
+    summary = _summary(failed_run / "report")
+    assert [(s["name"], s["status"]) for s in summary["scenarios"]] == [
+        ("broken-agent", "failed"),
+        ("hello-agent", "passed"),
+    ]
+    assert summary["counts"]["failed"] == 1 and summary["scenarios"][0]["tags"] == ["example", "mock-agent"]
+    report = json.loads((failed_run / "report.json").read_text())
+    assert [s["entry"] for s in summary["scenarios"]] == sorted(
+        report["scenarios"], key=lambda e: e["status"] != "failed"
+    )
+    page = _page(failed_run / "report", 0)
+    assert len(page["steps"]) == 11 and page["profile"] == {"id": "80x24", "width": 80, "height": 24}
+    [wrote] = [s for s in page["steps"] if s["files"]]
+    assert wrote["files"] == [{"path": "hello.py", "change": "added",
+                               "diff": "--- /dev/null\n+++ b/hello.py\n@@ -0,0 +1 @@\n+print('Hello, World!')\n"}]  # fmt: skip
+    [shot] = page["shots"]
+    assert (shot["label"], shot["status"], shot["changed"], shot["rows"]) == ("done", "mismatch", 1, [9])
+    assert len(page["source"]) == 42 and re.sub("<[^>]+>", "", page["source"][30]) == "  - screenshot: done"
+    assert page["cast"]["frames"] and page["cast"]["markers"] == [[page["cast"]["markers"][0][0], "done"]]
+
+
+def test_screens_are_stored_once_however_many_steps_show_them(failed_run: Path) -> None:
+    screens = data_of(failed_run / "report" / "data" / "screens.js")[0]
+    steps = [s["screen"] for n in range(2) for s in _page(failed_run / "report", n)["steps"]]
+    assert len(set(steps)) < len(steps), "steps that leave the screen alone share it"
+    assert len(screens["screens"]) == len({tuple(s) for s in screens["screens"]}), "no screen twice"
+    assert len(screens["rows"]) == len(set(screens["rows"])), "no row twice"
+    store = ScreenStore()
+    a = store.add(Shot.from_text("same\nrow", 10, 3))
+    assert (
+        store.add(Shot.from_text("same\nrow", 10, 3)) == a
+        and store.add(Shot.from_text("same\nnew", 10, 3)) != a
+    )
+    assert len(store.rows) == 4  # "same", "row", "", "new": the blank and "same" rows are shared
+
+
+def test_the_report_folder_names_nothing_outside_itself(failed_run: Path, tmp_path: Path) -> None:
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(failed_run / "report", moved)
+    html = (moved / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r"""(?:src|href)\s*=\s*["']?([^"' >]+)""", html) == ["#", "data/report.js"]
+    assert "connect-src 'none'" in html and "@import" not in html and "url(" not in html
+    assert not any(path.is_symlink() for path in moved.rglob("*"))
+    assert "http://" not in html and "https://" not in html
+
+
+def test_report_html_from_run_folders_or_a_json_report(failed_run: Path, tmp_path: Path) -> None:
+    [run_dir] = (failed_run / "target/tmp/workbench/broken-agent/80x24").glob("2*")
+    one = workbench("report", "html", str(run_dir), "-o", str(tmp_path / "one"), cwd=failed_run)
+    assert one.returncode == 0 and "HTML report of 1 scenario:" in one.stdout, one.stderr
+    assert [s["name"] for s in _summary(tmp_path / "one")["scenarios"]] == ["broken-agent"]
+    everything = workbench(
+        "report", "html", "target/tmp/workbench", "-o", str(tmp_path / "all"), cwd=failed_run
+    )
+    assert everything.returncode == 0, everything.stderr
+    assert [s["status"] for s in _summary(tmp_path / "all")["scenarios"]] == ["failed", "passed"]
+    from_json = workbench("report", "html", "report.json", "-o", str(tmp_path / "json"), cwd=failed_run)
+    assert from_json.returncode == 0, from_json.stderr
+    assert len(_page(tmp_path / "json", 0)["steps"]) == 11, "the run folder beside the screenshots was found"
+    assert _page(tmp_path / "json", 1)["steps"], (
+        "a passed scenario without screenshots... found under --out too"
+    )
+
+
+def test_bad_targets_and_sources_are_usage_errors_that_write_nothing(
+    failed_run: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("keep me")
+    done = workbench("report", "html", "report.json", "-o", str(tmp_path / "notes"), cwd=failed_run)
+    assert done.returncode == 2 and "not empty and holds no workbench report" in done.stderr
+    assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]
+    done = workbench("run", "scenarios", "--html", str(tmp_path / "notes" / "mine.txt"), cwd=failed_run)
+    assert done.returncode == 2 and "is a file" in done.stderr and "PASSED" not in done.stdout
+    done = workbench("report", "html", "missing-run", "-o", str(tmp_path / "x"), cwd=failed_run)
+    assert done.returncode == 2 and "missing-run: no such file or folder" in done.stderr
+    done = workbench("report", "html", "scenarios", "-o", str(tmp_path / "x"), cwd=failed_run)
+    assert done.returncode == 2 and "no run folder" in done.stderr
+    assert not (tmp_path / "x").exists()
+    again = workbench("report", "html", "report.json", "-o", "report", cwd=failed_run)  # a report is replaced
+    assert again.returncode == 0, again.stderr
+
+
+def test_sharded_html_reports_merge_into_one(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    shutil.copy(SCENARIOS / "legacy-dialect.yaml", root / "scenarios")
+    for shard in (1, 2):
+        done = workbench("run", "scenarios", "--shard", f"{shard}/2", "--html", f"shards/{shard}",
+                         "--report", f"shards/{shard}.json", cwd=root)  # fmt: skip
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+    merged = workbench("report", "merge", "shards/1", "shards/2", "--html", "merged", "--report", "m.json",
+                       "--junit", "m.xml", cwd=root)  # fmt: skip
+    assert merged.returncode == 1, merged.stdout + merged.stderr
+    assert "merged 2 reports: 3 scenarios, 2 passed, 1 failed" in merged.stdout
+    summary = _summary(root / "merged")
+    assert [s["name"] for s in summary["scenarios"]] == ["broken-agent", "hello-agent", "legacy-dialect"]
+    assert [s["id"] for s in summary["scenarios"]] == [0, 1, 2]
+    assert json.loads((root / "m.json").read_text())["summary"]["failed"] == 1
+    for n, name in enumerate(["broken-agent", "hello-agent", "legacy-dialect"]):
+        page = _page(root / "merged", n)
+        shard = next(
+            s for s in ("1", "2") if name in [r["name"] for r in _summary(root / "shards" / s)["scenarios"]]
+        )
+        original = next(_page(root / "shards" / shard, r["id"]) for r in _summary(root / "shards" / shard)["scenarios"]
+                        if r["name"] == name)  # fmt: skip
+        assert _screens_of(root / "merged", page) == _screens_of(root / "shards" / shard, original), name
+    overlap = workbench("report", "merge", "shards/1", "shards/1.json", "--html", "again", cwd=root)
+    assert (
+        overlap.returncode == 2 and "the shards overlap" in overlap.stderr and not (root / "again").exists()
+    )
+
+
+def _screens_of(report: Path, page: dict) -> list[str]:  # type: ignore[type-arg]
+    """The HTML of every step's screen, whatever the ids are in this report."""
+    store = data_of(report / "data" / "screens.js")[0]
+    return ["\n".join(store["rows"][r] for r in store["screens"][s["screen"]]) for s in page["steps"]]

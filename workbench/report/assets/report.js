@@ -1,0 +1,363 @@
+// The report page: a summary of every scenario and, per scenario, a trace viewer.
+// Data comes from scripts beside this page (data/*.js call WB.report/WB.screens/WB.page),
+// because a page opened from file:// may load scripts but may not fetch files.
+"use strict";
+const WB = (() => {
+  let report = null;
+  let screens = null;
+  const pages = {};
+  const filters = { status: "all", tag: "", text: "" };
+  let view = null; // the scenario page being shown: {id, page, pos, timer, cast}
+
+  // ------------------------------------------------------------------ helpers
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (key === "html") node.innerHTML = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+  const main = () => document.getElementById("main");
+  const seconds = (ms) => (ms >= 10000 ? (ms / 1000).toFixed(1) : (ms / 1000).toFixed(2)) + " s";
+  const badge = (status) => el("span", { class: "badge " + status }, status);
+  const loaded = {};
+  function load(src) {
+    if (!loaded[src]) {
+      loaded[src] = new Promise((resolve, reject) => {
+        const script = el("script", { src });
+        script.onload = resolve;
+        script.onerror = () => reject(new Error("cannot load " + src + " (is the report folder complete?)"));
+        document.body.append(script);
+      });
+    }
+    return loaded[src];
+  }
+  function screenHTML(id) {
+    if (id === null || id === undefined || !screens) return "";
+    return screens.screens[id].map((row) => screens.rows[row]).join("\n");
+  }
+  function term(id, extraClass) {
+    const pre = el("pre", { class: "term" + (extraClass ? " " + extraClass : "") });
+    pre.innerHTML = screenHTML(id);
+    const size = view && view.page.profile;
+    if (size) { // the whole terminal, blank cells included: trailing blanks are not stored
+      pre.style.width = `${size.width}ch`;
+      pre.style.height = `${size.height * 1.25}em`;
+    }
+    return pre;
+  }
+  function failureLine(f) {
+    return f ? `${f.kind} (line ${f.line}): ${f.message}` : "";
+  }
+
+  // ------------------------------------------------------------------ routing
+  function route() {
+    if (!report) return;
+    stopTimers();
+    const match = /^#\/s\/(\d+)(?:\/(\d+))?$/.exec(location.hash);
+    if (match) openScenario(Number(match[1]), match[2] === undefined ? null : Number(match[2]));
+    else showSummary();
+  }
+  function stopTimers() {
+    if (view && view.timer) clearInterval(view.timer);
+    if (view && view.cast && view.cast.timer) clearTimeout(view.cast.timer);
+    view = null;
+  }
+
+  // ------------------------------------------------------------------ summary
+  function showSummary() {
+    document.title = report.title;
+    const root = main();
+    root.replaceChildren();
+    const rows = report.scenarios;
+    const counts = report.counts;
+    const chips = el("div", { class: "filters", id: "filters" });
+    for (const status of ["all", "failed", "error", "cancelled", "passed", "skipped"]) {
+      const n = status === "all" ? rows.length : counts[status] || 0;
+      if (status !== "all" && !n) continue;
+      chips.append(el("button", { class: "chip" + (filters.status === status ? " on" : ""), "data-status": status,
+        onclick: () => { filters.status = status; showSummary(); } }, `${status === "all" ? "All" : status} ${n}`));
+    }
+    const tags = [...new Set(rows.flatMap((r) => r.tags))].sort();
+    if (tags.length) {
+      const select = el("select", { id: "tag", onchange: (e) => { filters.tag = e.target.value; fill(); } },
+        el("option", { value: "" }, "any tag"), tags.map((t) => el("option", { value: t, selected: t === filters.tag }, t)));
+      chips.append(select);
+    }
+    const search = el("input", { type: "search", id: "search", placeholder: "Filter by name, file, agent or failure message", value: filters.text,
+      oninput: (e) => { filters.text = e.target.value; fill(); } });
+    chips.append(search);
+    const ms = report.duration_ms ? ` in ${seconds(report.duration_ms)}` : "";
+    root.append(el("h2", {}, `${rows.length} scenario${rows.length === 1 ? "" : "s"}${ms}`), chips);
+    const body = el("tbody");
+    root.append(el("table", { class: "list", id: "scenarios" },
+      el("thead", {}, el("tr", {}, ["Status", "Scenario", "Mode", "Agent", "Duration", "First failure"].map((h) => el("th", {}, h)))), body));
+    const matrix = matrixTable(rows);
+    if (matrix) root.append(el("h2", {}, "Scenarios × agents"), matrix);
+    function fill() {
+      const text = filters.text.toLowerCase();
+      const shown = rows.filter((r) => (filters.status === "all" || r.status === filters.status)
+        && (!filters.tag || r.tags.includes(filters.tag))
+        && (!text || [r.name, r.file, r.agent, r.reason, ...(r.entry.failures || []).map(failureLine)].join("\n").toLowerCase().includes(text)));
+      body.replaceChildren(...shown.map((r) => el("tr", { class: "row " + r.status, "data-id": r.id, onclick: () => { location.hash = `#/s/${r.id}`; } },
+        el("td", {}, badge(r.status)),
+        el("td", {}, el("a", { href: `#/s/${r.id}`, class: "name" }, r.name), r.tags.map((t) => el("span", { class: "tag" }, t)),
+          el("div", { class: "muted" }, r.file)),
+        el("td", {}, r.mode), el("td", {}, r.agent || "—"),
+        el("td", { class: "num" }, seconds(r.duration_ms)),
+        el("td", { class: "msg" }, r.first_failure ? failureLine(r.first_failure) : r.reason || ""))));
+      if (!shown.length) body.append(el("tr", {}, el("td", { colspan: 6, class: "empty" }, "No scenario matches the filters.")));
+    }
+    fill();
+  }
+  function matrixTable(rows) {
+    const agents = [...new Set(rows.map((r) => r.agent).filter(Boolean))].sort();
+    if (agents.length < 2) return null;
+    const byScenario = new Map();
+    for (const r of rows) {
+      const key = r.file + "\n" + r.name;
+      if (!byScenario.has(key)) byScenario.set(key, { name: r.name, cells: {} });
+      byScenario.get(key).cells[r.agent] = r;
+    }
+    return el("table", { class: "matrix", id: "matrix" },
+      el("thead", {}, el("tr", {}, el("th", {}, "Scenario"), agents.map((a) => el("th", {}, a)))),
+      el("tbody", {}, [...byScenario.values()].map((s) => el("tr", {}, el("td", {}, s.name),
+        agents.map((a) => el("td", {}, s.cells[a] ? el("a", { href: `#/s/${s.cells[a].id}` }, badge(s.cells[a].status)) : "—"))))));
+  }
+
+  // ------------------------------------------------------------------ a scenario
+  async function openScenario(id, pos) {
+    const row = report.scenarios[id];
+    if (!row) { location.hash = ""; return; }
+    try {
+      await Promise.all([load("data/screens.js"), load(`data/s/${id}.js`)]);
+    } catch (err) {
+      main().replaceChildren(el("p", { class: "failure" }, String(err.message || err)));
+      return;
+    }
+    const page = pages[id];
+    document.title = `${row.name} · ${report.title}`;
+    const failedSteps = new Set(page.failures.map((f) => f.step));
+    page.steps.forEach((s, i) => { if (s.checks.some((c) => !c.ok) || failedSteps.has(s.index)) s.bad = true; s.pos = i; });
+    const firstBad = page.steps.findIndex((s) => s.bad);
+    view = { id, page, row, pos: 0, timer: null, cast: null };
+    renderScenario();
+    select(pos !== null ? pos : firstBad >= 0 ? firstBad : 0, false);
+  }
+
+  function renderScenario() {
+    const { page, row } = view;
+    const root = main();
+    root.replaceChildren();
+    root.append(el("div", { class: "scn-head" },
+      el("a", { href: "#", id: "back" }, "← All scenarios"), badge(row.status), el("h2", {}, row.name),
+      el("span", { class: "muted" }, row.file), el("span", {}, `mode ${row.mode}`), row.agent ? el("span", {}, `agent ${row.agent}`) : null,
+      el("span", {}, seconds(row.duration_ms)), row.virtual_ms ? el("span", { class: "muted" }, `${seconds(row.virtual_ms)} virtual`) : null,
+      page.profile ? el("span", { class: "muted" }, `${page.profile.width}×${page.profile.height}`) : null));
+    const problems = el("div", { id: "failures" });
+    for (const f of page.failures) {
+      const at = page.steps.find((s) => s.index === f.step);
+      problems.append(el("div", { class: "failure" },
+        el("strong", {}, f.kind), ` at line ${f.line}`, at ? el("span", {}, " · ", el("a", { href: `#/s/${view.id}/${at.pos}` }, `step ${f.step}`)) : null,
+        el("pre", { class: "message" }, f.message)));
+    }
+    if (row.reason) problems.append(el("div", { class: "skip" }, el("strong", {}, `${row.status}: `), row.reason));
+    for (const c of page.skipped_checks) problems.append(el("div", { class: "skip" }, el("strong", {}, `skipped check ${c.check}`), ` (line ${c.line}): ${c.reason}`));
+    root.append(problems);
+    if (!page.steps.length) {
+      root.append(el("p", { class: "empty" }, "No trace was recorded for this scenario (it did not run, or its run folder was not given)."));
+    } else {
+      const list = el("ol", {}, page.steps.map((s, i) => el("li", { class: s.bad ? "bad" : null, "data-pos": i, title: s.summary, onclick: () => select(i, true) },
+        el("span", { class: "n" }, `#${s.index}`), el("span", { class: "t" }, `${s.at_ms} ms`), el("span", {}, s.summary || s.action))));
+      root.append(el("div", { class: "viewer" },
+        el("nav", { class: "steps", id: "steps" }, el("div", { class: "help" }, el("kbd", {}, "←"), " ", el("kbd", {}, "→"), " step · ",
+          el("kbd", {}, "Home"), " ", el("kbd", {}, "End"), " first, last"), list),
+        el("section", { class: "detail", id: "detail" })));
+      root.append(el("section", { class: "box" }, el("h3", {}, "Film strip"), filmStrip(page)));
+    }
+    if (page.shots.length) root.append(shotsSection(page));
+    if (page.cast && page.cast.frames.length) root.append(castSection(page.cast));
+  }
+
+  function filmStrip(page) {
+    const strip = el("div", { class: "strip", id: "strip" });
+    let last = -1;
+    page.steps.forEach((s, i) => {
+      if (s.screen === null || s.screen === last) return;
+      last = s.screen;
+      strip.append(el("div", { class: "frame", "data-pos": i, title: `step ${s.index}: ${s.summary}`, onclick: () => select(i, true) },
+        term(s.screen), el("div", {}, `#${s.index}`)));
+    });
+    const play = el("button", { id: "play", onclick: () => {
+      if (view.timer) { clearInterval(view.timer); view.timer = null; play.textContent = "▶ Play steps"; return; }
+      play.textContent = "⏸ Pause";
+      if (view.pos >= page.steps.length - 1) select(0, true);
+      view.timer = setInterval(() => {
+        if (view.pos >= page.steps.length - 1) { clearInterval(view.timer); view.timer = null; play.textContent = "▶ Play steps"; return; }
+        select(view.pos + 1, true);
+      }, 500);
+    } }, "▶ Play steps");
+    return el("div", {}, el("div", { class: "player" }, play), strip);
+  }
+
+  function select(pos, remember) {
+    const page = view.page;
+    if (!page.steps.length) return;
+    pos = Math.max(0, Math.min(page.steps.length - 1, pos));
+    view.pos = pos;
+    const step = page.steps[pos];
+    if (remember) history.replaceState(null, "", `#/s/${view.id}/${pos}`);
+    for (const li of document.querySelectorAll("#steps li")) li.classList.toggle("sel", Number(li.dataset.pos) === pos);
+    const current = document.querySelector(`#steps li[data-pos="${pos}"]`);
+    if (current) reveal(current.closest("nav"), current, "Top", "Height");
+    let frame = null;
+    for (const f of document.querySelectorAll("#strip .frame")) { if (Number(f.dataset.pos) <= pos) frame = f; f.classList.remove("sel"); }
+    if (frame) { frame.classList.add("sel"); reveal(frame.parentNode, frame, "Left", "Width"); }
+    const detail = document.getElementById("detail");
+    detail.replaceChildren(
+      el("div", { class: "step-head" },
+        el("button", { id: "prev", onclick: () => select(view.pos - 1, true), disabled: pos === 0 }, "◀"),
+        el("button", { id: "next", onclick: () => select(view.pos + 1, true), disabled: pos === page.steps.length - 1 }, "▶"),
+        el("strong", { id: "step-title" }, `Step ${step.index}`), el("span", { class: "muted" }, `${pos + 1} of ${page.steps.length}`),
+        el("span", { class: "what" }, `${step.actor} · ${step.action} · ${step.summary}`),
+        el("span", { class: "muted" }, `at ${step.at_ms} ms virtual, ${step.wall_ms} ms wall`)),
+      el("div", { class: "panes" },
+        el("div", { class: "pane" }, el("h3", {}, "Screen"), step.screen === null ? el("p", { class: "empty" }, "no screen") : term(step.screen, "screen")),
+        el("div", { class: "pane grow" }, el("h3", {}, `Source · ${view.row.file}:${step.line}`), sourceView(page.source, step.line))),
+      ...[checksView(step), filesView(step), trafficView(step)].filter(Boolean));
+    const hl = detail.querySelector("pre.src .hl");
+    if (hl) hl.parentNode.scrollTop = Math.max(0, hl.offsetTop - hl.parentNode.clientHeight / 3);
+  }
+
+  // Scroll ``box`` (not the page) so that ``item`` is inside it.
+  function reveal(box, item, side, size) {
+    const start = item[`offset${side}`] - (item.offsetParent === box ? 0 : box[`offset${side}`]);
+    if (start < box[`scroll${side}`]) box[`scroll${side}`] = start;
+    else if (start + item[`offset${size}`] > box[`scroll${side}`] + box[`client${size}`]) box[`scroll${side}`] = start + item[`offset${size}`] - box[`client${size}`];
+  }
+
+  function sourceView(lines, line) {
+    if (!lines.length) return el("p", { class: "empty" }, "the scenario file could not be read");
+    const pre = el("pre", { class: "src", id: "source" });
+    pre.innerHTML = lines.map((html, i) => `<span class="ln${i + 1 === line ? " hl" : ""}" data-n="${i + 1}">${html}</span>`).join("");
+    return pre;
+  }
+  function checksView(step) {
+    if (!step.checks.length) return null;
+    return el("div", { class: "box", id: "checks" }, el("h3", {}, "Checks"),
+      step.checks.map((c) => el("div", { class: "check" + (c.ok ? "" : " bad") }, el("strong", {}, c.ok ? "✓ holds" : "✗ fails"), el("pre", {}, c.message))));
+  }
+  function filesView(step) {
+    if (!step.files.length) return null;
+    return el("div", { class: "box", id: "files" }, el("h3", {}, "Files changed"),
+      step.files.map((f) => el("div", { class: "file" }, el("span", { class: "path" }, `${f.change}: ${f.path}`), f.diff ? diffView(f.diff) : null)));
+  }
+  function diffView(text) {
+    const pre = el("pre", { class: "diff" });
+    for (const line of text.replace(/\n$/, "").split("\n")) {
+      const kind = line.startsWith("+++") || line.startsWith("---") ? "meta" : line.startsWith("+") ? "add"
+        : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : line.startsWith("(") || line.startsWith("\\") ? "meta" : "";
+      pre.append(el("span", { class: kind || null }, line || " "));
+    }
+    return pre;
+  }
+  function trafficView(step) {
+    if (!step.traffic.length) return null;
+    const models = step.traffic.filter((t) => t.kind === "model").length;
+    const title = models === step.traffic.length ? "Model requests" : models ? "Model requests and ACP messages" : "ACP messages";
+    return el("div", { class: "box", id: "traffic" }, el("h3", {}, title),
+      step.traffic.map((t) => el("details", { class: "msg" }, el("summary", {}, t.title), el("pre", {}, t.json))));
+  }
+
+  function shotsSection(page) {
+    const box = el("section", { class: "box", id: "shots" }, el("h3", {}, "Screenshots"));
+    for (const s of page.shots) {
+      const head = el("div", { class: "step-head" }, el("strong", {}, s.label), el("span", { class: "badge " + (s.status === "match" ? "passed" : s.status === "mismatch" ? "failed" : "skipped") }, s.status));
+      const at = page.steps.find((st) => st.index === s.step);
+      if (at) head.append(el("a", { href: `#/s/${view.id}/${at.pos}` }, `step ${s.step}`));
+      box.append(head);
+      if (s.golden_marked !== null) {
+        head.append(el("span", { class: "muted" }, `${s.changed} cell${s.changed === 1 ? "" : "s"} differ, row${s.rows.length === 1 ? "" : "s"} ${s.rows.join(", ")}`));
+        box.append(el("div", { class: "sides shot-diff", "data-label": s.label },
+          el("div", {}, el("h3", {}, "Golden"), term(s.golden_marked, "golden")),
+          el("div", {}, el("h3", {}, "Actual"), term(s.actual_marked, "actual"))));
+        const toggle = el("div", { class: "sides" });
+        box.append(el("h3", {}, "One screen, changed cells marked"), toggle);
+        toggle.append(term(s.actual_marked, "combined"));
+      } else {
+        const sides = el("div", { class: "sides" });
+        if (s.golden !== null) sides.append(el("div", {}, el("h3", {}, "Golden"), term(s.golden)));
+        if (s.actual !== null && s.actual !== s.golden) sides.append(el("div", {}, el("h3", {}, "Actual"), term(s.actual)));
+        if (s.golden === null && s.actual === null) sides.append(el("p", { class: "empty" }, "the golden and the capture were not found"));
+        box.append(sides);
+      }
+    }
+    return box;
+  }
+
+  function castSection(cast) {
+    const screen = term(cast.frames[0][1], "cast");
+    const slider = el("input", { type: "range", min: 0, max: Math.round(cast.duration * 1000), value: 0, step: 1, id: "cast-time" });
+    const clock = el("span", { class: "muted" }, `0.00 / ${cast.duration.toFixed(2)} s`);
+    const state = { timer: null, t: 0, started: 0 };
+    view.cast = state;
+    function frameAt(t) {
+      let lo = 0;
+      for (let i = 0; i < cast.frames.length && cast.frames[i][0] <= t; i++) lo = i;
+      return cast.frames[lo][1];
+    }
+    function show(t) {
+      state.t = t;
+      screen.innerHTML = screenHTML(frameAt(t));
+      slider.value = Math.round(t * 1000);
+      clock.textContent = `${t.toFixed(2)} / ${cast.duration.toFixed(2)} s`;
+    }
+    function tick() {
+      const t = (performance.now() - state.started) / 1000;
+      if (t >= cast.duration) { show(cast.duration); stop(); return; }
+      show(t);
+      state.timer = setTimeout(tick, 33);
+    }
+    function stop() { clearTimeout(state.timer); state.timer = null; play.textContent = "▶ Play recording"; }
+    const play = el("button", { id: "cast-play", onclick: () => {
+      if (state.timer) { stop(); return; }
+      if (state.t >= cast.duration) state.t = 0;
+      state.started = performance.now() - state.t * 1000;
+      play.textContent = "⏸ Pause";
+      tick();
+    } }, "▶ Play recording");
+    slider.addEventListener("input", () => { stop(); show(Number(slider.value) / 1000); });
+    const marks = cast.markers.map(([t, label]) => el("button", { class: "chip", onclick: () => { stop(); show(t); } }, `${label} @ ${t.toFixed(2)} s`));
+    return el("section", { class: "box", id: "recording" }, el("h3", {}, "Terminal recording (terminal.cast)"),
+      el("div", { class: "player" }, play, slider, clock), marks.length ? el("div", { class: "player" }, marks) : null, screen);
+  }
+
+  // ------------------------------------------------------------------ keys
+  document.addEventListener("keydown", (event) => {
+    if (!view || !view.page.steps.length || event.altKey || event.ctrlKey || event.metaKey) return;
+    const tag = event.target && event.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    const moves = { ArrowLeft: view.pos - 1, ArrowRight: view.pos + 1, Home: 0, End: view.page.steps.length - 1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    select(moves[event.key], true);
+  });
+  window.addEventListener("hashchange", route);
+
+  return {
+    report(data) {
+      report = data;
+      document.getElementById("generated").textContent = `generated ${data.generated}`;
+      route();
+    },
+    screens(data) { screens = data; },
+    page(id, data) { pages[id] = data; },
+  };
+})();

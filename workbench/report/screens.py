@@ -1,0 +1,131 @@
+"""Terminal screens as HTML, each stored once however many steps show it.
+
+A screen is rendered row by row into HTML (colours and attributes from the
+style runs of the trace or the golden's sidecar, the same palette as the SVG
+rendering of :mod:`workbench.terminal.render`). Rows are interned: a row that
+appears in many screens (a header, a blank line, a line that scrolled up) is
+one string, and a screen is the list of its row numbers. Identical screens are
+one number. That is what keeps a report of a hundred scenarios small: most
+steps of a run change a line or two of the screen, or nothing at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Collection, Sequence
+from html import escape
+from typing import Any
+
+from workbench.terminal.render import PALETTE, segments
+from workbench.terminal.shot import Shot, StyleRun
+from workbench.terminal.style import FIELDS, Style, make_style
+
+_NAMES = ("black", "red", "green", "brown", "blue", "magenta", "cyan", "white")
+_ATTRS = (("bold", "b"), ("dim", "d"), ("italics", "i"), ("underscore", "u"), ("strikethrough", "s"),
+          ("blink", "k"))  # fmt: skip
+FG, BG = "#d4d4d4", "#1e1e1e"
+
+
+def colour(value: str) -> str | None:
+    """A pyte colour name or hex value as CSS; None for the default."""
+    if value in _NAMES:
+        return PALETTE[_NAMES.index(value)]
+    if value == "yellow":
+        return PALETTE[3]
+    if value.startswith("bright") and value[6:] in _NAMES:
+        return PALETTE[8 + _NAMES.index(value[6:])]
+    if len(value) == 6 and all(c in "0123456789abcdefABCDEF" for c in value):
+        return f"#{value}"
+    return None
+
+
+def runs_from_json(rows: Any) -> tuple[tuple[StyleRun, ...], ...]:
+    """The style runs of a trace record or a sidecar (``[[{"col", "len", "fg", "bg", attrs...}]]``)."""
+    if not isinstance(rows, list):
+        return ()
+    out = []
+    for row in rows:
+        runs = []
+        for run in row if isinstance(row, list) else ():
+            if not isinstance(run, dict):
+                continue
+            key = tuple(str(run.get(name, "default")) if name in ("fg", "bg") else bool(run.get(name, False))
+                        for name in FIELDS)  # fmt: skip
+            runs.append(StyleRun(int(run.get("col", 0)), int(run.get("len", 0)), make_style(key)))
+        out.append(tuple(runs))
+    return tuple(out)
+
+
+def shot_of(rows: Sequence[str], style: Any, width: int, height: int, cursor: Any = None) -> Shot:
+    """A screenshot from a trace record's rows and style (or a golden's text and sidecar)."""
+    runs = runs_from_json(style.get("rows")) if isinstance(style, dict) else ()
+    rows = (list(rows) + [""] * height)[:height]
+    at = (int(cursor[0]), int(cursor[1])) if isinstance(cursor, list | tuple) and len(cursor) == 2 else (0, 0)
+    return Shot(width, height, tuple(rows), at, runs)
+
+
+def _span(text: str, style: Style, changed: bool) -> str:
+    classes = [short for name, short in _ATTRS if getattr(style, name)]
+    fg, bg = colour(style.fg), colour(style.bg)
+    if style.reverse:
+        fg, bg = bg or BG, fg or FG
+    if changed:
+        classes.append("x")
+    css = ";".join(f"{prop}:{value}" for prop, value in (("color", fg), ("background", bg)) if value)
+    text = escape(text, quote=False)
+    if not classes and not css:
+        return text
+    return ("<span" + (f' class="{" ".join(classes)}"' if classes else "") + (f' style="{css}"' if css else "")
+            + f">{text}</span>")  # fmt: skip
+
+
+def row_html(shot: Shot, y: int, changed: Collection[int] = ()) -> str:
+    """Row ``y`` as HTML, trailing default blanks dropped; cells in ``changed`` carry the class ``x``."""
+    pieces: list[str] = []
+    for col, cells, text, style in segments(shot, y):
+        if not changed:
+            pieces.append(_span(text, style, False))
+            continue
+        cut = [col + i for i in range(cells) if (col + i in changed) != (col + i - 1 in changed) or i == 0]
+        cell_texts = shot.row_cells(y)[col : col + cells]
+        for n, start in enumerate(cut):
+            end = cut[n + 1] if n + 1 < len(cut) else col + cells
+            pieces.append(_span("".join(cell_texts[start - col : end - col]), style, start in changed))
+    if pieces and not pieces[-1].endswith("</span>"):  # a blank end of row is the page's background anyway
+        pieces[-1] = pieces[-1].rstrip(" ")
+    return "".join(pieces)
+
+
+class ScreenStore:
+    """Interned rows and screens; ids are positions in :attr:`rows` and :attr:`screens`."""
+
+    def __init__(self) -> None:
+        self.rows: list[str] = []
+        self.screens: list[list[int]] = []
+        self._row_ids: dict[str, int] = {}
+        self._screen_ids: dict[str, int] = {}
+
+    def add_rows(self, rows: Sequence[str]) -> int:
+        """The id of the screen made of these HTML rows (the same id for the same rows)."""
+        ids = []
+        for row in rows:
+            n = self._row_ids.get(row)
+            if n is None:
+                n = self._row_ids[row] = len(self.rows)
+                self.rows.append(row)
+            ids.append(n)
+        key = hashlib.blake2b(json.dumps(ids).encode(), digest_size=16).hexdigest()
+        found = self._screen_ids.get(key)
+        if found is None:
+            found = self._screen_ids[key] = len(self.screens)
+            self.screens.append(ids)
+        return found
+
+    def add(self, shot: Shot, changed: Sequence[Collection[int]] = ()) -> int:
+        """The id of ``shot`` rendered (with ``changed[y]`` the marked columns of row ``y``)."""
+        return self.add_rows([row_html(shot, y, changed[y] if y < len(changed) else ())
+                              for y in range(shot.height)])  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": self.rows, "screens": self.screens}
