@@ -143,3 +143,12 @@ def _screens_of(report: Path, page: dict) -> list[str]:  # type: ignore[type-arg
     """The HTML of every step's screen, whatever the ids are in this report."""
     store = data_of(report / "data" / "screens.js")[0]
     return ["\n".join(store["rows"][r] for r in store["screens"][s["screen"]]) for s in page["steps"]]
+
+
+def test_a_skipped_scenario_says_why(tmp_path: Path) -> None:
+    shutil.copytree(SCENARIOS / "claudeless", tmp_path / "claudeless")
+    done = workbench("run", "claudeless/json-rules.json", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [row] = _summary(tmp_path / "report")["scenarios"]
+    assert row["status"] == "skipped" and "run them with --mode real-agent" in row["reason"]
+    assert _page(tmp_path / "report", 0)["steps"] == []

@@ -42,7 +42,7 @@ class ScenarioInput:
     entry: dict[str, Any]
     run_dir: Path | None = None
     tags: tuple[str, ...] = field(default=())
-    reason: str = ""  # why it was skipped, when the entry does not say (`workbench run` knows it)
+    reason: str = ""  # why it was skipped, when the entry does not say (`skip_reason`)
 
 
 def first_failure(entry: dict[str, Any]) -> dict[str, Any] | None:
@@ -55,7 +55,7 @@ def summary_row(n: int, item: ScenarioInput) -> dict[str, Any]:
     e = item.entry
     return {"id": n, "name": e.get("name", ""), "file": e.get("file", ""), "mode": e.get("mode", ""),
             "agent": e.get("agent") or "", "status": e.get("status", ""), "duration_ms": e.get("duration_ms", 0),
-            "virtual_ms": e.get("virtual_ms", 0), "reason": e.get("reason") or item.reason,
+            "virtual_ms": e.get("virtual_ms", 0), "reason": e.get("skip_reason") or item.reason,
             "first_failure": first_failure(e), "tags": list(item.tags), "entry": e}  # fmt: skip
 
 

@@ -168,6 +168,7 @@ const WB = (() => {
         el("strong", {}, f.kind), ` at line ${f.line}`, at ? el("span", {}, " · ", el("a", { href: `#/s/${view.id}/${at.pos}` }, `step ${f.step}`)) : null,
         el("pre", { class: "message" }, f.message)));
     }
+    for (const w of row.entry.warnings || []) problems.append(el("div", { class: "skip warning" }, el("strong", {}, "warning: "), w));
     if (row.reason) problems.append(el("div", { class: "skip" }, el("strong", {}, `${row.status}: `), row.reason));
     for (const c of page.skipped_checks) problems.append(el("div", { class: "skip" }, el("strong", {}, `skipped check ${c.check}`), ` (line ${c.line}): ${c.reason}`));
     root.append(problems);
