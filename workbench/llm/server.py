@@ -20,7 +20,8 @@ Bad input of any kind (not JSON, nested too deeply, lone surrogates, values the
 real API rejects, bodies over 32 MB or slower than the body timeout,
 unknown paths, parser-level garbage, clients leaving mid-stream) gets the
 style's own error shape or a clean close; the server keeps serving
-(:mod:`.guard` holds the connection-level defences).
+(:mod:`workbench.httpguard`, shared with `serve rest`, holds the
+connection-level defences).
 
 Every request, served or not, is a line of ``llm-requests.jsonl`` when the
 server has an ``out_dir``; a request to a path nothing serves is a failure
@@ -47,6 +48,7 @@ from typing import Any
 
 from aiohttp import web
 
+from workbench.httpguard import DEFAULT_LIMITS, BodyError, GuardedRunner, Limits, read_json
 from workbench.scenario import model as m
 from workbench.timeline import compile_schedule
 
@@ -54,7 +56,6 @@ from .checks import LlmFailure
 from .conversation import ChatRequest
 from .drift import DriftCheck
 from .faults import inject_wire
-from .guard import DEFAULT_LIMITS, GuardedRunner, Limits
 from .ids import IdMaker
 from .profiles import PROFILES, MapContext, ToolProfile, detect_profile, profile_by_names, profile_named
 from .recorder import RequestLog, RequestRecorder, summary
@@ -71,7 +72,7 @@ from .wire.common import json_response
 log = logging.getLogger(__name__)
 
 MAX_BODY = 32 * 1024 * 1024
-THREAD_PARSE_BYTES = 1024 * 1024  # bodies above this are decoded in a worker thread
+THREAD_PARSE_BYTES = 1024 * 1024  # after a body above this, freed memory is handed back to the system
 MODEL_IDS = ("mock-model",)
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -97,7 +98,7 @@ class LlmServer:
     * ``profile``: force a tool profile (`claude-code`, `codex`, `pi`,
       `generic`) instead of detecting it from each request's tools.
     * ``limits``: header, body and idle timeouts and the connection limit
-      (:class:`~workbench.llm.guard.Limits`).
+      (:class:`~workbench.httpguard.Limits`).
     * ``drift``: compare each conversation request with the recorded ones (:mod:`.drift`); what
       changed is in :attr:`drift_changes`.
     * ``on_request(entry)``: sees every request-log entry as it is made (the
@@ -159,7 +160,7 @@ class LlmServer:
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors])
         add_routes(app.router, self.wires, self._route)
         app.router.add_get("/", self._root)
-        self._runner = GuardedRunner(app, self._shape_error, self.limits)
+        self._runner = GuardedRunner(app, self._shape_error, self.limits, name="mock LLM")
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
         await site.start()
@@ -347,21 +348,10 @@ class LlmServer:
     # ------------------------------------------------------------------ one request
 
     async def _json(self, request: web.Request) -> Any:
-        limit = self.limits.body_timeout
         try:
-            raw = await asyncio.wait_for(_read_body(request), limit)
-        except TimeoutError:
-            raise WireError(f"the request body did not arrive within {limit:g} s", status=408) from None
-        try:
-            if len(raw) > THREAD_PARSE_BYTES:
-                body = await asyncio.to_thread(_decode, raw)
-            else:
-                body = _decode(raw)
-        except RecursionError:
-            raise WireError("the request body is nested too deeply") from None
-        except ValueError as exc:
-            raise WireError(f"the request body is not valid JSON: {exc}") from None
-        return body
+            return await read_json(request, MAX_BODY, self.limits, _decode)
+        except BodyError as exc:
+            raise WireError(exc.message, status=exc.status) from None
 
     async def _serve(self, request: web.Request, wire: Wire, params: Mapping[str, str]) -> web.StreamResponse:
         try:
@@ -502,21 +492,6 @@ class LlmServer:
             return replace(wire.error(400, message), code="tools_mismatch")
         self.notes.append(failure)
         return None
-
-
-async def _read_body(request: web.Request) -> bytes:
-    """The body, at most :data:`MAX_BODY` bytes; read from the stream so that the request
-    object does not keep a copy of it for as long as the connection lives."""
-    if (request.content_length or 0) > MAX_BODY:
-        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=request.content_length or 0)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.content.iter_any():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=size)
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def release_memory() -> None:

@@ -33,6 +33,8 @@ from typing import Any
 
 from aiohttp import web
 
+from workbench.httpguard import DEFAULT_LIMITS, BodyError, GuardedRunner, Limits, read_json
+
 from .query import EventQuery, QueryError, parse_query
 from .session import RestSession, Subscriber
 
@@ -48,7 +50,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 class RestServer:
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, keepalive_s: float = KEEPALIVE_S,
-                 creator: Creator | None = None) -> None:  # fmt: skip
+                 creator: Creator | None = None, limits: Limits = DEFAULT_LIMITS) -> None:  # fmt: skip
+        self.limits = limits
         self.host = host
         self.port = port
         self.keepalive_s = keepalive_s
@@ -71,7 +74,7 @@ class RestServer:
         app.router.add_get(API + "/sessions/{id}/events", self._events)
         app.router.add_get(API + "/sessions/{id}/pty", self._pty)
         app.router.add_get(API + "/sessions/{id}/diff/{n}", self._diff)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        self._runner = GuardedRunner(app, _shape_error, self.limits, name="REST", shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
         await site.start()
@@ -110,9 +113,11 @@ class RestServer:
 
     async def _create(self, request: web.Request) -> web.StreamResponse:
         try:
-            body = json.loads(await request.text() or "{}")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise _error(web.HTTPBadRequest, "invalid_json", f"the body is not JSON: {exc}") from None
+            body = await read_json(request, MAX_BODY, self.limits, _json_or_empty)
+        except BodyError as exc:
+            return _error_response(
+                exc.status, "invalid_json" if exc.status == 400 else _CODES[exc.status], exc.message
+            )
         if not isinstance(body, dict):
             raise _error(web.HTTPBadRequest, "invalid_body", "the body must be a JSON object")
         if "scenario" in body and not isinstance(body["scenario"], str):
@@ -236,6 +241,30 @@ def _error(cls: type[web.HTTPException], code: str, message: str) -> web.HTTPExc
     return cls(text=body, content_type="application/json")
 
 
+_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    408: "request_timeout",
+    413: "too_large",
+}
+
+
+def _json_or_empty(raw: bytes) -> Any:
+    """The body as JSON; an empty body is an empty object."""
+    return json.loads(raw) if raw.strip() else {}
+
+
+def _error_response(status: int, code: str, message: str) -> web.Response:
+    body = json.dumps({"error": {"status": status, "code": code, "message": message}})
+    return web.Response(status=status, text=body, content_type="application/json")
+
+
+def _shape_error(method: str, path: str, headers: dict[str, str], status: int, message: str) -> web.Response:
+    """A request aiohttp's parser rejected, in this API's error shape."""
+    return _error_response(status, _CODES.get(status, "bad_request"), message)
+
+
 @web.middleware
 async def _json_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Every error is JSON with its status, including aiohttp's own (unknown path, wrong method, too large)."""
@@ -244,7 +273,7 @@ async def _json_errors(request: web.Request, handler: Handler) -> web.StreamResp
     except web.HTTPException as exc:
         if exc.content_type == "application/json" or exc.status < 400:
             raise
-        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status, "bad_request")
+        code = _CODES.get(exc.status, "bad_request")
         message = f"{request.method} {request.path}: {exc.reason}"
         body = json.dumps({"error": {"status": exc.status, "code": code, "message": message}})
         return web.Response(status=exc.status, text=body, content_type="application/json",
