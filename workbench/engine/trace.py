@@ -16,7 +16,7 @@ not a replay. 1,000 steps of an 80x24 screen are about 2 MB.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -44,11 +44,18 @@ class StepRecord:
     diffs: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data = {"type": "step", **asdict(self)}
+        """The record for ``trace.jsonl``: its fields as they are (``asdict``'s deep copy of every screen row
+        and style run cost more than the rest of a step at ``--speed max``; nothing here is kept or changed)."""
+        data: dict[str, Any] = {"type": "step"}
+        for f in _FIELDS:
+            data[f] = getattr(self, f)
         for optional in ("style", "diffs"):
             if data[optional] is None:
                 del data[optional]
         return data
+
+
+_FIELDS = tuple(f.name for f in fields(StepRecord))
 
 
 class TraceWriter:

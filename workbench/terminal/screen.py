@@ -94,6 +94,9 @@ class Screen:
         out: list[list[StyleRun]] = []
         for styles in self.vt.style_rows:
             runs: list[StyleRun] = []
+            if styles.count(DEFAULT) == len(styles):  # most rows: counted in C (interned, so by identity)
+                out.append(runs)
+                continue
             start, current = 0, styles[0]
             for x, style in enumerate(styles):
                 if style is not current and style != current:
