@@ -110,7 +110,10 @@ def test_what_is_not_a_package_is_invalid_input(tmp_path: Path) -> None:
     assert done.returncode == 2 and "error: nowhere: no such folder" in done.stderr
     write(tmp_path, "p/setup.py", "")
     done = workbench("verify-install", "p", "--smoke", "missing.yaml", cwd=tmp_path)
-    assert done.returncode == 2 and "error: --smoke missing.yaml: no such scenario file" in done.stderr
+    assert (
+        done.returncode == 2
+        and "error: --smoke missing.yaml: no such scenario or playbook file" in done.stderr
+    )
 
 
 @pytest.mark.slow
@@ -133,3 +136,66 @@ timeline:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "built scenario_workbench-" in done.stdout and "commands: workbench" in done.stdout
     assert "/bin/workbench run" in done.stdout, "the installed workbench ran the smoke scenario"
+
+
+def python_package(root: Path) -> Path:
+    """A tiny Python CLI, `hello-py`, built with setuptools."""
+    pkg = root / "hello-py"
+    write(pkg, "pyproject.toml", """\
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "hello-py"
+version = "1.0"
+
+[project.scripts]
+hello-py = "hello_py:main"
+""")  # fmt: skip
+    write(pkg, "hello_py/__init__.py", "def main() -> None:\n    print('hello from hello-py')\n")
+    return pkg
+
+
+@pytest.mark.slow
+def test_without_build_the_wheel_is_made_with_pip(tmp_path: Path) -> None:
+    """Right after the README's install `build` is absent; pip, which every venv has, builds the wheel."""
+    from workbench.engine.verify_install import install_python
+
+    (tmp_path / "root").mkdir()
+    installed = install_python(python_package(tmp_path), tmp_path / "root", builder="pip")
+    assert installed.artifact.name == "hello_py-1.0-py3-none-any.whl"
+    assert installed.commands == ["hello-py"] and (installed.bin_dir / "hello-py").is_file()
+
+
+SMOKE_PLAYBOOK = """\
+from workbench.playbook import Playbook, ToolResultRecord, call, say, when
+
+
+def greets(result: ToolResultRecord) -> None:
+    assert result.text.strip() == "hello from hello-py", result.text
+
+
+playbook = Playbook(
+    when("Run the installed tool", [call("runCmd", {"cmd": "hello-py"}).then(greets), say("It works.")]),
+    name="hello-py-smoke",
+)
+"""
+
+
+@pytest.mark.slow
+def test_a_playbook_is_a_smoke_test_of_the_installed_commands(tmp_path: Path) -> None:
+    pkg = python_package(tmp_path)
+    write(tmp_path, "smoke.py", SMOKE_PLAYBOOK)
+    done = workbench("verify-install", str(pkg), "--expect-command", "hello-py", "--smoke", "smoke.py",
+                     cwd=tmp_path, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "playbook hello-py-smoke: passed (2 of 2 actions)" in done.stdout
+    write(tmp_path, "broken.py", SMOKE_PLAYBOOK.replace("hello from hello-py", "hello from elsewhere"))
+    done = workbench("verify-install", str(pkg), "--smoke", "broken.py", cwd=tmp_path, timeout=600)
+    assert done.returncode == 1
+    assert "playbook hello-py-smoke: failed" in done.stdout
+    assert "AssertionError: hello from hello-py" in done.stdout, "the .then check's traceback"
+    write(tmp_path, "empty.py", "x = 1\n")
+    done = workbench("verify-install", str(pkg), "--smoke", "empty.py", cwd=tmp_path, timeout=600)
+    assert done.returncode == 2 and "empty.py: error: defines no `playbook = Playbook(...)`" in done.stderr

@@ -7,7 +7,8 @@ the source tree:
 
 1. builds the package as it would be published: `npm pack` for a Node package
    (`package.json`), an sdist and a wheel made from it with `python3 -m build`
-   for a Python one (`pyproject.toml` or `setup.py`);
+   for a Python one (`pyproject.toml` or `setup.py`), or, where `build` is not
+   installed, the wheel with `pip wheel` (every venv has pip);
 2. installs the result into a fresh folder under the system's temp root: a
    global npm prefix, or a venv (with this interpreter's site-packages visible, so
    dependencies already installed are not fetched again; the package itself
@@ -15,7 +16,9 @@ the source tree:
 3. checks that each ``--expect-command`` is among the commands the package
    installed (`Expected command "x" not found. Available: a, b`);
 4. with ``--smoke SCENARIO``, runs the scenario with the installed commands
-   first on PATH, from the current folder (so its goldens are found as usual).
+   first on PATH, from the current folder (so its goldens are found as usual);
+   a ``.py`` file is a playbook smoke test (it defines ``playbook``, and may
+   define ``command`` or ``agent``), as in the pi harness's `verifySandboxInstall`.
    When the package under test is the workbench itself, its installed
    `workbench` runs the smoke scenario, so the whole installed product is used.
 
@@ -111,14 +114,30 @@ def install_node(source: Path, root: Path) -> Installed:
     return Installed("node", tarball, bin_dir, commands)
 
 
-def install_python(source: Path, root: Path) -> Installed:
-    """An sdist and a wheel from it (`python3 -m build`), installed into a fresh venv."""
+def python_builder() -> str:
+    """`build` when it is installed (an sdist, then a wheel from it, as published); else `pip`, which every
+    venv has: `pip wheel` builds the wheel through the same PEP 517 backend (the README's install has no
+    `build`, and verify-install must work with what the package depends on)."""
+    import importlib.util
+
+    return "build" if importlib.util.find_spec("build") is not None else "pip"
+
+
+def install_python(source: Path, root: Path, builder: str | None = None) -> Installed:
+    """A wheel (`python3 -m build`: from an sdist; or `pip wheel`), installed into a fresh venv."""
     dist, venv = root / "dist", root / "venv"
-    _run([sys.executable, "-m", "build", "--outdir", str(dist), str(source.resolve())], "python3 -m build",
-         cwd=root)  # fmt: skip
+    builder = builder or python_builder()
+    if builder == "build":
+        what = "python3 -m build"
+        argv = [sys.executable, "-m", "build", "--outdir", str(dist), str(source.resolve())]
+    else:
+        what = "pip wheel"
+        argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "--no-input",
+                "--wheel-dir", str(dist), str(source.resolve())]  # fmt: skip
+    _run(argv, what, cwd=root)
     wheels = sorted(dist.glob("*.whl"))
     if not wheels:
-        raise InstallError(f"python3 -m build: no wheel in {dist}")
+        raise InstallError(f"{what}: no wheel in {dist}")
     wheel = wheels[0]
     try:
         python = make_venv(venv)
@@ -177,11 +196,13 @@ def smoke_env(installed: Installed) -> dict[str, str]:
 
 
 def smoke_argv(installed: Installed, scenario: Path, extra: Sequence[str]) -> list[str]:
-    """The installed `workbench` when the package is the workbench; else this one."""
-    if installed.python is not None and "workbench" in installed.commands:
-        runner = [str(installed.bin_dir / "workbench")]
-    else:
-        runner = [sys.executable, "-m", "workbench"]
+    """The installed `workbench` when the package is the workbench; else this one. A playbook (``.py``)
+    runs through :mod:`workbench.playbook.smoke`, a scenario through `workbench run`."""
+    own = installed.python is not None and "workbench" in installed.commands
+    python = str(installed.python) if own and installed.python is not None else sys.executable
+    if scenario.suffix == ".py":
+        return [python, "-m", "workbench.playbook.smoke", str(scenario.resolve())]
+    runner = [str(installed.bin_dir / "workbench")] if own else [sys.executable, "-m", "workbench"]
     return [*runner, "run", str(scenario.resolve()), *extra]
 
 
@@ -193,7 +214,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--expect-command", action="append", default=[], metavar="NAME",
                         help="a command the installed package must provide (repeatable)")  # fmt: skip
     parser.add_argument("--smoke", type=Path, metavar="SCENARIO",
-                        help="a scenario run with the installed commands first on PATH")  # fmt: skip
+                        help="a scenario, or a playbook (.py defining `playbook`), run with the installed "
+                             "commands first on PATH")  # fmt: skip
     parser.add_argument(
         "--ci", action="store_true", help="run the smoke scenario with --ci (goldens must exist)"
     )
@@ -206,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         kind = package_kind(args.path)
         if args.smoke is not None and not args.smoke.exists():
-            raise InvalidInput(f"--smoke {args.smoke}: no such scenario file")
+            raise InvalidInput(f"--smoke {args.smoke}: no such scenario or playbook file")
     except InvalidInput as exc:
         print(f"workbench verify-install: error: {exc}", file=sys.stderr)
         return 2
