@@ -203,7 +203,7 @@ def test_layout_at_80x24_is_one_pane_at_a_time(work: Path) -> None:
             await pilot.press("2")  # the terminal pane types nothing: number keys switch panes there
             await pilot.pause(0.05)
             assert main.query_one("#editor-pane").display and main.editor.has_focus and not main.panes.display
-            await pilot.press("alt+4")
+            await pilot.press("alt+5")
             await pilot.pause(0.05)
             assert main.panes.display and main.panes.active == "tab-shots"
             assert not main.query_one("#editor-pane").display
@@ -315,7 +315,7 @@ def test_show_hides_keys_that_do_nothing(work: Path) -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_failures_pane_lists_every_failure_and_jumps_to_its_step(work: Path, size: tuple[int, int]) -> None:
-    """Point 6: the failures stay until the next run; Enter shows the step's screen; toasts spare the status."""
+    """Point 6: the failures stay until the next run; Enter inspects the step; toasts spare the status."""
     path = _write(work, "failing.yaml", FAILING)
 
     async def body() -> None:
@@ -341,7 +341,7 @@ def test_failures_pane_lists_every_failure_and_jumps_to_its_step(work: Path, siz
             await pilot.pause(0.1)
             failure = main.result.failures[0]
             assert main.timeline.cursor == failure.step and main.terminal.source == "recorded"
-            assert main.panes.active == "tab-terminal"
+            assert main.panes.active == "tab-step", "the step inspector, with the whole reason"
             assert main.failures.failures == main.result.failures, "the pane stays after the jump"
             await pilot.press("f5")  # the next run clears it
             await pilot.pause(0.05)

@@ -25,6 +25,11 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("file: new scenario", "new_scenario", "a new scenario file from a template"),
     ("editor: find / go to line", "find", "find text, or :N for line N"),
     ("view: failures", "show_failures", "every failure of the last run"),
+    (
+        "view: inspect step",
+        "inspect_step",
+        "the selected step in full: event, checks, files, screens, messages",
+    ),
     ("view: maximize pane", "maximize_pane", "the focused pane fills the screen (again: back)"),
     ("view: show/hide scenarios", "toggle_browser", "the scenario list"),
     ("run: faster", "faster", "raise the speed (0.25x .. max)"),

@@ -43,7 +43,7 @@ def plan(width: int, term_width: int, *, browser: str = "auto", zoom: bool = Fal
     pane the program's whole width (the editor keeps at least ``ZOOMED_EDITOR_MIN``).
     """
     whole = term_width + BORDER
-    if width < EDITOR_MIN + TERMINAL_MIN and not (zoom and width >= ZOOMED_EDITOR_MIN + TERMINAL_MIN):
+    if width < EDITOR_MIN + TERMINAL_MIN:  # zoomed or not: one pane at a time already has the whole width
         return Plan(tabs=True, browser=False, browser_width=0, panes_width=width,
                     stacked_diff=width < 2 * whole, pans=width < whole)  # fmt: skip
     editor_min = ZOOMED_EDITOR_MIN if zoom else EDITOR_MIN

@@ -1,4 +1,4 @@
-"""The panes a narrow window shows one at a time, in the order of their number keys (1-5, alt+1-5 anywhere)."""
+"""The panes a narrow window shows one at a time, in the order of their number keys (1-6, alt+1-6 anywhere)."""
 
-VIEWS = ("browser", "editor", "terminal", "shots", "failures")
-VIEW_LABELS = ("Scenarios", "Editor", "Terminal", "Screenshots", "Failures")
+VIEWS = ("browser", "editor", "terminal", "step", "shots", "failures")
+VIEW_LABELS = ("Scenarios", "Editor", "Terminal", "Step", "Screenshots", "Failures")

@@ -44,12 +44,14 @@ from workbench.app.widgets.diff import ScreenshotDiff
 from workbench.app.widgets.editor import DiagnosticsList, FindBar, ScenarioEditor
 from workbench.app.widgets.failures import FailuresList
 from workbench.app.widgets.footer import StableFooter
+from workbench.app.widgets.inspector import StepInspector
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_records, marks_from_schedule
 from workbench.atomic import write_atomic
 from workbench.engine.agent_requests import RequestLogReader, request_log
 from workbench.engine.options import RunOptions
 from workbench.engine.recording import InputRecorder
+from workbench.engine.report import Failure
 from workbench.engine.session_controller import SPEEDS, Event, RecordedRun, SessionController
 from workbench.engine.trace import StepRecord
 from workbench.names import DEFAULT_SCENARIOS_DIR
@@ -65,7 +67,7 @@ if TYPE_CHECKING:  # the app imports this screen; the runner comes with the firs
 __all__ = ["SPEEDS", "MainScreen"]
 
 VALIDATE_DELAY_S = 0.3
-PANE_TABS = {"terminal": "tab-terminal", "shots": "tab-shots", "failures": "tab-failures"}
+PANE_TABS = {"terminal": "tab-terminal", "step": "tab-step", "shots": "tab-shots", "failures": "tab-failures"}
 
 
 class SessionChanged(Message):
@@ -100,6 +102,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+b", "toggle_browser", "Browser", show=False, id="toggle-browser"),
         Binding("ctrl+e", "focus_editor", "Editor", show=False, id="focus-editor"),
         Binding("f12", "show_failures", "Failures", show=False, priority=True, id="show-failures"),
+        Binding("f11", "inspect_step", "Inspect step", show=False, priority=True, id="inspect-step"),
         Binding("ctrl+f", "find", "Find", show=False, id="find"),
         *(
             Binding(f"{n},alt+{n}", f"view('{name}')", label, show=False, id=f"view-{name}")
@@ -126,6 +129,9 @@ class MainScreen(Screen[None]):
         self._store: GoldenStore | None = None
         self._tabs = False
         self._shown_result: object | None = None
+        self._recorded_failures: list[
+            Failure
+        ] = []  # a recorded run's (workbench show); a live run's are its result's
 
     # ------------------------------------------------------------------ the controller's state, by name
 
@@ -171,6 +177,8 @@ class MainScreen(Screen[None]):
             with TabbedContent(id="panes", initial="tab-terminal"):
                 with TabPane("Terminal", id="tab-terminal"):
                     yield TerminalView(id="terminal")
+                with TabPane("Step", id="tab-step"):
+                    yield StepInspector(id="inspector")
                 with TabPane("Screenshots", id="tab-shots"):
                     yield ScreenshotDiff(id="diff")
                 with TabPane("Failures", id="tab-failures"):
@@ -205,6 +213,10 @@ class MainScreen(Screen[None]):
     @property
     def failures(self) -> FailuresList:
         return self.query_one("#failures", FailuresList)
+
+    @property
+    def inspector(self) -> StepInspector:
+        return self.query_one("#inspector", StepInspector)
 
     @property
     def panes(self) -> TabbedContent:
@@ -319,6 +331,7 @@ class MainScreen(Screen[None]):
         self.terminal.detach()
         self.terminal.clear()
         self.failures.show([], None)
+        self.inspector.show(None)
         self.diff.show_pairs([], *self.term_size)
         self.validate_now()
         self._status()
@@ -569,6 +582,7 @@ class MainScreen(Screen[None]):
             if session.follow and session.records:
                 self.timeline.cursor = session.newest
                 self._mark_step_line(session.newest)
+                self._inspect()
         elif event == "clock" and run is not None and session.live:
             self.timeline.engine_step = run.clock.state.step
         elif event == "finished":
@@ -588,6 +602,7 @@ class MainScreen(Screen[None]):
                 self.timeline.set_failed(failure.step)
         self._show_acp()
         self.failures.show(result.failures, result.status)
+        self._inspect()
         if result.failures:
             self.notify(f"{result.status}: {len(result.failures)} failure(s): see the Failures pane (F12)",
                         severity="error", timeout=4)  # fmt: skip
@@ -736,6 +751,7 @@ class MainScreen(Screen[None]):
             self.terminal.follow_live()
         elif record is not None:
             self.terminal.show_recorded(record.screen, record.cursor, record.style)
+        self._inspect()
         self._status()
 
     @on(FailuresList.Jump)
@@ -745,7 +761,40 @@ class MainScreen(Screen[None]):
             self._view(failure.step)
         elif failure.line > 0:
             self.editor.jump_to(failure.line)
-        self.show_view("terminal")
+        self.show_view("step" if failure.step in self.records else "terminal")  # the full reason, the screens
+        self._inspect()
+
+    def _inspect(self, force: bool = False) -> None:
+        """Draw the timeline cursor's step (or the newest) in the inspector, when the inspector is shown."""
+        if not force and self.panes.active != "tab-step":
+            return
+        marks = self.timeline.marks
+        index = self.timeline.cursor if self.timeline.cursor >= 0 else self.session.newest
+        if not 0 <= index < len(marks):
+            self.inspector.show(None)
+            return
+        from workbench.app.core.inspect import conversation, inspect_step
+
+        mark = marks[index]
+        records = self.records
+        run_dir = self.run_dir if self.read_only else (self.run.run_dir if self.run is not None else None)
+        talk = conversation(run_dir, list(records.values())) if index in records else {}
+        failures = list(getattr(self.session.result, "failures", None) or self._recorded_failures)
+        self.inspector.show(inspect_step(
+            index, total=len(marks), records=records, planned=(mark.actor, mark.action, mark.summary, mark.line),
+            failures=failures, scenario_text=self.editor.text, size=self.term_size, talk=talk,
+        ))  # fmt: skip
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _pane_tab(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-step":
+            self._inspect(force=True)
+
+    def action_inspect_step(self) -> None:
+        """The step inspector: the timeline cursor's step in full (event, checks, files, screens, messages)."""
+        self.show_view("step")
+        self._inspect(force=True)
+        self.inspector.focus()
 
     def action_show_failures(self) -> None:
         self.show_view("failures")
@@ -779,6 +828,7 @@ class MainScreen(Screen[None]):
             self._view(marks[-1].index)
         self.diff.show_pairs(recorded_pairs(recorded.screenshots), *self.term_size)
         self.failures.show(recorded.failures, recorded.status)
+        self._recorded_failures = list(recorded.failures)
         self.timeline.status = (f"read-only: {run_dir}  ·  {recorded.status}  ·  {len(marks)} of "
                                 f"{recorded.total_steps} steps  ·  F7/F8 step")  # fmt: skip
 
@@ -936,10 +986,19 @@ class MainScreen(Screen[None]):
             self.diff.focus_list()
         else:
             {"browser": self.browser, "editor": self.editor, "terminal": self.terminal,
-             "failures": self.failures}[name].focus()  # fmt: skip
+             "step": self.inspector, "failures": self.failures}[name].focus()  # fmt: skip
 
     def action_zoom_terminal(self) -> None:
-        """The terminal pane takes the program's whole width (the editor narrows); again gives it back."""
+        """The terminal pane takes the program's whole width (the editor narrows); again gives it back.
+
+        One pane at a time (a narrow window), the terminal already has the width: zoom maximizes it."""
+        if self._tabs:
+            if self.maximized is not None:
+                self.minimize()
+            else:
+                self.show_view("terminal")
+                self.maximize(self.terminal, container=False)
+            return
         self.zoomed = not self.zoomed
         self.apply_layout()
         if not self._tabs:

@@ -1,0 +1,89 @@
+"""Issue 22 point 3: the step inspector says everything about a step, wrapped, never cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.app.conftest import make_app, play_to_end, run, screen_text, settle, wait_until
+from workbench.app.core.inspect import inspect_step, step_source
+from workbench.engine.report import Failure
+from workbench.engine.trace import StepRecord
+
+LONG_REASON = (
+    "nowhere to be seen " + "and a very long tail that no single line of a narrow pane can hold " * 2
+)
+FAILING = f"""\
+name: failing
+command: [python3, -q]
+terminal: {{width: 60, height: 12}}
+timeline:
+  - userInputs:
+      - [0, "print(40 + 2)<Enter>"]
+  - advanceMs: 400
+  - assert:
+      text:
+        contains: ["{LONG_REASON}"]
+  - advanceMs: 100
+"""
+
+
+def test_step_source_is_the_block_of_the_step() -> None:
+    text = "timeline:\n  - assert:\n      text:\n        contains: [x]\n\n  - advanceMs: 5\n"
+    assert step_source(text, 2) == ("  - assert:", "      text:", "        contains: [x]")
+    assert step_source(text, 6) == ("  - advanceMs: 5",)
+    assert step_source(text, 99) == ()
+
+
+def test_inspect_step_compares_the_screen_with_the_step_before() -> None:
+    def record(index: int, screen: list[str], **kw: object) -> StepRecord:
+        return StepRecord(
+            index, index * 10, index * 20, "user", "input", f"step {index}", index + 2, screen, **kw
+        )  # type: ignore[arg-type]
+
+    records = {0: record(0, ["$ "]), 1: record(1, ["$ ls", "a.txt"], files=[{"path": "a.txt", "change": "added"}],
+                                                 checks=[{"ok": False, "message": "wanted b.txt"}])}  # fmt: skip
+    failure = Failure(step=1, line=3, kind="assert", message="wanted b.txt")
+    details = inspect_step(1, total=3, records=records, planned=None, failures=[failure],
+                           scenario_text="a\nb\nc\n", size=(10, 3))  # fmt: skip
+    assert details.ran and details.failed and details.failures == (failure,)
+    assert details.files == ({"path": "a.txt", "change": "added"},)
+    assert details.screen is not None and details.screen.changed_rows == (0, 1)
+    assert details.source == ("c",)
+    pending = inspect_step(2, total=3, records=records, planned=("agent", "think", "think hi", 2), failures=[],
+                           scenario_text="a\nb\n", size=(10, 3))  # fmt: skip
+    assert not pending.ran and pending.screen is None and pending.summary == "think hi"
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_a_failed_assert_shows_its_whole_reason_in_the_inspector(work: Path, size: tuple[int, int]) -> None:
+    path = work / "scenarios" / "failing.yaml"
+    path.write_text(FAILING, encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            result = await play_to_end(pilot)
+            assert result.status == "failed"
+            [failure] = result.failures
+            await pilot.press("f12")  # the failures pane; Enter opens the failed step in the inspector
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: main.inspector.details is not None, what="the inspector")
+            assert main.panes.active == "tab-step" and main.panes.display
+            details = main.inspector.details
+            assert details is not None and details.index == failure.step and details.failed
+            text = " ".join(main.inspector.text().split())
+            assert " ".join(failure.message.split()) in text, "the whole reason, wrapped, not cut"
+            assert "Scenario line 8" in text and "- assert:" in text
+            assert "Screen before" in text and "Screen after" in text and "42" in text
+            shown = "\n".join(screen_text(app))
+            assert "failed" in shown and "Checks" in shown and "✗" in shown, shown  # the reason first
+            # F7 moves the timeline: the inspector follows
+            await pilot.press("f7")
+            await pilot.pause(0.05)
+            assert main.inspector.details is not None and main.inspector.details.index == failure.step - 1
+
+    run(body)

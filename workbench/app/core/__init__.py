@@ -1,0 +1,1 @@
+"""The app's headless core: what the panes show, worked out without Textual (an import-linter contract)."""
