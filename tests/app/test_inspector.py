@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.conftest import make_app, play_to_end, run, screen_text, settle, wait_until
+from tests.app.test_layout_and_lifecycle import FAILING as LAYOUT_FAILING
 from workbench.app.core.inspect import inspect_step, step_source
 from workbench.engine.report import Failure
 from workbench.engine.trace import StepRecord
@@ -14,19 +15,7 @@ from workbench.engine.trace import StepRecord
 LONG_REASON = (
     "nowhere to be seen " + "and a very long tail that no single line of a narrow pane can hold " * 2
 )
-FAILING = f"""\
-name: failing
-command: [python3, -q]
-terminal: {{width: 60, height: 12}}
-timeline:
-  - userInputs:
-      - [0, "print(40 + 2)<Enter>"]
-  - advanceMs: 400
-  - assert:
-      text:
-        contains: ["{LONG_REASON}"]
-  - advanceMs: 100
-"""
+FAILING = LAYOUT_FAILING.replace("nowhere to be seen", LONG_REASON)
 
 
 def test_step_source_is_the_block_of_the_step() -> None:
