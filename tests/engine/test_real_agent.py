@@ -217,4 +217,6 @@ def test_real_agent_needs_an_agent(tmp_path: Path) -> None:
     (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
     assert "--agent" in entry["failures"][0]["message"]
     bad = workbench("run", "--mode", "real-agent", "--agent", "nope", str(scenario), cwd=tmp_path)
-    assert bad.returncode == 2 and "unknown agent preset" in bad.stderr
+    assert (
+        bad.returncode == 2 and "unknown agent `nope` for mode real-agent; known: claude-code" in bad.stderr
+    )

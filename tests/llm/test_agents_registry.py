@@ -27,13 +27,25 @@ def test_readme_installs_every_agent_at_its_verified_version() -> None:
         assert f"npm install -g {agent.package}@{agent.version}" in readme, agent.name
 
 
+def test_an_acp_adapter_belongs_to_its_agent_module() -> None:
+    from workbench.llm.agents import ACP_ADAPTERS
+
+    assert set(ACP_ADAPTERS) == {"claude-code-acp", "codex-acp", "gemini-acp"}
+    for name, agent in ACP_ADAPTERS.items():
+        assert agent.acp is not None and agent.acp.name == name
+        assert agent.acp.install_hint().startswith("npm install -g "), name
+    assert ACP_ADAPTERS["codex-acp"] is AGENTS["codex"]
+
+
 def test_help_lists_the_registry() -> None:
     from workbench.cli.run import add_arguments
     from workbench.usage import UsageParser
 
     parser = UsageParser(prog="workbench run")
     add_arguments(parser)
-    assert all(name in parser.format_help().replace("\n", " ").replace("  ", " ") for name in AGENTS)
+    text = "".join(parser.format_help().split())  # argparse wraps lines, also at hyphens
+    assert all(name in text for name in AGENTS)
+    assert all(a.acp.name in text for a in AGENTS.values() if a.acp is not None)
 
 
 def test_gemini_cli_preset_writes_its_home(tmp_path: Path) -> None:

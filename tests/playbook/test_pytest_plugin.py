@@ -196,7 +196,13 @@ def test_bad_options_are_usage_errors(project: Path) -> None:
     done = pytest_in(project, "scenarios", "--speed", "fast", "--collect-only", "-q")
     assert done.returncode == 4 and "ERROR: --speed fast: invalid speed 'fast'" in done.stderr
     done = pytest_in(project, "scenarios", "--mode", "nope", "--collect-only", "-q")
-    assert done.returncode == 4 and "ERROR: --mode nope: unknown mode; modes: mock-agent" in done.stderr
+    assert (
+        done.returncode == 4 and "ERROR: --mode nope: unknown mode 'nope'; modes: mock-agent" in done.stderr
+    )
+    done = pytest_in(project, "scenarios", "--agent-ui", "print", "--collect-only", "-q")  # a mock-agent run
+    assert (
+        done.returncode == 4 and "ERROR: --mode mock-agent: --agent-ui needs --mode real-agent" in done.stderr
+    )
 
 
 def test_agent_help_names_every_agent_of_the_registry(tmp_path: Path) -> None:
@@ -207,4 +213,5 @@ def test_agent_help_names_every_agent_of_the_registry(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     start = done.stdout.index("--agent=NAME")
     text = " ".join(done.stdout[start : done.stdout.index("--workbench-ci", start)].split())
-    assert f"({', '.join(AGENTS)}; default: the built-in mock agent)" in text, text
+    assert f"real-agent mode: the agent preset, else the scenario's `command` with {{base_url}} placeholders " \
+           f"({', '.join(AGENTS)})" in text, text  # fmt: skip

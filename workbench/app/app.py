@@ -84,17 +84,17 @@ class WorkbenchApp(InOrderKeys):
         self._syntax_themes: dict[str, TextAreaTheme] = {}
 
     def set_mode(self, mode: str, agent: str | None = None) -> None:
-        from workbench.engine.drivers import driver_names
+        from workbench.engine.drivers import ModeError, mode_of
 
-        if mode not in driver_names():
-            self.notify(f"unknown mode {mode!r}; modes: {', '.join(driver_names())}", severity="error")
+        try:
+            takes_agent = mode_of(mode).takes_agent
+        except ModeError as exc:
+            self.notify(str(exc), severity="error")
             return
         self.mode = mode
         if agent is not None:
             self.agent = agent
-        self.notify(
-            f"runs use mode {mode}" + (f" with {self.agent}" if mode == "real-agent" and self.agent else "")
-        )
+        self.notify(f"runs use mode {mode}" + (f" with {self.agent}" if takes_agent and self.agent else ""))
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(DEFAULT_VARIABLES)

@@ -77,23 +77,19 @@ class WorkbenchCommands(Provider):
             yield DiscoveryHit(title, callback, help=help_text)
 
     def _modes(self) -> list[tuple[str, Callable[[], None], str]]:
-        """`run: mode NAME` for every driver (the names `run --mode` takes), plus one per real-agent preset."""
+        """`run: mode NAME` for every driver (the names `run --mode` takes), and one per agent a mode plays."""
         from workbench.app.app import WorkbenchApp
-        from workbench.engine.drivers import driver_summaries
-        from workbench.llm.presets import PRESETS
+        from workbench.engine.drivers import DRIVERS, driver_summaries
 
         app = self.app
         if not isinstance(app, WorkbenchApp):
             return []
         out: list[tuple[str, Callable[[], None], str]] = []
         for name, summary in driver_summaries().items():
-            if name == "real-agent":
-                for preset in PRESETS:
-                    out.append(
-                        (f"run: mode real-agent {preset}", partial(app.set_mode, name, preset), summary)
-                    )
-            else:
-                out.append((f"run: mode {name}", partial(app.set_mode, name), summary))
+            out.append((f"run: mode {name}", partial(app.set_mode, name), summary))
+            agent = DRIVERS[name].option("agent")
+            for choice in agent.choices() if agent is not None and agent.choices is not None else ():
+                out.append((f"run: mode {name} {choice}", partial(app.set_mode, name, choice), summary))
         return out
 
     async def search(self, query: str) -> Hits:

@@ -27,6 +27,22 @@ def add_folders(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR", help="run folders")
 
 
+def add_mode_options(p: argparse.ArgumentParser) -> None:
+    """One flag per option the modes declare (`workbench.engine.drivers`), with what it means in each mode."""
+    from workbench.engine.drivers import flag_help, mode_flags
+
+    for takers in mode_flags().values():
+        option = takers[0][1]
+        p.add_argument(option.flag, dest=option.dest, metavar=option.metavar, help=flag_help(takers))
+
+
+def mode_option_values(args: argparse.Namespace) -> dict[str, str | None]:
+    """The values of the flags :func:`add_mode_options` added (None: not given)."""
+    from workbench.engine.drivers import mode_flags
+
+    return {name: getattr(args, takers[0][1].dest, None) for name, takers in mode_flags().items()}
+
+
 def add_theme(p: argparse.ArgumentParser) -> None:
     p.add_argument("--theme", metavar="NAME",
                    help="workbench-dark (default), workbench-light, workbench-high-contrast, or a Textual theme")  # fmt: skip

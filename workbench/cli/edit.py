@@ -19,7 +19,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--mode", default=DEFAULT_MODE, choices=driver_names(), metavar="MODE",
                    help=f"how the app's runs play scenarios: {', '.join(driver_names())}")  # fmt: skip
-    p.add_argument("--agent", metavar="PRESET", help="real-agent mode: the agent preset")
+    from workbench.engine.drivers import flag_help, mode_flags
+
+    p.add_argument("--agent", metavar="NAME", help=flag_help(mode_flags()["agent"]))
     add_web(p)
 
 

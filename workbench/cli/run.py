@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.cli.common import add_define, add_folders, add_scenario_paths, scenario_files
+from workbench.cli.common import (
+    add_define,
+    add_folders,
+    add_mode_options,
+    add_scenario_paths,
+    mode_option_values,
+    scenario_files,
+)
 from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
@@ -30,16 +37,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     modes = driver_summaries()
     p.add_argument("--mode", default=DEFAULT_MODE, choices=list(modes), metavar="MODE",
                    help="how the scenario is played: " + "; ".join(f"{k}: {v}" for k, v in modes.items()))  # fmt: skip
-    from workbench.llm.agents import AGENTS
-
-    p.add_argument("--agent", metavar="NAME",
-                   help=f"real-agent mode: the agent preset ({', '.join(AGENTS)}); acp mode: claude-code-acp, codex-acp, gemini-acp; "
-                        "else the scenario's `command` with {base_url} placeholders")  # fmt: skip
-    p.add_argument("--agent-ui", choices=["tui", "print"], default="tui",
-                   help="real-agent mode: the agent's TUI (default) or its print mode")  # fmt: skip
-    p.add_argument("--drift", choices=["warn", "fail"],
-                   help="real-agent mode: compare the agent's requests with those recorded beside the scenario "
-                        "(`workbench record` writes them) and warn, or fail, when they changed")  # fmt: skip
     p.add_argument(
         "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
     )
@@ -61,9 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="blank out volatile screen text (timings, versions) in every screenshot; repeatable",
     )  # fmt: skip
     p.add_argument("--keep", action="store_true", help="keep every workspace (failed ones are always kept)")
-    p.add_argument(
-        "--checkpoint-cmd", metavar="CMD", help="a shell command the mock agent runs after each tool"
-    )
+    add_mode_options(p)
     add_define(p)
 
 
@@ -90,22 +85,12 @@ def run(args: argparse.Namespace) -> int:
             re.compile(mask)
         except re.error as exc:
             raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
-    if args.agent is not None:
-        from workbench.llm.presets import PRESETS
+    from workbench.engine.drivers import ModeError, mode_options
 
-        if args.mode == "acp":
-            from workbench.engine.drivers.acp import ADAPTERS
-
-            if args.agent not in ADAPTERS:
-                raise UsageError(f"unknown ACP adapter `{args.agent}`; known: {', '.join(ADAPTERS)}")
-        elif args.mode != "real-agent":
-            raise UsageError(
-                "--agent needs --mode real-agent (an agent preset) or --mode acp (an ACP adapter)"
-            )
-        elif args.agent not in PRESETS:
-            raise UsageError(f"unknown agent preset `{args.agent}`; known: {', '.join(PRESETS)}")
-    if args.drift is not None and args.mode != "real-agent":
-        raise UsageError("--drift needs --mode real-agent (it compares the requests a real agent sends)")
+    try:
+        chosen = mode_options(args.mode, mode_option_values(args))
+    except ModeError as exc:
+        raise UsageError(str(exc)) from None
     if args.html is not None:
         from workbench.report.write import ReportError, check_target
 
@@ -127,8 +112,8 @@ def run(args: argparse.Namespace) -> int:
                 print(d, file=sys.stderr)
     options = RunOptions(
         speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
-        defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep, checkpoint_cmd=args.checkpoint_cmd,
-        masks=tuple(args.mask), mode=args.mode, agent=args.agent, agent_ui=args.agent_ui, drift=args.drift,
+        defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep,
+        masks=tuple(args.mask), mode=args.mode, mode_options=chosen,
     )  # fmt: skip
     console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
     report = run_batch(candidates, options, args.jobs, console)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +21,16 @@ class RunOptions:
     timeout_s: float = 120.0
     keep: bool = False
     settle_ms: int = 150
-    checkpoint_cmd: str | None = None
     mode: str = "mock-agent"  # a name of workbench.engine.drivers.DRIVERS
-    agent: str | None = None  # real-agent mode: a preset of workbench.llm.presets
-    agent_ui: str = "tui"  # real-agent mode: `tui` or `print`
-    drift: str | None = None  # real-agent mode: `warn` or `fail` on requests that differ from the recording's
+    mode_options: Mapping[str, str] = field(default_factory=dict)
+    """The mode's own options (``--agent``, ``--checkpoint-cmd``...), as its registry line declares them."""
     masks: tuple[str, ...] = ()  # --mask: regexes blanked out of every screenshot (and the scenario's)
     # a driver factory from the caller (a playbook run) instead of `mode`'s
     driver: Callable[[Any], Any] | None = None
+
+    def option(self, name: str, default: str | None = None) -> str | None:
+        """The value of the mode's option ``name`` (as declared: ``agent``, ``agent-ui``), else ``default``."""
+        return self.mode_options.get(name, default)
 
     @property
     def speed_text(self) -> str:

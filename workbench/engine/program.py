@@ -61,7 +61,6 @@ def program_for(
     *,
     speed: str,
     defines: tuple[str, ...],
-    checkpoint_cmd: str | None,
     environ: Mapping[str, str] | None = None,
     home: Path | None = None,
 ) -> Program:
@@ -80,8 +79,6 @@ def program_for(
     args = [str(scenario_path.resolve()), "--workspace", str(workspace), "--speed", speed]
     for d in defines:
         args += ["--define", d]
-    if checkpoint_cmd:
-        args += ["--checkpoint-cmd", checkpoint_cmd]
     return Program(
         (sys.executable, "-m", "workbench", "mock-agent", *args), env, mock_agent=True, agent_args=tuple(args)
     )

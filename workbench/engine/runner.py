@@ -162,7 +162,7 @@ class ScenarioRun:
             return self._finish(result)
         from workbench.engine.requires import skip_reason
 
-        tools_run = self.mode != "simulation"  # simulation only describes tool calls to its client
+        tools_run = self.options.driver is not None or DRIVERS[self.mode].runs_tools
         reason = skip_reason(self.scenario, tools_run=tools_run)  # e.g. Agent Harbor's `ah`
         if reason is not None:
             result.status, result.skip_reason = "skipped", reason
@@ -220,7 +220,7 @@ class ScenarioRun:
         home = self.run_dir / "home"
         home.mkdir(exist_ok=True)
         program = program_for(scenario, self.path, self._workspace.path, speed=self.options.speed_text,
-                              defines=self.options.defines, checkpoint_cmd=self.options.checkpoint_cmd,
+                              defines=self.options.defines,
                               home=home)  # fmt: skip
         ctx = RunContext(self.path, scenario, schedule, self.options, result, self.run_dir, self._workspace,
                          self.clock, self._spawn)  # fmt: skip

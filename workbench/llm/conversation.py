@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from .agents import AGENTS
 
-Style = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
+Style = str
+"""A wire style's name (``anthropic``, ``openai-chat``...): the styles are the registry ``llm.wire.WIRES``."""
 
 _ENVELOPE = re.compile(r"\A\s*<([A-Za-z][\w -]*)>.*</\1>\s*\Z", re.S)
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)

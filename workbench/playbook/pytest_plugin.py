@@ -10,8 +10,10 @@ and `target/` are skipped). An item's id is the scenario's name, its markers are
 its tags (registered on the fly, so ``--strict-markers`` is fine), and ``-k``
 matches both.
 
-Options: ``--update-goldens``, ``--speed N|max``, ``--mode MODE``, ``--agent
-NAME``, ``--workbench-ci`` (never write goldens), ``--goldens DIR`` (default
+Options: ``--update-goldens``, ``--speed N|max``, ``--mode MODE``, the options
+the modes declare (``--agent NAME``, ``--agent-ui``, ``--checkpoint-cmd``: see
+:mod:`workbench.engine.drivers`; ``--agent`` alone means the agent mode),
+``--workbench-ci`` (never write goldens), ``--goldens DIR`` (default
 ``<rootdir>/screenshots``). A failing item shows what `workbench run` shows: each
 failure with its scenario line, the screenshot diff, the last screen, the run
 folder (for `workbench show`).
@@ -62,8 +64,8 @@ DEFAULT_FOLDERS = "scenarios"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    # The agent registry alone (a few ms): imported here, not with this module, like everything else.
-    from workbench.llm.agents import AGENTS
+    # The mode registry alone (a few ms): imported here, not with this module, like everything else.
+    from workbench.engine.drivers import flag_help, mode_flags
 
     group = parser.getgroup("workbench", "Scenario Workbench")
     group.addoption(
@@ -73,9 +75,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--speed", default="max", help="workbench: 1 = real time, N = N times faster, max (default)"
     )
     group.addoption("--mode", default=None, help="workbench: how scenarios are played (default: mock-agent)")
-    group.addoption("--agent", default=None, metavar="NAME",
-                    help=f"workbench: the agent preset that plays scenarios and playbooks ({', '.join(AGENTS)}; "
-                         "default: the built-in mock agent)")  # fmt: skip
+    for takers in mode_flags().values():  # the options the modes declare; `--agent` alone also picks a mode
+        option = takers[0][1]
+        group.addoption(option.flag, dest=f"workbench_{option.dest}", default=None, metavar=option.metavar,
+                        help=f"workbench: {flag_help(takers)}")  # fmt: skip
     group.addoption(
         "--workbench-ci", action="store_true", help="workbench: never write goldens; missing ones fail"
     )
@@ -96,12 +99,26 @@ def pytest_configure(config: pytest.Config) -> None:
             parse_speed(speed)
         except ValueError as exc:
             raise pytest.UsageError(f"--speed {speed}: {exc}") from None
-    mode = config.getoption("--mode")
-    if mode is not None:
-        from workbench.engine.drivers import driver_names
+    from workbench.engine.drivers import ModeError, mode_options
 
-        if mode not in driver_names():
-            raise pytest.UsageError(f"--mode {mode}: unknown mode; modes: {', '.join(driver_names())}")
+    mode = chosen_mode(config)
+    try:
+        mode_options(mode, mode_option_values(config))
+    except ModeError as exc:
+        raise pytest.UsageError(f"--mode {mode}: {exc}") from None
+
+
+def chosen_mode(config: pytest.Config) -> str:
+    """``--mode``, else the agent mode when ``--agent`` names an agent, else the default mode."""
+    from workbench.engine.drivers import AGENT_MODE, DEFAULT_MODE
+
+    return str(config.getoption("--mode") or (AGENT_MODE if config.getoption("--agent") else DEFAULT_MODE))
+
+
+def mode_option_values(config: pytest.Config) -> dict[str, str | None]:
+    from workbench.engine.drivers import mode_flags
+
+    return {name: config.getoption(takers[0][1].flag) for name, takers in mode_flags().items()}
 
 
 # --------------------------------------------------------------------------- collection
@@ -181,17 +198,18 @@ def _items_out_dir(config: pytest.Config) -> Path:
 def run_options(config: pytest.Config, **overrides: Any) -> RunOptions:
     """The run options the command line asked for (each item and fixture adds its own folders)."""
     from workbench.clock import parse_speed
+    from workbench.engine.drivers import mode_options
     from workbench.engine.options import RunOptions
 
     goldens = config.getoption("--goldens")
-    mode = config.getoption("--mode") or ("real-agent" if config.getoption("--agent") else "mock-agent")
+    mode = chosen_mode(config)
     values: dict[str, Any] = {
         "speed": parse_speed(str(config.getoption("--speed"))),
         "ci": bool(config.getoption("--workbench-ci")),
         "update_goldens": bool(config.getoption("--update-goldens")),
         "goldens_dir": Path(goldens) if goldens else Path(config.rootpath) / "screenshots",
         "mode": mode,
-        "agent": config.getoption("--agent"),
+        "mode_options": mode_options(mode, mode_option_values(config)),
     }
     values.update(overrides)
     return RunOptions(**values)

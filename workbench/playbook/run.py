@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from workbench.engine.drivers import AGENT_MODE
 from workbench.engine.drivers.base import RunContext, Stopped
 from workbench.engine.drivers.real_agent import AGENT_EXIT_GRACE_S, RealAgentDriver
 from workbench.engine.options import RunOptions
@@ -195,7 +196,7 @@ async def run_playbook(
     path.write_text(text, encoding="utf-8")
     state = PlaybookState(playbook)
     preset = None if command is not None else agent
-    run_options = replace(options, mode="real-agent", agent=preset,
+    run_options = replace(options, mode=AGENT_MODE, mode_options={"agent": preset} if preset else {},
                           driver=lambda ctx: PlaybookDriver(ctx, state))  # fmt: skip
     result = await run_scenario(path, run_options, [UiEvents(state.events)])
     return PlaybookRun(result, state.events, state.failures, path, state.consumed, state.remaining)

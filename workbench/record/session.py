@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.engine.program import base_env
-from workbench.llm.presets import Endpoint, PresetError, endpoint_env, expand_command, preset_named
+from workbench.llm.agents import Endpoint, PresetError, endpoint_env, expand_command
+from workbench.llm.agents import agent_named as preset_named
 from workbench.terminal.asciicast import AsciicastRecorder
 from workbench.terminal.masks import mask_shot
 from workbench.terminal.session import PtySession

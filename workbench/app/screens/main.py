@@ -49,6 +49,7 @@ from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_records, marks_from_schedule
 from workbench.atomic import write_atomic
 from workbench.engine.agent_requests import RequestLogReader, request_log
+from workbench.engine.drivers import mode_of
 from workbench.engine.options import RunOptions
 from workbench.engine.recording import InputRecorder
 from workbench.engine.report import Failure
@@ -528,7 +529,11 @@ class MainScreen(Screen[None]):
         if self.live:
             return self.run
         scenario = self.validation.scenario if self.validation is not None else None
-        if scenario is not None and scenario.format == "claudeless" and self.workbench.mode != "real-agent":
+        if (
+            scenario is not None
+            and scenario.format == "claudeless"
+            and not mode_of(self.workbench.mode).accepts_rules
+        ):
             self.notify("Claudeless rules answer a real agent: run them with --mode real-agent",
                         severity="warning")  # fmt: skip
             return None
@@ -536,8 +541,9 @@ class MainScreen(Screen[None]):
             return None
         app = self.workbench
         # ci=True: the engine never writes a golden for the app; a missing one is shown to be accepted.
+        chosen = {"agent": app.agent} if app.agent is not None and mode_of(app.mode).takes_agent else {}
         options = RunOptions(speed=self.speed, goldens_dir=app.goldens_dir, out_dir=app.out_dir, ci=True,
-                             mode=app.mode, agent=app.agent)  # fmt: skip
+                             mode=app.mode, mode_options=chosen)  # fmt: skip
         self.timeline.reset_states()
         self.failures.show([], None)
         run = self.session.start(self.path, options, paused=paused)
@@ -900,7 +906,11 @@ class MainScreen(Screen[None]):
             self.editor.move_cursor((row, len(self.editor.document.get_line(row))))
         taken = sum(1 for line in self.editor.text.splitlines() if "screenshot: recorded-" in line)
         requests = None  # a real agent's requests to the mock LLM become llmResponse steps at their place
-        if self.run is not None and self.run.mode == "real-agent" and self.run.run_dir is not None:
+        if (
+            self.run is not None
+            and mode_of(self.run.mode).logs_model_requests
+            and self.run.run_dir is not None
+        ):
             requests = RequestLogReader(request_log(self.run.run_dir))
         # labels go on from those in the file; a real agent's inputs are prompts, one per Enter
         self.recorder = InputRecorder(shots=taken, requests=requests, prompts=requests is not None)

@@ -2,8 +2,8 @@
 
 The agent is the scenario's ``command`` (``{base_url}`` placeholders and the
 usual API variables point it at the mock LLM server, as in real-agent mode), or
-a known adapter, ``--agent claude-code-acp|codex-acp|gemini-acp`` (:data:`ADAPTERS`), set up
-as its underlying agent's preset sets that agent up. It
+a known adapter, ``--agent claude-code-acp|codex-acp|gemini-acp`` (the ``acp`` of an agent module in
+:mod:`workbench.llm.agents`), set up as its agent's preset sets that agent up. It
 runs in the run's pty through :mod:`workbench.acp.launch`, so its stderr is on
 screen and in the recording, while its stdin/stdout are a socket the engine
 speaks ACP on with the official SDK (:class:`~workbench.acp.client.WorkbenchClient`):
@@ -29,7 +29,6 @@ import contextlib
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,33 +47,6 @@ if TYPE_CHECKING:
     from workbench.acp.wire import WireRecorder
 
 CLOSE_GRACE_S = 5.0
-
-
-@dataclass(frozen=True)
-class Adapter:
-    """A known ACP adapter (``--agent NAME`` in acp mode): its program, npm package and verified
-    version, and the agent preset whose HOME set-up and environment it shares (the adapter runs
-    that agent's core, so it reads the same config to find the model)."""
-
-    program: str
-    package: str
-    version: str
-    agent: str  # a preset of workbench.llm.agents
-    profile: str | None  # the mock LLM server's tool profile (None: detect it from the request)
-    # (file under HOME, lines put first in it): what its flags would say
-    settings: tuple[tuple[str, str], ...] = ()
-    args: tuple[str, ...] = ()  # after the program: what puts it in ACP mode
-
-
-ADAPTERS = {
-    "claude-code-acp": Adapter("claude-code-acp", "@zed-industries/claude-code-acp", "0.16.2", "claude-code", None),
-    # no sandbox and no approvals, as the codex preset's --dangerously-bypass-approvals-and-sandbox: the
-    # workspace is the sandbox, and codex's own cannot run in a container without user namespaces
-    "codex-acp": Adapter("codex-acp", "@zed-industries/codex-acp", "0.16.0", "codex", "codex",
-                         ((".codex/config.toml", 'sandbox_mode = "danger-full-access"\napproval_policy = "never"\n'),)),
-    # Gemini CLI speaks ACP itself with --acp; its tool calls are approved through ACP permission requests
-    "gemini-acp": Adapter("gemini", "@google/gemini-cli", "0.61.0", "gemini-cli", "gemini-cli", args=("--acp",)),
-}  # fmt: skip
 
 
 class AcpDriver(RealAgentDriver):
@@ -114,7 +86,9 @@ class AcpDriver(RealAgentDriver):
         for turn in build_script(ctx.schedule).whole:
             if turn.prompt is not None:
                 self._turns[id(turn.prompt)] = turn
-        agent = await (self._adapter_program(program) if ctx.options.agent else self._agent_program(program))
+        agent = await (
+            self._adapter_program(program) if ctx.options.option("agent") else self._agent_program(program)
+        )
         self._socket_dir = tempfile.mkdtemp(prefix="wb-acp-")
         path = str(Path(self._socket_dir) / "s")
         ends: dict[bytes, asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {
@@ -146,27 +120,28 @@ class AcpDriver(RealAgentDriver):
     async def _adapter_program(self, program: Program) -> Program:
         """``--agent NAME``: a known ACP adapter, its HOME written as its agent's preset writes it."""
         from workbench.llm import LlmServer
-        from workbench.llm.agents import agent_named
+        from workbench.llm.agents import ACP_ADAPTERS
         from workbench.llm.agents.base import Endpoint, find_program
 
         ctx = self.ctx
-        name = str(ctx.options.agent)
-        adapter = ADAPTERS.get(name)
-        if adapter is None:
+        name = str(ctx.options.option("agent"))
+        agent = ACP_ADAPTERS.get(name)
+        if agent is None or agent.acp is None:
             raise DriverError(
-                f"unknown ACP adapter `{name}`; known: {', '.join(ADAPTERS)} (or a scenario `command`)"
+                f"unknown ACP adapter `{name}`; known: {', '.join(ACP_ADAPTERS)} (or a scenario `command`)"
             )
+        adapter = agent.acp
         exe = find_program(adapter.program)
         if exe is None:
-            raise DriverError(f"{name}: `{adapter.program}` is not installed: `npm install -g "
-                              f"{adapter.package}@{adapter.version}` (or list npm prefixes in WORKBENCH_AGENTS)")  # fmt: skip
+            raise DriverError(f"{name}: `{adapter.program}` is not installed: `{adapter.install_hint()}` "
+                              "(or list npm prefixes in WORKBENCH_AGENTS)")  # fmt: skip
         self.server = LlmServer([ctx.scenario], speed=ctx.options.speed, out_dir=ctx.run_dir,
                                 workspace=ctx.workspace.path, on_assert=self._on_assert, profile=adapter.profile)  # fmt: skip
         base_url = await self.server.start()
         home = (ctx.run_dir / "home").resolve()
         home.mkdir(parents=True, exist_ok=True)
         endpoint = Endpoint(base_url, self.api_key, ctx.workspace.path, home, self._prompt(ctx.scenario))
-        launch = agent_named(adapter.agent).build(adapter.program, endpoint, "print")  # for its HOME and env
+        launch = agent.build(adapter.program, endpoint, "print")  # for its HOME and env
         for rel, lines in adapter.settings:
             path = home / rel
             path.write_text(

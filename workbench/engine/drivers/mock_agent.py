@@ -13,6 +13,7 @@ to pace: this mode then plays it as the ``program`` mode does.
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
 from workbench.agent.control import ENV_VAR, EngineLink
 from workbench.engine.program import Program
@@ -40,6 +41,12 @@ class MockAgentDriver:
             self._plain = ProgramDriver(self.ctx)
             await self._plain.start(program)
             return
+        checkpoint = self.ctx.options.option("checkpoint-cmd")
+        if checkpoint:  # the agent runs it after each tool and edit
+            extra = ("--checkpoint-cmd", checkpoint)
+            program = replace(
+                program, argv=(*program.argv, *extra), agent_args=(*(program.agent_args or ()), *extra)
+            )
         self._link = EngineLink()  # in a private folder of its own, short enough whatever TMPDIR is
         await self._link.start()
         program.env[ENV_VAR] = self._link.path

@@ -5,7 +5,7 @@ The run starts :class:`~workbench.llm.LlmServer` on its own asyncio loop with th
 scenario, a fresh API key (so the run has its own session), the run's workspace
 (for ``assert`` fs checks) and run folder (request log, mismatching requests),
 then starts the agent through a preset (``--agent claude-code|codex|pi``, see
-:mod:`workbench.llm.presets`) or the scenario's ``command`` with ``{base_url}``
+:mod:`workbench.llm.agents`) or the scenario's ``command`` with ``{base_url}``
 placeholders. The schedule is then walked as in mock-agent mode, except:
 
 * agent steps (thinking, text, tool calls) are the server's: the engine waits
@@ -57,7 +57,7 @@ class RealAgentDriver:
         self.ctx = ctx
         self.server: LlmServer | None = None
         self.api_key = "wb-" + secrets.token_hex(8)  # short: Claude Code stores the last 20 characters
-        self.ui = ctx.options.agent_ui
+        self.ui = ctx.options.option("agent-ui") or "tui"
         self.ready: str | None = None
         self._typed_prompt = False
         self._finished = False
@@ -70,14 +70,16 @@ class RealAgentDriver:
         await self.ctx.spawn(await self._agent_program(program))
 
     async def _agent_program(self, program: Program) -> Program:
-        from workbench.llm.presets import Endpoint, PresetError, endpoint_env, expand_command, preset_named
+        from workbench.llm.agents import Endpoint, PresetError, endpoint_env, expand_command
+        from workbench.llm.agents import agent_named as preset_named
 
         ctx = self.ctx
         scenario, options = ctx.scenario, ctx.options
         preset = None
-        if options.agent:
+        agent = options.option("agent")
+        if agent:
             try:
-                preset = preset_named(options.agent)
+                preset = preset_named(agent)
             except PresetError as exc:
                 raise DriverError(str(exc)) from None
         elif not scenario.command:
@@ -112,7 +114,7 @@ class RealAgentDriver:
 
     def _drift(self) -> DriftCheck | None:
         """``--drift``: the requests recorded beside the scenario, to compare the replay's with."""
-        if self.ctx.options.drift is None:
+        if self.ctx.options.option("drift") is None:
             return None
         from workbench.llm.drift import DriftCheck, DriftError, read_sidecar, sidecar_path
 
@@ -130,7 +132,7 @@ class RealAgentDriver:
         if seen < recorded:
             changes.append(f"the agent sent {seen} conversation requests, the recording {recorded}")
         for change in changes:
-            if self.ctx.options.drift == "fail":
+            if self.ctx.options.option("drift") == "fail":
                 self.ctx.fail(0, 0, "expect", f"drift: {change}")
             else:
                 self.ctx.result.warnings.append(f"drift: {change}")

@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from workbench.names import Env
 
 from . import claude_code, codex, gemini_cli, pi
-from .base import MODEL, UIS, Agent, Endpoint, Launch, PresetError, find_program
+from .base import MODEL, UIS, AcpAdapter, Agent, Endpoint, Launch, PresetError, find_program
 
 AGENTS: dict[str, Agent] = {a.name: a for a in (claude_code.AGENT, codex.AGENT, pi.AGENT, gemini_cli.AGENT)}
+ACP_ADAPTERS: dict[str, Agent] = {a.acp.name: a for a in AGENTS.values() if a.acp is not None}
+"""The agents with an ACP adapter, by the adapter's name (what ``--mode acp --agent`` takes)."""
 
 
 def agent_named(name: str) -> Agent:
@@ -69,5 +71,5 @@ def endpoint_env(endpoint: Endpoint) -> dict[str, str]:
     }
 
 
-__all__ = ["AGENTS", "MODEL", "PLACEHOLDERS", "UIS", "Agent", "Endpoint", "Launch", "PresetError",
+__all__ = ["ACP_ADAPTERS", "AGENTS", "MODEL", "PLACEHOLDERS", "UIS", "AcpAdapter", "Agent", "Endpoint", "Launch", "PresetError",
            "agent_named", "agents_help", "endpoint_env", "expand_command", "find_program"]  # fmt: skip

@@ -50,6 +50,24 @@ Builder = Callable[[str, Endpoint, str], Launch]
 
 
 @dataclass(frozen=True)
+class AcpAdapter:
+    """How an agent is played over ACP (``--mode acp --agent NAME``): the adapter program, its npm package and
+    verified version. It runs the agent's core, so its HOME is written as the agent's preset writes it."""
+
+    name: str  # the name ``--agent`` takes in acp mode
+    program: str
+    package: str
+    version: str
+    profile: str | None  # the mock LLM server's tool profile (None: detect it from the request)
+    # (file under HOME, lines put first in it): what its flags would say
+    settings: tuple[tuple[str, str], ...] = ()
+    args: tuple[str, ...] = ()  # after the program: what puts it in ACP mode
+
+    def install_hint(self) -> str:
+        return f"npm install -g {self.package}@{self.version}"
+
+
+@dataclass(frozen=True)
 class Agent:
     """One known agent: its preset (program, npm package, the version it was
     verified with, how to launch it), the tool profile the mock LLM server
@@ -66,6 +84,7 @@ class Agent:
     cwd_patterns: tuple[str, ...] = ()  # regexes whose group 1 is the working directory its prompt states
     side_markers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # kind -> phrases
     masks: tuple[str, ...] = ()  # volatile text on its TUI, for a scenario's `masks`
+    acp: AcpAdapter | None = None  # its ACP adapter, if it has one
 
     def install_hint(self) -> str:
         return f"npm install -g {self.package}@{self.version}"

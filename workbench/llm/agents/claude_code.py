@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from .base import MODEL, Agent, Endpoint, Launch
+from .base import MODEL, AcpAdapter, Agent, Endpoint, Launch
 
 WORKSPACE = r"/\S*/wb-ws-\w+"  # a run's workspace (an absolute path ending in wb-ws-XXXXXXXX)
 
@@ -57,4 +57,5 @@ AGENT = Agent(
         r"(?<=Thought for )\d+s",  # how long the model "thought" (wall time)
         r"(?<=✻ )\S+ for \d+s",  # the idle line: a random verb (Cooked, Baked...) and the turn's duration
     ),
+    acp=AcpAdapter("claude-code-acp", "claude-code-acp", "@zed-industries/claude-code-acp", "0.16.2", None),
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from .base import MODEL, Agent, Endpoint, Launch, stderr_to_log
+from .base import MODEL, AcpAdapter, Agent, Endpoint, Launch, stderr_to_log
 from .claude_code import WORKSPACE
 
 
@@ -51,5 +51,15 @@ AGENT = Agent(
         r"(?<=OpenAI Codex \()v\d+\.\d+\.\d+(?=\))",  # the version in the header
         WORKSPACE,  # the header's and the footer's working directory
         r"(?<=Worked for )\S+ • \d{1,2}:\d{2}",  # the turn's duration ("<1s") and the clock time
+    ),
+    # no sandbox and no approvals, as --dangerously-bypass-approvals-and-sandbox: the workspace is the sandbox,
+    # and codex's own cannot run in a container without user namespaces
+    acp=AcpAdapter(
+        "codex-acp",
+        "codex-acp",
+        "@zed-industries/codex-acp",
+        "0.16.0",
+        "codex",
+        ((".codex/config.toml", 'sandbox_mode = "danger-full-access"\napproval_policy = "never"\n'),),
     ),
 )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .base import Agent, Endpoint, Launch, stderr_to_log
+from .base import AcpAdapter, Agent, Endpoint, Launch, stderr_to_log
 from .claude_code import WORKSPACE
 
 SETTINGS = {
@@ -51,4 +51,6 @@ AGENT = Agent(
     summary="Gemini CLI: Google Gemini API, GOOGLE_GEMINI_BASE_URL, ~/.gemini/settings.json",
     cwd_patterns=(r"Workspace Directories:\*\*\s*\n\s*- (\S[^\n]*)",),
     masks=(WORKSPACE,),
+    # Gemini CLI speaks ACP itself with --acp; its tool calls are approved through ACP permission requests
+    acp=AcpAdapter("gemini-acp", "gemini", "@google/gemini-cli", "0.61.0", "gemini-cli", args=("--acp",)),
 )
