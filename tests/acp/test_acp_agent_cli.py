@@ -14,6 +14,7 @@ import pytest
 
 from tests.processes import running, unique_seconds
 from workbench.acp.client import TurnRecord
+from workbench.acp.guard import MAX_LINE_BYTES
 from workbench.acp.scp import DirectRunner, TestContext
 
 from .helpers import scenario_file, workspace
@@ -83,6 +84,66 @@ def test_malformed_lines_and_unknown_methods_get_json_rpc_errors_not_silence(tmp
     assert any(r.get("id") == 0 and r["result"]["protocolVersion"] == 1 for r in replies)
     assert "line 1 is not JSON" in done.stderr and "line 2 is not a JSON-RPC 2.0" in done.stderr
     assert "Traceback" not in done.stderr and done.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "said"),
+    [
+        ("[" * 100_000 + "]" * 100_000, -32700, "nested too deeply"),
+        ("[" * 5000 + "]" * 5000, -32700, "nested too deeply"),
+        ('{"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": ' + "[" * 500 + "]" * 500 + "}", -32600,
+         "nested too deeply"),
+        ('{"jsonrpc": "2.0", "method": "x", "params": "' + "a" * (MAX_LINE_BYTES + 1024) + '"}', -32600,
+         "longer than"),
+    ],
+    ids=["100,000 deep", "5,000 deep", "500 deep params", "over the line limit"],
+)  # fmt: skip
+def test_a_line_too_deep_or_too_long_is_an_error_reply_and_the_agent_goes_on(
+    tmp_path: Path, line: str, code: int, said: str
+) -> None:
+    path = scenario_file(tmp_path, "name: empty\ntimeline: []\n")
+    done = _raw(path, [line, _msg("initialize", {"protocolVersion": 1}, 0)], tmp_path, timeout=120)
+    replies = [json.loads(reply) for reply in done.stdout.splitlines()]
+    assert [r["error"]["code"] for r in replies if "error" in r] == [code], done.stderr[-2000:]
+    assert said in done.stderr
+    assert any(r.get("id") == 0 and r["result"]["protocolVersion"] == 1 for r in replies)  # answered after it
+    assert "Traceback" not in done.stderr and done.returncode == 0
+
+
+def test_an_over_long_line_is_never_read_whole() -> None:
+    """The guard drops a long line as it streams past: what it holds stays near the limit, not the line."""
+    from workbench.acp.guard import guard_stream
+
+    async def main() -> tuple[list[str], bytes, int]:
+        source = asyncio.StreamReader(limit=1024)
+        target = asyncio.StreamReader()
+        sent: list[bytes] = []
+        reports: list[str] = []
+        peak = 0
+
+        class Writer:
+            def write(self, data: bytes) -> None:
+                sent.append(data)
+
+            async def drain(self) -> None:
+                pass
+
+        task = asyncio.ensure_future(guard_stream(source, target, Writer(), reports.append, 1024))  # type: ignore[arg-type]
+        for _ in range(1000):  # a 1 MB line, fed in pieces as a pipe would
+            source.feed_data(b"x" * 1024)
+            await asyncio.sleep(0)
+            peak = max(peak, len(source._buffer))  # type: ignore[attr-defined]
+        source.feed_data(b"\n" + _msg("initialize", {}, 0).encode() + b"\n")
+        source.feed_eof()
+        await task
+        return reports, b"".join(sent) + b"|" + await target.read(), peak
+
+    reports, out, peak = asyncio.run(main())
+    assert len(reports) == 1 and "longer than" in reports[0]
+    errors, passed = out.split(b"|")
+    assert json.loads(errors)["error"]["code"] == -32600
+    assert json.loads(passed)["method"] == "initialize"
+    assert peak <= 4 * 1024
 
 
 def test_a_client_that_disconnects_mid_turn_ends_the_agent_and_its_command(tmp_path: Path) -> None:

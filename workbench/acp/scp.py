@@ -46,7 +46,7 @@ from acp.schema import InitializeResponse
 from acp.transports import spawn_stdio_transport
 
 from .client import PermissionAnswer, TurnRecord, WorkbenchClient, first_allow
-from .guard import guarded
+from .guard import MAX_LINE_BYTES, guarded
 from .wire import WireRecorder
 
 Script = Callable[["TestContext"], Awaitable[None]]
@@ -243,7 +243,9 @@ class DirectRunner:
 
         garbage: list[str] = []
         try:
-            async with spawn_stdio_transport(self.command[0], *self.command[1:], env=env, cwd=self.cwd) as (
+            async with spawn_stdio_transport(
+                self.command[0], *self.command[1:], env=env, cwd=self.cwd, limit=MAX_LINE_BYTES
+            ) as (
                 reader,
                 writer,
                 proc,

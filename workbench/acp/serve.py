@@ -91,16 +91,16 @@ async def serve_stdio(agent: Any) -> None:
     from acp import run_agent
     from acp.stdio import stdio_streams
 
-    from .guard import guarded
+    from .guard import MAX_LINE_BYTES, guarded
 
     if all(_pollable(fd) for fd in (0, 1)):
-        raw_in, writer = await stdio_streams(limit=50 * 1024 * 1024)
+        raw_in, writer = await stdio_streams(limit=MAX_LINE_BYTES)
     else:  # a file or /dev/null (`< messages.jsonl`): the event loop cannot watch it
         # The SDK's thread-fed streams (its Windows path) work for any file; it has no public name for them
         # in acp 0.12, and tests/acp feed a file to stdin, so an SDK that drops them fails there.
         from acp.stdio import _windows_stdio_streams
 
-        raw_in, writer = await _windows_stdio_streams(asyncio.get_running_loop(), limit=50 * 1024 * 1024)
+        raw_in, writer = await _windows_stdio_streams(asyncio.get_running_loop(), limit=MAX_LINE_BYTES)
     checked, guard = guarded(
         raw_in, writer, lambda text: print(f"{PROG}: {text}", file=sys.stderr, flush=True)
     )
