@@ -165,3 +165,9 @@ timeline:
     fake = write(tmp_path, "fake-ah", "#!/bin/sh\necho ah ran\n")
     fake.chmod(0o755)
     assert missing_programs(scenario, {"PATH": str(tmp_path), "WORKBENCH_AH": str(fake)}) == []
+
+
+def test_simulation_never_starts_ah_so_it_does_not_need_it(tmp_path: Path) -> None:
+    scenario = load_scenario(write(tmp_path, "s.yaml", "ah: {cmd: tui}\ntimeline:\n  - log: hi\n"))
+    assert missing_programs(scenario, {"PATH": str(tmp_path)}) == [("ah", 1)]
+    assert missing_programs(scenario, {"PATH": str(tmp_path)}, tools_run=False) == []

@@ -102,3 +102,38 @@ def test_serve_rest_names_a_bad_scenario_file_line_and_column(tmp_path: Path) ->
     assert done.returncode == 2 and "bad.yaml:3:5" in done.stderr and "screenshot" in done.stderr
     missing = workbench("serve", "rest", str(tmp_path / "nope.yaml"), cwd=tmp_path)
     assert missing.returncode == 2 and "nope.yaml:1:1: error: file not found" in missing.stderr
+
+
+def test_user_actions_are_streamed_asserts_on_the_workspace_are_noted_and_a_completed_session_is_listed(
+    tmp_path: Path,
+) -> None:
+    """Agent Harbor's simulation: what the user does is a session event (`user input (tui): q`, as the
+    format's mock server logs it); an `assert` on the workspace is not evaluated (no tool runs in this
+    mode) and says so as a skipped check, while its `text.contains` is checked on the client's screen; a
+    session that is `complete` (no `merge`) is still listed by `GET /sessions`."""
+    scenario = write(tmp_path, "sim.yaml", """\
+name: sim-user
+mode: simulation
+command: [bash, --norc, --noprofile]
+timeline:
+  - assistant: [[0, hello]]
+  - userInputs: [[700, "curl -s $WORKBENCH_REST_URL/sessions/sim-user/events?perPage=50 | grep -o 'user input (tui): [a-z]*'; curl -s $WORKBENCH_REST_URL/sessions | grep -o '\\"total\\": 1'<Enter>"]]
+  - complete: true
+  - waitFor: '"total": 1'
+  - assert:
+      fs: {exists: [never-written.txt]}
+      text: {contains: ['user input (tui): curl']}
+""")  # fmt: skip
+    done = workbench("run", str(scenario), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    (skipped,) = entry["skipped_checks"]
+    assert skipped["check"] == "assert" and skipped["line"] == 9
+    assert "not evaluated in simulation mode" in skipped["reason"]
+    broken = write(
+        tmp_path, "sim.yaml", scenario.read_text().replace("['user input (tui): curl']", "[nowhere]")
+    )
+    done = workbench("run", str(broken), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, "the screen part is still checked"
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    assert [f["message"] for f in entry["failures"]] == ["the screen does not contain 'nowhere'"]

@@ -63,7 +63,8 @@ def missing_programs(
     environ = os.environ if environ is None else environ
     path = environ.get("PATH", "")
     found: dict[str, int] = {}
-    if scenario.ah is not None and not scenario.command:  # the program under test is Agent Harbor's `ah`
+    if tools_run and scenario.ah is not None and not scenario.command:  # the program under test is `ah`
+        # (simulation starts its own client, the scenario's command or the built-in viewer, never `ah`)
         ah = environ.get("WORKBENCH_AH", "ah")
         if not (os.access(ah, os.X_OK) if "/" in ah else usable(ah, path)):
             found[ah] = scenario.ah.pos.line if scenario.ah.pos else 0

@@ -19,7 +19,10 @@ What each step becomes:
 * ``log`` -> ``log``; ``status`` -> ``status``; ``complete`` -> ``status``
   ``completed``; ``merge`` -> ``log`` ``merged`` and ``status`` ``completed``;
   an LLM error -> ``error`` and ``status`` ``failed``; ``sse`` -> its event as
-  written (``ts`` added when missing).
+  written (``ts`` added when missing);
+* what the user does (`userInputs`, keys, `userCommand`: Agent Harbor's
+  `userActions`) -> a ``log`` as the format's mock server writes it,
+  ``user input (tui): TEXT`` and ``user command [cwd: DIR]: CMD``.
 """
 
 from __future__ import annotations
@@ -129,6 +132,14 @@ class EventMaker:
         elif action == "merge" and isinstance(event, m.Merge) and event.value:
             out.events.append(_log("info", "merged", None, at))
             out.events.append(_status("completed", at))
+        elif action == "input":
+            target = getattr(step.item, "target", None) or "tui"
+            out.events.append(_log("info", f"user input ({target}): {step.item.text}", None, at))
+        elif action == "key" and isinstance(event, m.KeyPress):
+            out.events.append(_log("info", f"user input (tui): <{event.key}>", None, at))
+        elif action == "user-command" and isinstance(event, m.UserCommand):
+            command = event.cmd if event.cmd is not None else " ".join(event.argv or ())
+            out.events.append(_log("info", f"user command [cwd: {event.cwd or '.'}]: {command}", None, at))
         elif action == "sse" and isinstance(event, m.SseEvent):
             out.events.append({**dict(event.event), "ts": event.event.get("ts", ts(at))})
         return out

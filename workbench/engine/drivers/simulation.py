@@ -12,7 +12,11 @@ creates a session (``POST /sessions``) is given the run's.
 Agent steps, ``log``, ``status``, ``sse``, ``complete`` and ``merge`` are
 published as session events when the run's clock reaches them (see
 :mod:`workbench.rest.events`); input, screenshots and assertions are the
-runner's, against the client's screen. Before a screen is read, every event
+runner's, against the client's screen; user input, keys and ``userCommand``
+are also published (``log`` ``user input (tui): ...``, as the format's mock
+server does). An ``assert`` checks only ``text.contains`` (the client's
+screen): its workspace checks are skipped checks with a note, never a pass,
+since no tool runs in this mode. Before a screen is read, every event
 published so far has been written to every subscriber and read by it (the
 kernel's receive queue of its socket is empty), then the client's screen has
 been quiet for ``max(settle_ms, 300)`` ms counted from then, so screenshots
@@ -26,14 +30,22 @@ import sys
 from typing import Any
 
 from workbench.engine.program import Program
+from workbench.engine.report import SkippedCheck
 from workbench.names import Env
+from workbench.scenario import model as m
 from workbench.timeline import Step
 
 from .base import AGENT_ACTIONS, Checks, RunContext
 from .program import ProgramDriver
 
 PUBLISHED = AGENT_ACTIONS | {"log", "status", "sse"}
-ALSO_RUNNER = frozenset({"complete", "merge"})  # published, and recorded by the runner as usual
+ALSO_RUNNER = frozenset(
+    {"complete", "merge", "input", "key", "user-command"}
+)  # published, and the runner's too
+NOT_EVALUATED = (
+    "not evaluated in simulation mode: Agent Harbor's format leaves workspace checks to modes where tools "
+    "run (no tool runs here); the screen's `text.contains` is checked against the client"
+)
 SUBSCRIBE_WAIT_S = 10.0
 CLIENT_QUIET_MS = 300
 """A client reads the stream into its own buffers (what the kernel shows as read may still wait there), then
@@ -74,7 +86,23 @@ class SimulationDriver:
     async def play(self, step: Step) -> Checks | None:
         if step.action in PUBLISHED or step.action in ALSO_RUNNER:
             self.session.play(self.maker.step(step))
+        if isinstance(step.event, m.Assert):
+            return await self._assert(step, step.event)
         return [] if step.action in PUBLISHED else None
+
+    async def _assert(self, step: Step, event: m.Assert) -> Checks:
+        """The client's screen is checked; the workspace parts are noted as not evaluated, never passed."""
+        checks: Checks = []
+        if event.text_contains:
+            for outcome in await self.ctx.assert_outcomes(step, screen_only=True):
+                checks.append({"ok": outcome.ok, "message": outcome.message})
+                if not outcome.ok:
+                    self.ctx.fail(step.index, step.pos.line, "assert", outcome.message)
+        if event.fs_exists or event.fs_not_exists or event.json_file or event.git_commit_message_contains:
+            message = f"{step.summary}: {NOT_EVALUATED}"
+            self.ctx.result.skipped_checks.append(SkippedCheck(step.index, step.pos.line, "assert", message))
+            checks.append({"ok": None, "skipped": True, "message": message})
+        return checks
 
     async def settle(self) -> None:
         if not self._waited_for_subscriber:
