@@ -55,7 +55,8 @@ def test_claude_code_profile() -> None:
         "TaskCreate", {"subject": "one; two", "description": "one; two"}
     )
     call, note = p.map("Frobnicate", {"x": 1}, ctx)
-    assert call == Call("Frobnicate", {"x": 1}) and note and "not offered" in note
+    assert call == Call("Frobnicate", {"x": 1}) and note and "maps to no tool the agent offers" in note
+    assert call.unmapped == note and "`Bash`: not named `Frobnicate`" in note
 
 
 def test_codex_and_pi_profiles() -> None:

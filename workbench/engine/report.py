@@ -72,6 +72,8 @@ class ScenarioResult:
     skipped_checks: list[SkippedCheck] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # worth saying, not a failure (`--drift warn`)
     first_line: int = 0  # the scenario's first line: where a failure of no step is placed (not in the JSON)
+    # what the mock LLM server noted (how each scenario tool was mapped to the agent's); in the JSON when any
+    notes: list[str] = field(default_factory=list)
 
     def fail(self, failure: Failure) -> None:
         if failure.line < 1 and self.first_line:  # a report line `file:0:` helps nobody: name the scenario
@@ -98,6 +100,8 @@ class ScenarioResult:
             data["skip_reason"] = self.skip_reason
         if self.warnings:
             data["warnings"] = list(self.warnings)
+        if self.notes:
+            data["notes"] = list(self.notes)
         return data
 
     @classmethod
@@ -114,6 +118,7 @@ class ScenarioResult:
             skipped_checks=[SkippedCheck(**c) for c in data.get("skipped_checks", [])],
             skip_reason=data.get("skip_reason"),
             warnings=list(data.get("warnings", [])),
+            notes=list(data.get("notes", [])),
         )
 
 

@@ -186,7 +186,8 @@ class ScenarioRun:
             result.fail(Failure(self._current_step, self._step_line(), "timing",
                                 f"timed out after {self.options.timeout_s:g} s; the screen was:\n{screen}"))  # fmt: skip
         except (ControlError, OSError, WorkspaceError, DriverError) as exc:
-            result.fail(Failure(self._current_step, self._step_line(), "process", str(exc)))
+            step, line, kind = getattr(exc, "at", None) or (self._current_step, self._step_line(), "process")
+            result.fail(Failure(step, line, kind, str(exc)))  # type: ignore[arg-type]
         except Exception as exc:  # a bug in the engine: this scenario errors, the batch goes on
             result.fail(Failure(self._current_step, self._step_line(), "process",
                                 f"internal error: {_crash_report(exc)}"))  # fmt: skip

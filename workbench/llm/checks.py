@@ -44,6 +44,7 @@ class LlmFailure:
     step: int = 0
     file: str = ""
     session: str = ""
+    fatal: bool = False  # the run cannot go on (a scenario tool no offered tool does): stop it at once
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}: " if self.file else (f"line {self.line}: " if self.line else "")

@@ -78,6 +78,7 @@ class ToolDef:
     properties: frozenset[str] | None = None
     required: frozenset[str] = frozenset()
     schema: Any = field(default=None, compare=False, hash=False)  # the input schema as offered
+    description: str = field(default="", compare=False, hash=False)  # what the tool says it does
 
 
 @dataclass(frozen=True)

@@ -40,12 +40,13 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workbench.scenario.vocabulary import ALIASES, ARGUMENTS, argument_for
 
 from .conversation import ToolDef
+from .intent import Where, decide, in_dir, path_style, place, properties, words
 
 Args = dict[str, Any]
 
@@ -56,6 +57,10 @@ class Call:
     args: Mapping[str, Any] = field(default_factory=dict)
     # required properties of the offered tool that no argument of the call maps to
     missing: tuple[str, ...] = field(default=(), compare=False)
+    # how the tool was chosen by what it does (:mod:`workbench.llm.intent`), for `-v` and the report
+    decision: str = field(default="", compare=False)
+    # why no offered tool does the job: the call cannot be sent, the run fails at its line
+    unmapped: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +148,10 @@ def _clean(args: Mapping[str, Any]) -> Args:
     return {k: v for k, v in args.items() if v is not None}
 
 
+# a known spelling by its words in any case: `WriteFile`, `write-file` and `WRITE_FILE` are `write_file`
+_SPELLING_BY_WORDS = {words(name): name for name in ALIASES}
+
+
 # --------------------------------------------------------------------------- shell fallbacks
 
 
@@ -218,31 +227,48 @@ class ToolProfile:
         plain, full = unprefixed(ctx.offered)
         if full:
             call, note = self._map(name, args, MapContext(plain, ctx.cwd))
-            return Call(full.get(call.name, call.name), call.args, call.missing), note
+            return replace(call, name=full.get(call.name, call.name)), note
         return self._map(name, args, ctx)
 
     def _map(self, name: str, args: Mapping[str, Any], ctx: MapContext) -> tuple[Call, str | None]:
-        canon = canonical(name, args)
+        """The profile's own mapping, else the offered tool that does the job (by intent), else
+        the profile's shell; a call none of them can send is ``unmapped``, with every offered
+        tool and why it does not fit."""
+        canon = canonical(name, args) or canonical(_SPELLING_BY_WORDS.get(words(name), name), args)
         if canon is None:
-            return Call(name, dict(args)), (
-                None
-                if ctx.has(name) or not ctx.offered
-                else f"tool `{name}` is not offered by the agent; sent as written"
-            )
+            if ctx.has(name) or not ctx.offered:
+                return Call(name, dict(args)), None
+            return self._by_intent(name, Call(name, dict(args)), ctx)
         mapped = self.mapper(canon, ctx)
+        unmapped = Call(name, dict(args))
+        if mapped is not None and ctx.offered and not ctx.has(mapped.name):
+            # never a tool the request does not offer: look for one that does the job (and, if none
+            # does, say so under the profile's name, which `--strict-tools` lists as not offered)
+            unmapped, mapped = Call(mapped.name, dict(args)), None
+        if mapped is None and ctx.offered:
+            call, note = self._by_intent(name, canon, ctx)
+            if not call.unmapped:
+                return call, note
+            unmapped = replace(call, name=unmapped.name)
         if mapped is None and self.shell is not None:
             command = shell_command(canon)
             if command is not None:
                 mapped = self.shell(command, canon, ctx)
+                if mapped is not None and ctx.offered and not ctx.has(mapped.name):
+                    mapped = _generic_shell(command, canon, ctx)  # the shell the request does offer
         if mapped is None:
-            note = (
-                None
-                if ctx.has(name) or not ctx.offered
-                else f"the {self.name} profile has no tool for `{name}`; sent as written"
-            )
-            return Call(name, dict(args)), note
-        fitted, missing = fit(mapped.args, ctx.offered.get(mapped.name))
-        return Call(mapped.name, fitted, missing), None
+            if not unmapped.unmapped or ctx.has(name):
+                return replace(unmapped, unmapped=""), None
+            return unmapped, unmapped.unmapped
+        fitted, missing = fit(mapped.args, ctx.offered.get(mapped.name), ctx.cwd)
+        return Call(mapped.name, fitted, missing, decision=mapped.decision), None
+
+    def _by_intent(self, name: str, canon: Call, ctx: MapContext) -> tuple[Call, str | None]:
+        decision = decide(canon.name, canon.args, ctx.offered.values(), Where(ctx.cwd))
+        chosen = decision.chosen
+        if chosen is None or chosen.args is None:
+            return Call(name, dict(canon.args), unmapped=decision.failure()), decision.failure()
+        return Call(chosen.tool, chosen.args, decision=decision.describe()), None
 
     def fits(self, offered: Iterable[ToolDef]) -> bool:
         """Whether the offered tools this profile knows have the properties it knows."""
@@ -274,18 +300,32 @@ class ToolProfile:
         return lines
 
 
-def fit(args: Mapping[str, Any], tool: ToolDef | None) -> tuple[Args, tuple[str, ...]]:
+def fit(
+    args: Mapping[str, Any], tool: ToolDef | None, cwd_of: str | None = None
+) -> tuple[Args, tuple[str, ...]]:
     """The arguments in the offered tool's words, and the required properties
     still missing (see the module docstring). A tool that declares no
-    properties takes the arguments as they are."""
+    properties takes the arguments as they are. A path goes out absolute or
+    relative to ``cwd_of`` when the tool's schema says which it takes; a
+    working directory the tool has no property for becomes a ``cd`` before the command."""
     if tool is None or not tool.properties:
         return dict(args), ()
     declared = tool.properties
+    props = {p.name: p for p in properties(tool)}
     out: Args = {}
+    cwd: Any = None
     for key, value in args.items():
         target = argument_for(key, declared)
         if target is not None and target not in out:
-            out[target] = _as_declared(key, value, _property(tool, target))
+            value = _as_declared(key, value, _property(tool, target))
+            if key in ARGUMENTS["path"] and isinstance(value, str) and target in props:
+                value = place(value, path_style(props[target], tool), Where(cwd_of))
+            out[target] = value
+        elif target is None and key in ARGUMENTS["cwd"] and value not in (None, "", "."):
+            cwd = value  # the tool takes no working directory: the command changes to it
+    command = next((k for k in out if argument_for("cmd", [k]) == k), None)
+    if cwd is not None and command is not None:
+        out[command] = in_dir(out[command], str(cwd))
     return out, tuple(sorted(tool.required - out.keys()))
 
 
@@ -461,7 +501,11 @@ def _generic(call: Call, ctx: MapContext) -> Call | None:
 
 def _generic_shell(command: str, call: Call, ctx: MapContext) -> Call | None:
     shell = _offered("runCmd", ctx)
-    return Call(shell, {"cmd": command}) if shell else None
+    if shell:
+        return Call(shell, {"cmd": command})
+    decision = decide("runCmd", {"cmd": command}, ctx.offered.values(), Where(ctx.cwd))
+    chosen = decision.chosen
+    return None if chosen is None else Call(chosen.tool, chosen.args or {}, decision=decision.describe())
 
 
 # ----- snapshots (from corpus/agent-wire, 2026-11-22)

@@ -85,6 +85,7 @@ class RequestRecorder:
         session: str | None,
         scenario: str | None,
         outcome: str,
+        notes: list[str] | None = None,
     ) -> None:
         if self.out_dir is None and self.listener is None:
             return
@@ -94,6 +95,8 @@ class RequestRecorder:
         if chat.ends_with_tool_results():  # what the agent's tools gave: the reply to write follows it
             entry["results"] = [{"id": r.call_id, "text": r.text[:RESULT_CHARS], "error": r.is_error}
                                 for r in chat.trailing_tool_results()]  # fmt: skip
+        if notes:  # how this reply's tools were chosen, and what could not be done as written
+            entry["notes"] = list(notes)
         self._write(entry)
 
     def save(

@@ -146,3 +146,5 @@ def _print_request(entry: RequestLog) -> None:
     session = f" session {entry['session']}" if entry.get("session") else ""
     print(f"workbench serve llm: {entry['method']} {entry['path']} [{entry.get('style') or '-'}]{session}: "
           f"{entry['outcome']}", file=sys.stderr, flush=True)  # fmt: skip
+    for note in entry.get("notes") or ():
+        print(f"workbench serve llm:   {note}", file=sys.stderr, flush=True)

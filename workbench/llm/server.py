@@ -134,6 +134,7 @@ class LlmServer:
         self.hooks = Hooks(workspace, on_assert, on_step)
         self.profile: ToolProfile | None = profile_named(profile) if profile else None
         self.failures: list[LlmFailure] = []
+        self.fatal: LlmFailure | None = None  # the failure that ends the run at once (see LlmFailure.fatal)
         self.notes: list[LlmFailure] = []
         self.wires = tuple(wires)
         self.limits = limits
@@ -223,6 +224,8 @@ class LlmServer:
         def record(failure: LlmFailure) -> None:
             failure = replace(failure, session=label, file=failure.file or scenario.file)
             (self.notes if failure.kind == "note" else self.failures).append(failure)
+            if failure.fatal and self.fatal is None:
+                self.fatal = failure
             if failure.kind != "note":
                 log.warning("%s", failure)
 
@@ -432,7 +435,13 @@ class LlmServer:
         for note in dict.fromkeys(ctx.notes):
             self.notes.append(LlmFailure("note", note, 0, 0, session.scenario.file, session.key))
         self._recorder.log(
-            request, seq, chat, session.key, session.scenario.name, ctx.outcome(summary(reply))
+            request,
+            seq,
+            chat,
+            session.key,
+            session.scenario.name,
+            ctx.outcome(summary(reply)),
+            list(dict.fromkeys(ctx.notes)),
         )
         if reply.inject is not None:
             await out.pacer.wait(reply.delay_ms)

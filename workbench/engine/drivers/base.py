@@ -52,7 +52,12 @@ AGENT_ACTIONS = frozenset(
 
 
 class DriverError(Exception):
-    """The mode cannot run this scenario (an agent not installed, a port in use...): a `process` failure."""
+    """The mode cannot run this scenario (an agent not installed, a port in use...): a `process` failure,
+    at the step being played unless ``at`` names the step, line and kind the run failed at."""
+
+    def __init__(self, message: str, at: tuple[int, int, str] | None = None) -> None:
+        super().__init__(message)
+        self.at = at
 
 
 class Stopped(Exception):

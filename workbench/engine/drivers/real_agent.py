@@ -181,6 +181,9 @@ class RealAgentDriver:
         assert self.server is not None and self.ctx.session is not None
         session = self.ctx.session
         while not await self.server.wait_step(step.index, timeout=0.2):
+            if self.server.fatal is not None:  # the step cannot be sent (no offered tool does it)
+                fatal = self.server.fatal
+                raise DriverError(fatal.message, at=(fatal.step, fatal.line, fatal.kind))
             if not session.alive:
                 # the agent may still be sending: give its last request a moment
                 if await self.server.wait_step(step.index, timeout=AGENT_EXIT_GRACE_S):
@@ -240,7 +243,9 @@ class RealAgentDriver:
             await self.server.finish()
             self._report_drift()
         for f in self.server.failures:
-            self.ctx.fail(f.step, f.line, f.kind, f.message)
+            if f is not self.server.fatal:  # that one ended the run: it is the run's failure already
+                self.ctx.fail(f.step, f.line, f.kind, f.message)
+        self.ctx.result.notes.extend(dict.fromkeys(str(n.message) for n in self.server.notes))
 
     async def stop(self) -> None:
         """On the way out, also after a failure or a timeout: report what the server saw, stop it."""

@@ -78,12 +78,29 @@ class TurnContext:
         return f"{summary} ({self.consumed})" if self.consumed else summary
 
     def map_tool(self, name: str, args: Mapping[str, Any]) -> Call:
+        """The scenario's call as a tool the agent offers (``{workspace}`` in any argument is
+        the run's workspace). A call with ``unmapped`` set cannot be sent: the caller fails the run."""
         offered = {t.name: t for t in self.chat.tools}
         cwd = self.chat.agent_cwd() or (str(self.workspace) if self.workspace else None)
+        if self.workspace is not None or cwd is not None:
+            args = with_workspace(args, str(self.workspace or cwd))
         call, note = self.profile.map(name, args, MapContext(offered, cwd))
-        if note:
+        if call.decision:
+            self.notes.append(f"tool mapping: {call.decision}")
+        if note and not call.unmapped:
             self.notes.append(note)
         return call
+
+
+def with_workspace(value: Any, workspace: str) -> Any:
+    """``value`` with ``{workspace}`` in every string replaced by the run's workspace."""
+    if isinstance(value, str):
+        return value.replace("{workspace}", workspace)
+    if isinstance(value, Mapping):
+        return {k: with_workspace(v, workspace) for k, v in value.items()}
+    if isinstance(value, list):
+        return [with_workspace(v, workspace) for v in value]
+    return value
 
 
 class Responder(Protocol):

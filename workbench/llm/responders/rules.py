@@ -78,6 +78,9 @@ class RulesResponder:
             blocks.append(TextBlock((Chunk(chosen.text),)))
         for tool in chosen.tool_calls:
             call = ctx.map_tool(tool.tool, tool.input)
+            if call.unmapped:  # no offered tool does the job: not sent, the run stops
+                self.record(LlmFailure("tool", call.unmapped, 0, 0, self.scenario.file, fatal=True))
+                continue
             blocks.append(ToolCallBlock(ctx.new_call_id(call.name), call.name, call.args))
         usage = {k: int(v) for k, v in chosen.usage.items() if k in ("input_tokens", "output_tokens")}
         return Reply(tuple(blocks), delay_ms=delay, usage=usage)

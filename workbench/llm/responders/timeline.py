@@ -330,7 +330,9 @@ class TimelineResponder:
             elif step.action == "tool-start" and isinstance(step.item, m.ToolUse):
                 close()
                 current = None
-                blocks.append(self._tool_call(step.item, unit, step, ctx))
+                block = self._tool_call(step.item, unit, step, ctx)
+                if block is not None:
+                    blocks.append(block)
                 prev_at = max(prev_at, step.at_ms)
             elif step.action == "edit" and isinstance(step.event, m.FileEdit):
                 close()
@@ -341,8 +343,11 @@ class TimelineResponder:
         close()
         return Reply(tuple(blocks), coalesce_thinking=self.scenario.server.coalesce_thinking_with_tool_use)
 
-    def _tool_call(self, tool: m.ToolUse, unit: Unit, start: Step, ctx: TurnContext) -> ToolCallBlock:
+    def _tool_call(self, tool: m.ToolUse, unit: Unit, start: Step, ctx: TurnContext) -> ToolCallBlock | None:
         call = ctx.map_tool(tool.tool_name, tool.args)
+        if call.unmapped:
+            self._unmapped(call, start)
+            return None
         if call.missing:
             self._fail("tool", unfit(tool.tool_name, tool.args, call, ctx), start.pos.line, start.index)
         call_id = ctx.new_call_id(call.name)
@@ -360,9 +365,18 @@ class TimelineResponder:
             return None
         args = {"path": edit.path, "old_string": old, "new_string": new}
         call = ctx.map_tool("editFile", args)
+        if call.unmapped:
+            self._unmapped(call, step)
+            return None
         if call.missing:
             self._fail("tool", unfit("editFile", args, call, ctx), step.pos.line, step.index)
         return ToolCallBlock(ctx.new_call_id(call.name), call.name, call.args)
+
+    def _unmapped(self, call: Call, step: Step) -> None:
+        """No offered tool does the job: the call is not sent, and the run stops at its line."""
+        self.record(
+            LlmFailure("tool", call.unmapped, step.pos.line, step.index, self.scenario.file, fatal=True)
+        )
 
 
 def unfit(name: str, args: Mapping[str, Any], call: Call, ctx: TurnContext) -> str:

@@ -124,6 +124,7 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
                 kind if isinstance(kind, str) else "custom",
                 tool.get("input_schema"),
                 f"tools.{i}",
+                tool.get("description"),
             )
         )
     thinking = opt_map(b, "thinking")

@@ -215,8 +215,9 @@ def item_object(value: Any, where: str) -> Mapping[str, Any]:
     return value
 
 
-def tool_def(name: Any, kind: str, schema: Any, where: str) -> ToolDef:
-    """A tool definition; the schema is only read for its property names."""
+def tool_def(name: Any, kind: str, schema: Any, where: str, description: Any = "") -> ToolDef:
+    """A tool definition; the schema is read for its property names (and kept whole, with the
+    tool's description, for matching scenario tools by what they do)."""
     if not isinstance(name, str):
         raise WireError(f"{where}.name: Field required", f"{where}.name")
     props: frozenset[str] | None = None
@@ -226,7 +227,8 @@ def tool_def(name: Any, kind: str, schema: Any, where: str) -> ToolDef:
         props = frozenset(p) if isinstance(p, Mapping) else frozenset()
         r = schema.get("required")
         req = frozenset(x for x in r if isinstance(x, str)) if isinstance(r, list) else frozenset()
-    return ToolDef(name, kind, props, req, schema if isinstance(schema, Mapping) else None)
+    text = description if isinstance(description, str) else ""
+    return ToolDef(name, kind, props, req, schema if isinstance(schema, Mapping) else None, text)
 
 
 def content_texts(content: Any, where: str) -> tuple[str, ...]:

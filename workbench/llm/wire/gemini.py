@@ -152,7 +152,13 @@ def _tools(raw: Any) -> tuple[ToolDef, ...]:
             decl = item_object(d, f"tools[{i}].function_declarations[{j}]")
             schema = _get(decl, "parametersJsonSchema") or decl.get("parameters")
             out.append(
-                tool_def(decl.get("name"), "function", schema, f"tools[{i}].function_declarations[{j}]")
+                tool_def(
+                    decl.get("name"),
+                    "function",
+                    schema,
+                    f"tools[{i}].function_declarations[{j}]",
+                    decl.get("description"),
+                )
             )
     return tuple(out)
 

@@ -134,6 +134,7 @@ class ChatWire(OpenAiErrors):
                         str(tool.get("type", "function")),
                         fn.get("parameters"),
                         f"tools.{i}.function",
+                        fn.get("description"),
                     )
                 )
             else:

@@ -83,7 +83,7 @@ def _tools(raw: list[Any]) -> tuple[ToolDef, ...]:
         tool = item_object(t, f"tools[{i}]")
         kind = str(tool.get("type", "function"))
         name = tool.get("name", kind)
-        out.append(tool_def(name, kind, tool.get("parameters"), f"tools[{i}]"))
+        out.append(tool_def(name, kind, tool.get("parameters"), f"tools[{i}]", tool.get("description")))
     return tuple(out)
 
 
