@@ -20,11 +20,16 @@ pytestmark = pytest.mark.slow
 
 # the tool loop of test_real_agent's CLIENT, with tools of its own: `save {file, body}`, `sh {commands: [...]}`
 AGENT = (
-    CLIENT.replace('tools = [', 'tools = {tools}\n_ = [', 1)
+    CLIENT.replace("tools = [", "tools = {tools}\n_ = [", 1)
     .replace('call.function.name == "writeFile"', 'call.function.name == "save"')
-    .replace('pathlib.Path(args["path"]).write_text(args["content"])', 'pathlib.Path(args["file"]).write_text(args["body"])')
-    .replace('subprocess.run(args["cmd"], shell=True, capture_output=True, text=True).stdout',
-             '"".join(subprocess.run(c, shell=True, capture_output=True, text=True).stdout for c in args["commands"])')
+    .replace(
+        'pathlib.Path(args["path"]).write_text(args["content"])',
+        'pathlib.Path(args["file"]).write_text(args["body"])',
+    )
+    .replace(
+        'subprocess.run(args["cmd"], shell=True, capture_output=True, text=True).stdout',
+        '"".join(subprocess.run(c, shell=True, capture_output=True, text=True).stdout for c in args["commands"])',
+    )
 )
 
 USABLE = [
