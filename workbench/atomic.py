@@ -1,9 +1,18 @@
-"""Writing a file whole or not at all: goldens, reports and the app's saves all go through here."""
+"""Writing a file whole or not at all: goldens, reports and the app's saves all go through here.
+
+:func:`write_group_atomic` does the same for files that belong together (a golden and its style
+sidecar): a reader that goes through :func:`read_group` sees all of them old or all new, even
+after a kill between two renames.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 
@@ -16,20 +25,34 @@ def write_atomic(path: Path, text: str) -> None:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _write_temp(path, text)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_folder(path.parent)
+
+
+def _write_temp(path: Path, text: str, suffix: str = ".tmp") -> Path:
+    """``text`` in a synced temp file beside ``path``, with the mode ``path`` has (or a new file would get)."""
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, _new_file_mode() if mode is None else mode)
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
+
+
+def _fsync_folder(folder: Path) -> None:
     try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
+        dir_fd = os.open(folder, os.O_RDONLY)
     except OSError:
         return
     try:
@@ -38,6 +61,102 @@ def write_atomic(path: Path, text: str) -> None:
         pass
     finally:
         os.close(dir_fd)
+
+
+PENDING_SUFFIX = ".pending"
+GROUP_TEMP_SUFFIX = ".group.tmp"
+
+
+def write_group_atomic(files: Mapping[Path, str | None]) -> None:
+    """Write (a text) or remove (None) files of one folder so that :func:`read_group` sees all old or all new.
+
+    Every new text goes to a synced temp file first; then a journal naming the renames and removals is
+    written atomically (the commit point), the renames and removals are done, and the journal is removed.
+    A kill before the journal leaves the old files (and hidden temp files, removed on the next
+    :func:`settle`); a kill after it leaves a journal that the next reader or writer carries out.
+    """
+    paths = [Path(p) for p in files]
+    folder = paths[0].parent
+    if any(p.parent != folder for p in paths):
+        raise ValueError("write_group_atomic writes files of one folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    with _locked(folder, fcntl.LOCK_EX):
+        _finish_pending(folder)
+        temps: dict[str, str] = {}
+        try:
+            for path, text in files.items():
+                if text is not None:
+                    temps[_write_temp(Path(path), text, GROUP_TEMP_SUFFIX).name] = Path(path).name
+            journal = folder / f".{paths[0].name}{PENDING_SUFFIX}"
+            removals = [Path(p).name for p, text in files.items() if text is None]
+            os.replace(_write_temp(journal, json.dumps({"replace": temps, "remove": removals}), GROUP_TEMP_SUFFIX),
+                       journal)  # fmt: skip
+        except BaseException:
+            for name in temps:
+                (folder / name).unlink(missing_ok=True)
+            raise
+        _carry_out(folder, journal)
+
+
+def read_group(paths: Sequence[Path]) -> list[str | None]:
+    """The texts of files written together by :func:`write_group_atomic` (None for a missing one)."""
+    paths = [Path(p) for p in paths]
+    folder = paths[0].parent
+    if not folder.is_dir():
+        return [None] * len(paths)
+    settle(folder)
+    with _locked(folder, fcntl.LOCK_SH):
+        return [_read_or_none(p) for p in paths]
+
+
+def settle(folder: Path) -> None:
+    """Carry out what a killed :func:`write_group_atomic` committed to in ``folder``; drop what it had not."""
+    if not Path(folder).is_dir():
+        return
+    with _locked(Path(folder), fcntl.LOCK_EX):
+        _finish_pending(Path(folder))
+
+
+def _finish_pending(folder: Path) -> None:
+    for journal in folder.glob(f".*{PENDING_SUFFIX}"):
+        _carry_out(folder, journal)
+    for temp in folder.glob(f".*{GROUP_TEMP_SUFFIX}"):  # written before a kill, never committed to
+        temp.unlink(missing_ok=True)
+
+
+def _carry_out(folder: Path, journal: Path) -> None:
+    try:
+        plan = json.loads(journal.read_text(encoding="utf-8"))
+        replace, remove = dict(plan["replace"]), list(plan["remove"])
+    except (OSError, ValueError, KeyError, TypeError):
+        journal.unlink(missing_ok=True)  # not ours, or unreadable: nothing to carry out
+        return
+    for temp, name in replace.items():
+        if (folder / temp).exists():
+            os.replace(folder / temp, folder / name)
+    for name in remove:
+        (folder / name).unlink(missing_ok=True)
+    _fsync_folder(folder)
+    journal.unlink(missing_ok=True)
+    _fsync_folder(folder)
+
+
+def _read_or_none(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+@contextlib.contextmanager
+def _locked(folder: Path, how: int) -> Iterator[None]:
+    """An advisory lock on the folder itself (no lock file is left among the user's files)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, how)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _new_file_mode() -> int:

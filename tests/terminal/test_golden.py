@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from workbench.terminal import GoldenStore, Shot, compare_text
 
@@ -114,3 +118,45 @@ def test_compare_text_reports_row_count_and_wide_character_columns() -> None:
     assert diff is not None
     assert diff.startswith("expected 1 rows, got 2")
     assert "  ^  (column 3)" in diff  # the wide character takes columns 1-2
+
+
+KILL_DURING_ACCEPT = """
+import os, signal, sys
+from pathlib import Path
+from tests.terminal.test_golden import shot_of, store
+calls = 0
+real = os.replace
+def replace(src, dst):
+    global calls
+    calls += 1
+    if calls > int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)  # a kill -9 between two renames
+    real(src, dst)
+os.replace = replace
+store(Path(sys.argv[1])).accept("s", shot_of("\\x1b[32mnew green"))
+"""
+
+
+def pair_on_disk(tmp_path: Path) -> tuple[str, str | None]:
+    golden = tmp_path / "screenshots/demo/80x24/s.golden"
+    sidecar = golden.with_name("s.style.json")
+    return golden.read_text(), sidecar.read_text() if sidecar.exists() else None
+
+
+@pytest.mark.parametrize("renames_before_the_kill", [0, 1, 2, 3])
+def test_a_kill_while_writing_leaves_the_golden_and_its_sidecar_both_old_or_both_new(
+    tmp_path: Path, renames_before_the_kill: int
+) -> None:
+    store(tmp_path).accept("s", shot_of("\x1b[31mold red"))
+    old = pair_on_disk(tmp_path)
+    store(tmp_path / "new").accept("s", shot_of("\x1b[32mnew green"))
+    new = pair_on_disk(tmp_path / "new")
+    subprocess.run([sys.executable, "-c", KILL_DURING_ACCEPT, str(tmp_path), str(renames_before_the_kill)],
+                   cwd=Path(__file__).parents[2], check=False, timeout=60)  # fmt: skip
+    pair = store(tmp_path).read("s")  # a reader finishes what the killed writer had committed to
+    assert pair in (old, new)
+    assert pair_on_disk(tmp_path) == pair
+    assert sorted(p.name for p in (tmp_path / "screenshots/demo/80x24").iterdir()) == [
+        "s.golden",
+        "s.style.json",
+    ]

@@ -137,6 +137,7 @@ def golden_store(goldens_dir: Path, out_dir: Path, scenario: Scenario) -> Golden
 
 
 def shot_pairs(store: GoldenStore) -> list[ShotPair]:
+    store.settle()  # a capture and its sidecar of one write, even if a run was killed while writing them
     labels: set[str] = set()
     for folder in (store.folder, store.actual_folder):
         if folder.is_dir():

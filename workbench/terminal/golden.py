@@ -11,8 +11,10 @@ Comparison is of the text only and ignores trailing spaces on each row, so an
 editor that trims lines does not break a golden; colours live in the sidecar
 and never fail a comparison. ``ci`` never writes a golden (a missing one is
 ``missing``, a failure); otherwise a missing golden is written and reported
-``new``, and ``update`` rewrites a mismatching one (``updated``). Every write is
-atomic (:func:`workbench.atomic.write_atomic`).
+``new``, and ``update`` rewrites a mismatching one (``updated``). A capture and
+its sidecar are written as one (:func:`workbench.atomic.write_group_atomic`):
+read through :meth:`GoldenStore.read`, they are both old or both new, whatever
+moment a kill came at.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from workbench.atomic import write_atomic
+from workbench.atomic import read_group, settle, write_group_atomic
 from workbench.names import DEFAULT_OUT_DIR
 
 from .shot import Shot
@@ -143,15 +145,17 @@ class GoldenStore:
         """Compare ``shot`` with the golden of ``label``; write the actual capture and, if allowed, the golden."""
         golden, actual = self.golden_path(label), self.actual_path(label)
         text = shot.text()
-        write_atomic(actual, text)
-        write_atomic(_style_path(actual), json.dumps(shot.style_json(), indent=1) + "\n")
-        if not golden.exists():
+        write_group_atomic(
+            {actual: text, _style_path(actual): json.dumps(shot.style_json(), indent=1) + "\n"}
+        )
+        expected, _ = self.read(label)
+        if expected is None:
             if self.ci:
                 return GoldenOutcome("missing", golden, actual, f"no golden at {golden} (this run writes none: "
                                      "accept the capture in the app, or run without --ci)")  # fmt: skip
             self._write(golden, shot)
             return GoldenOutcome("new", golden, actual)
-        diff = compare_text(golden.read_text(encoding="utf-8"), text)
+        diff = compare_text(expected, text)
         if diff is None:
             return GoldenOutcome("match", golden, actual)
         if self.update:
@@ -165,13 +169,21 @@ class GoldenStore:
         self._write(golden, shot)
         return golden
 
+    def read(self, label: str) -> tuple[str | None, str | None]:
+        """The golden of ``label`` and its style sidecar (None where there is none), both of one write."""
+        golden, style = read_group([self.golden_path(label), _style_path(self.golden_path(label))])
+        return golden, style
+
+    def settle(self) -> None:
+        """Finish (or drop) what a writer killed mid-way left in this store's folders, before reading them."""
+        settle(self.folder)
+        settle(self.actual_folder)
+
     def _write(self, golden: Path, shot: Shot) -> None:
-        write_atomic(golden, shot.text())
-        sidecar = _style_path(golden)
-        if shot.has_styles():
-            write_atomic(sidecar, json.dumps(shot.style_json(), indent=1) + "\n")
-        else:
-            sidecar.unlink(missing_ok=True)  # a golden without colours must not keep an old sidecar
+        style = json.dumps(shot.style_json(), indent=1) + "\n" if shot.has_styles() else None
+        write_group_atomic(
+            {golden: shot.text(), _style_path(golden): style}
+        )  # no colours: no old sidecar kept
 
 
 def _style_path(golden: Path) -> Path:
