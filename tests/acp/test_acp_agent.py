@@ -403,3 +403,62 @@ def test_claudeless_rules_answer_as_an_acp_agent_with_real_tools(tmp_path: Path)
     assert texts == ["pong", "Writing.", "I only know ping."]
     assert [(c.kind, c.statuses) for c in calls] == [("edit", ["pending", "in_progress", "completed"])]
     assert (ws / "note.txt").read_text() == "noted\n" and agent.failures == []
+
+
+PACED_RULES = """\
+[[responses]]
+on = { contains = "deploy" }
+say = "Deploying."
+[[responses.tools]]
+call = "Bash"
+input = { command = "echo deployed" }
+[[responses.then]]
+on = { contains = "deployed" }
+say = " Deployed; all good."
+
+[[responses]]
+on = { contains = "slow" }
+say = "Checking."
+[[responses.tools]]
+call = "Bash"
+input = { command = "echo checked" }
+[[responses.then]]
+on = { contains = "checked" }
+say = "Never said."
+delay_ms = 600000
+"""
+
+
+def test_claudeless_rules_say_text_after_their_tools_and_a_cancel_during_delay_ms_ends_the_turn(
+    tmp_path: Path,
+) -> None:
+    """A rules reply with tools goes on with its `then` turn (the tools' output is its input), as the Claude
+    shim does; `delay_ms` is waited for, and a `session/cancel` during the wait ends the turn `cancelled`."""
+    ws = workspace(tmp_path)
+    path = tmp_path / "rules.toml"
+    path.write_text(PACED_RULES)
+    turns: list[TurnRecord] = []
+
+    async def script(ctx: TestContext) -> None:
+        session = await ctx.start_session()
+        turns.append(await session.say("deploy please"))
+        tool_done = asyncio.Event()
+
+        def watch(session_id: str, update: dict[str, Any]) -> None:
+            if update.get("sessionUpdate") == "tool_call_update" and update.get("status") == "completed":
+                tool_done.set()
+
+        ctx.client.on_update = watch
+        await session.send("a slow one")
+        await tool_done.wait()  # the `then` reply waits its delay_ms now
+        await session.cancel()
+        turns.append(await session.wait_turn())
+
+    agent = ScenarioAgent(compile_schedule(load_scenario(path)), speed=1.0)
+    play(agent, ws, script, timeout=120)
+    deploy, slow = turns
+    assert (deploy.stop_reason, deploy.text) == ("end_turn", "Deploying. Deployed; all good.")
+    (call,) = deploy.tool_calls.values()
+    assert (call.statuses, call.text) == (["pending", "in_progress", "completed"], "deployed\n")
+    assert (slow.stop_reason, slow.text) == ("cancelled", "Checking.")
+    assert agent.failures == []

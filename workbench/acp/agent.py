@@ -389,37 +389,52 @@ class ScenarioAgent:
             await self._acp(session, turn, position, step)
 
     async def _rules_turn(self, session: _Session, text: str) -> str:
-        """A Claudeless scenario: the reply of the first matching rule, its tool calls run for real."""
+        """A Claudeless scenario: the reply of the first matching rule after its ``delay_ms`` (a
+        ``session/cancel`` in the wait ends the turn ``cancelled``), its tool calls run for real; while
+        a turn sequence (``then``) is active, the tools' output is the next input, so a reply can say
+        text after its tools ran, as the Claude shim's conversation does."""
         from workbench.scenario.matching import RuleMatcher
 
         assert self.scenario.rules is not None
         if self._matcher is None:
             self._matcher = RuleMatcher(self.scenario.rules)
-        reply, failure = self._matcher.choose(text)
-        if failure is not None:
-            message = f"API error: {failure.type}"
-        elif reply is None:
-            self._fail(0, f"no rule answers the prompt {text!r}")
-            return "end_turn"
-        else:
-            message = reply.text
-        if message:
-            for update in chunks(AgentMessageChunk, message):
-                await self._send(session, update)
-        for call in reply.tool_calls if reply is not None and failure is None else ():
-            tool = m.ToolUse(call.pos or Pos(self.scenario.file), tool_name=call.tool, args=call.input,
-                             result=call.result, status="")  # fmt: skip
-            tool_id = f"call-{next(self._ids)}"
-            await self._announce(session, tool_id, tool_title(tool.tool_name, tool.args), tool_kind(tool.tool_name),
-                                 dict(tool.args), tool_locations(session.cwd, tool.args))  # fmt: skip
-            await self._send(session, update_tool_call(tool_id, status="in_progress"))
-            outcome = await self._execute(session, tool_id, tool)
-            status: ToolCallStatus = "completed" if outcome.status == "ok" else "failed"
-            await self._send(session, update_tool_call(tool_id, status=status,
-                                                       content=[tool_content(_text_block(text_of(outcome.result)))]))  # fmt: skip
-            if session.cancelled.is_set():
-                return "cancelled"
-        return "end_turn"
+        first = True
+        try:
+            while True:
+                reply, failure = self._matcher.choose(text)
+                await self._pace(session, int(getattr(reply, "delay_ms", None) or 0))
+                if reply is None and failure is None:
+                    if first:
+                        self._fail(0, f"no rule answers the prompt {text!r}")
+                    return "end_turn"
+                message = f"API error: {failure.type}" if failure is not None else reply.text if reply else ""
+                for update in chunks(AgentMessageChunk, message) if message else ():
+                    await self._send(session, update)
+                if failure is not None or reply is None or not reply.tool_calls:
+                    return "end_turn"
+                outputs = [await self._rules_tool(session, call) for call in reply.tool_calls]
+                if session.cancelled.is_set():
+                    raise Cancelled
+                if self._matcher.active is None:
+                    return "end_turn"
+                text, first = "\n".join(outputs), False
+        except Cancelled:
+            return "cancelled"
+
+    async def _rules_tool(self, session: _Session, call: m.ToolCall) -> str:
+        """One tool call of a rules reply, announced, run for real and reported; its output text."""
+        tool = m.ToolUse(call.pos or Pos(self.scenario.file), tool_name=call.tool, args=call.input,
+                         result=call.result, status="")  # fmt: skip
+        tool_id = f"call-{next(self._ids)}"
+        await self._announce(session, tool_id, tool_title(tool.tool_name, tool.args), tool_kind(tool.tool_name),
+                             dict(tool.args), tool_locations(session.cwd, tool.args))  # fmt: skip
+        await self._send(session, update_tool_call(tool_id, status="in_progress"))
+        outcome = await self._execute(session, tool_id, tool)
+        status: ToolCallStatus = "completed" if outcome.status == "ok" else "failed"
+        output = text_of(outcome.result)
+        await self._send(session, update_tool_call(tool_id, status=status,
+                                                   content=[tool_content(_text_block(output))]))  # fmt: skip
+        return output
 
     # ------------------------------------------------------------------ tools
 
