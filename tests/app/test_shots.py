@@ -4,16 +4,56 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.app.conftest import SIZE, make_app, play_to_end, run, settle, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
 
 
-def test_accept_a_mismatched_screenshot_writes_the_golden(work: Path) -> None:
-    path = work / "scenarios" / "hello-agent.yaml"
+def _wrong_golden(work: Path) -> tuple[Path, str]:
     golden = work / "goldens" / "hello-agent" / "80x24" / "done.golden"
     golden.parent.mkdir(parents=True, exist_ok=True)
     wrong = "\n".join(["this is not the screen".ljust(80)] + [" " * 80] * 23)
     golden.write_text(wrong, encoding="utf-8")
+    return golden, wrong
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_a_narrow_pane_shows_one_whole_screenshot_at_a_time(work: Path, size: tuple[int, int]) -> None:
+    """Issue 22 point 2: golden or actual, all 24 rows (the view scrolls), marked cells, v toggles."""
+    path = work / "scenarios" / "hello-agent.yaml"
+    _wrong_golden(work)
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await play_to_end(pilot)
+            await pilot.press("ctrl+t")
+            await pilot.pause(0.1)
+            diff = main.diff
+            golden, actual = diff.query_one("#golden-view"), diff.query_one("#actual-view")
+            assert diff.stacked and diff.sides == "actual"
+            assert actual.display and not golden.display
+            assert actual.outer_size.height == 24 + 2, "the whole screenshot, never a cut one"
+            assert "cells in" in str(diff.query_one("#shot-message").render())
+            sides = diff.query_one("#shot-sides")
+            assert sides.region.height > 0 and sides.max_scroll_y >= 0
+            await pilot.press("v")  # the list has the focus (ctrl+t): v shows the golden
+            await pilot.pause(0.05)
+            assert golden.display and not actual.display and golden.outer_size.height == 26
+            assert "this is not the screen" in str(golden.render())
+            await pilot.press("v")
+            await pilot.pause(0.05)
+            assert actual.display and not golden.display
+
+    run(body)
+
+
+def test_accept_a_mismatched_screenshot_writes_the_golden(work: Path) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+    golden, wrong = _wrong_golden(work)
 
     async def body() -> None:
         app = make_app(path, work)

@@ -128,7 +128,14 @@ class SessionController:
         parts = []
         if self.result is not None:
             word = self.result.status
-            parts.append(f"{word}: {self.result.virtual_ms / 1000:g} s of virtual time")
+            virtual_ms = self.result.virtual_ms
+            if word == "cancelled" and self.run is not None:  # stopped: as far as its clock got, not the plan
+                virtual_ms = (
+                    min(virtual_ms, self.run.clock.state.now_ms)
+                    if virtual_ms
+                    else self.run.clock.state.now_ms
+                )
+            parts.append(f"{word}: {virtual_ms / 1000:g} s of virtual time")
         elif self.run is not None:
             state = self.run.clock.state
             parts.append(f"{'paused' if state.paused else 'running'} at {state.now_ms} ms")

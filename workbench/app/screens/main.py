@@ -333,6 +333,7 @@ class MainScreen(Screen[None]):
         self.terminal.clear()
         self.failures.show([], None)
         self.inspector.show(None)
+        self.diff.store = None  # accepting writes into this file's goldens only once they are known
         self.diff.show_pairs([], *self.term_size)
         self.validate_now()
         self._status()
@@ -353,7 +354,10 @@ class MainScreen(Screen[None]):
 
             async def stop_then(choice: str | None) -> None:
                 if choice == "stop":
-                    await self.session.stop()
+                    stopped, name = self.path, self._scenario_name()
+                    await self.stop_run()
+                    if stopped is not None:  # its finished message comes after the next file is open
+                        self.browser.set_verdict(stopped, name, "cancelled")
                     self.request_open(path)
 
             self.app.push_screen(
@@ -588,6 +592,7 @@ class MainScreen(Screen[None]):
             if session.follow and session.records:
                 self.timeline.cursor = session.newest
                 self._mark_step_line(session.newest)
+                self._follow_step_line()
                 self._inspect()
         elif event == "clock" and run is not None and session.live:
             self.timeline.engine_step = run.clock.state.step
@@ -734,6 +739,16 @@ class MainScreen(Screen[None]):
     @on(TimelineBar.CursorMoved)
     def _cursor_moved(self, event: TimelineBar.CursorMoved) -> None:
         self._view(event.index)
+
+    def _follow_step_line(self) -> None:
+        """Scroll the editor to the running step's line (the cursor stays where the user left it)."""
+        row = self.editor.current_step_line
+        if row is None:
+            return
+        top = int(self.editor.scroll_offset.y)
+        height = self.editor.scrollable_content_region.height
+        if not top <= row < top + height:
+            self.editor.scroll_to(y=max(0, row - height // 3), animate=False)
 
     def _mark_step_line(self, index: int) -> None:
         marks = self.timeline.marks

@@ -14,7 +14,7 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import ScrollableContainer, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
@@ -26,14 +26,6 @@ from workbench.terminal import GoldenStore
 from workbench.terminal.screen_diff import Row, diff_screens
 
 STATUS_STYLES = {"match": "green", "mismatch": "bold red", "missing": "yellow", "no capture": "dim"}
-
-
-def highlighted_pair(
-    golden: str, actual: str, width: int, height: int, changed: RichStyle
-) -> tuple[Text, Text]:
-    """Both screens as Text, with every cell that differs between them in ``changed``."""
-    diff = diff_screens(golden, actual, width, height)
-    return marked_text(diff.before, changed), marked_text(diff.after, changed)
 
 
 def marked_text(rows: tuple[Row, ...], changed: RichStyle) -> Text:
@@ -50,9 +42,12 @@ def marked_text(rows: tuple[Row, ...], changed: RichStyle) -> Text:
 class ScreenshotDiff(Vertical, can_focus=False):
     """The list of screenshots and the golden/actual view of the highlighted one.
 
-    Golden and actual sit side by side when both fit, else one above the other
-    (:attr:`stacked`). The keys live on the list, so they act on the screenshot the
-    list highlights, and the hint under the view names them only while the list has focus.
+    Golden and actual sit side by side when both fit; in a narrower pane
+    (:attr:`stacked`) one is shown at a time, its changed cells marked, and ``v``
+    toggles golden and actual (``v`` also cycles side by side, golden, actual where
+    both fit). A screenshot is always drawn at its full size: the view scrolls
+    rather than cutting rows. The keys live on the list, so they act on the
+    screenshot the list highlights, and the hint names them only while the list has focus.
     """
 
     DEFAULT_CSS = """
@@ -68,30 +63,25 @@ class ScreenshotDiff(Vertical, can_focus=False):
     ScreenshotDiff #shot-list:focus {
         border: round $primary;
     }
+    ScreenshotDiff #shot-message {
+        height: auto;
+        max-height: 6;
+        color: $text;
+    }
     ScreenshotDiff #shot-sides {
         height: 1fr;
+        layout: horizontal;
+        overflow: auto auto;
+        scrollbar-size: 1 1;
     }
     ScreenshotDiff.-stacked #shot-sides {
         layout: vertical;
     }
-    ScreenshotDiff #golden-side, ScreenshotDiff #actual-side {
-        width: 1fr;
-        border: round $foreground 30%;
-        border-title-color: $text;
-        overflow-x: auto;
-        scrollbar-size: 1 1;
-    }
-    ScreenshotDiff.-stacked #golden-side, ScreenshotDiff.-stacked #actual-side {
-        width: 100%;
-        height: 1fr;
-    }
     ScreenshotDiff #golden-view, ScreenshotDiff #actual-view {
         width: auto;
-    }
-    ScreenshotDiff #shot-message {
         height: auto;
-        max-height: 8;
-        color: $text;
+        border: round $foreground 30%;
+        border-title-color: $text;
     }
     """
     BORDER_TITLE = "Screenshots"
@@ -100,15 +90,36 @@ class ScreenshotDiff(Vertical, can_focus=False):
         Binding("a", "screen.accept_screenshot", "Accept", id="accept-screenshot"),
         Binding("A", "screen.accept_all_screenshots", "All", id="accept-all-screenshots"),
         Binding("c", "screen.compare_now", "Compare", id="compare-now"),
+        Binding("v", "toggle_sides", "Golden/actual", id="toggle-sides"),
     ]
+    SIDES = ("both", "actual", "golden")
 
-    stacked: reactive[bool] = reactive(False)  # set by the screen's layout
+    stacked: reactive[bool] = reactive(False)  # set by the screen's layout: no room for two screens across
+    sides: reactive[str] = reactive("both")  # what the view shows: both, actual or golden
 
     def watch_stacked(self, stacked: bool) -> None:
         self.set_class(stacked, "-stacked")
+        self.sides = "actual" if stacked and self.sides == "both" else self.sides
+        self._apply_sides()
+
+    def watch_sides(self) -> None:
+        self._apply_sides()
+
+    def _apply_sides(self) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#golden-view").display = self.sides in ("both", "golden")
+        self.query_one("#actual-view").display = self.sides in ("both", "actual")
+        self._hint()
+
+    def action_toggle_sides(self) -> None:
+        """Golden and actual, one at a time when narrow; side by side, actual, golden when both fit."""
+        order = ("actual", "golden") if self.stacked else self.SIDES
+        self.sides = order[(order.index(self.sides) + 1) % len(order)] if self.sides in order else order[0]
 
     def on_mount(self) -> None:
         self.query_one("#shot-list").border_title = "Screenshots"
+        self._apply_sides()
 
     def focus_list(self) -> None:
         self.query_one("#shot-list", OptionList).focus()
@@ -179,12 +190,10 @@ class ScreenshotDiff(Vertical, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="shot-list")
-        with Horizontal(id="shot-sides"):
-            with VerticalScroll(id="golden-side"):
-                yield Static(id="golden-view")
-            with VerticalScroll(id="actual-side"):
-                yield Static(id="actual-view")
         yield Static(id="shot-message")
+        with ScrollableContainer(id="shot-sides"):
+            yield Static(id="golden-view")
+            yield Static(id="actual-view")
 
     @property
     def current(self) -> ShotPair | None:
@@ -239,20 +248,25 @@ class ScreenshotDiff(Vertical, can_focus=False):
         if pair is None:
             golden_view.update("")
             actual_view.update("")
+            golden_view.border_title = actual_view.border_title = ""
+            self._shown = None  # nothing of another file's screenshots stays (a redraw would bring it back)
             message.update("No screenshots yet: run the scenario to capture them.")
             return
         width, height = self.size_cells
-        golden, actual = pair.golden or "", pair.actual or ""
-        g, a = highlighted_pair(golden, actual, width, height, self._changed_style())
+        diff = diff_screens(pair.golden or "", pair.actual or "", width, height)
+        changed = self._changed_style()
+        g, a = marked_text(diff.before, changed), marked_text(diff.after, changed)
+        self._changed = (diff.changed_cells, len(diff.changed_rows))
         golden_view.update(g if pair.golden is not None else Text("(no golden)", style="dim"))
         actual_view.update(a if pair.actual is not None else Text("(no capture)", style="dim"))
-        self.query_one("#golden-side").border_title = f"golden: {pair.golden_path}"
-        self.query_one("#actual-side").border_title = f"actual: {pair.actual_path}"
+        golden_view.border_title = f"golden: {pair.golden_path}"
+        actual_view.border_title = f"actual: {pair.actual_path}"
         self._shown = (pair, now)
         self._hint()
         self.post_message(self.Selected(pair))
 
     _shown: tuple[ShotPair, bool] | None = None
+    _changed = (0, 0)  # cells and rows that differ in the shown pair
 
     def redraw(self) -> None:
         """Draw the shown pair again (the theme's highlight colour changed)."""
@@ -275,6 +289,12 @@ class ScreenshotDiff(Vertical, can_focus=False):
             )
         else:
             hint = ""
+        cells, rows = self._changed
+        changed = f"{cells} cells in {rows} rows differ (marked)" if cells and pair.golden is not None else ""
+        sides = {"both": "golden | actual", "actual": "the actual", "golden": "the golden"}[self.sides]
         self.query_one("#shot-message", Static).update(
-            Text(f"{pair.label}: {pair.status}{hint}\n{pair.diff or ''}")
-        )
+            Text(f"{pair.label}: {pair.status}{hint}\n" + " · ".join(
+                part for part in (changed, f"showing {sides} · v: " + ("golden/actual" if self.stacked
+                                  else "both/actual/golden")) if part
+            ))
+        )  # fmt: skip
