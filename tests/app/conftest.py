@@ -12,7 +12,7 @@ import contextlib
 import os
 import shutil
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,17 @@ def make_app(path: Path | None, work: Path, **kwargs: Any) -> Any:
     from workbench.app.app import WorkbenchApp
 
     return WorkbenchApp(path, goldens_dir=work / "goldens", out_dir=work / "runs", **kwargs)
+
+
+@contextlib.asynccontextmanager
+async def opened(
+    path: Path | None, work: Path, size: tuple[int, int] = SIZE, **kwargs: Any
+) -> AsyncIterator[Any]:
+    """The app on ``path`` at ``size``, validated and drawn: yields its pilot (``pilot.app.main_screen``)."""
+    app = make_app(path, work, **kwargs)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        yield pilot
 
 
 def run(coro: Callable[[], Awaitable[None]]) -> None:

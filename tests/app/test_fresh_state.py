@@ -8,20 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import long_scenario, make_app, play_to_end, run, settle, wait_until
+from tests.app.conftest import long_scenario, opened, play_to_end, run, settle, wait_until
+from tests.app.test_layout_and_lifecycle import FAILING as LAYOUT_FAILING
 from workbench.app.screens.confirm import ConfirmScreen
 
 SIZES = [(120, 40), (80, 24)]
-SLOW = """\
-name: slow
-command: [python3, -q]
-terminal: {width: 60, height: 12}
+SLOW = (
+    LAYOUT_FAILING.split("timeline:")[0].replace("failing", "slow")
+    + """\
 timeline:
   - userInputs:
       - [0, "print(40 + 2)<Enter>"]
   - advanceMs: 300
   - advanceMs: 60000
 """
+)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -33,10 +34,8 @@ def test_a_run_stopped_to_open_another_file_is_cancelled_and_as_long_as_it_ran(
     other = work / "scenarios" / "hello-agent.yaml"
 
     async def body() -> None:
-        app = make_app(slow, work)
-        async with app.run_test(size=size) as pilot:
-            await settle(pilot)
-            main = app.main_screen
+        async with opened(slow, work, size) as pilot:
+            main, app = pilot.app.main_screen, pilot.app
             await pilot.press("f5")
             await wait_until(pilot, lambda: 1 in main.records, what="the first advance")
             await pilot.press("escape")
@@ -63,10 +62,8 @@ def test_the_screenshots_pane_forgets_the_last_files_goldens(work: Path, size: t
     other.write_text(SLOW, encoding="utf-8")
 
     async def body() -> None:
-        app = make_app(path, work)
-        async with app.run_test(size=size) as pilot:
-            await settle(pilot)
-            main = app.main_screen
+        async with opened(path, work, size) as pilot:
+            main = pilot.app.main_screen
             await play_to_end(pilot)
             assert main.diff.pairs and "golden" in str(main.diff.query_one("#golden-view").border_title)
             main.request_open(other)
@@ -86,10 +83,8 @@ def test_the_editor_follows_the_running_step(work: Path) -> None:
     lines = long_scenario(path, 120)
 
     async def body() -> None:
-        app = make_app(path, work)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot)
-            main = app.main_screen
+        async with opened(path, work, (120, 40)) as pilot:
+            main = pilot.app.main_screen
             assert main.editor.scroll_offset.y == 0
             await play_to_end(pilot)
             row = main.editor.current_step_line

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import make_app, play_to_end, run, screen_text, settle, wait_until
+from tests.app.conftest import opened, play_to_end, run, screen_text, wait_until
 from tests.app.test_layout_and_lifecycle import FAILING as LAYOUT_FAILING
 from workbench.app.core.inspect import inspect_step, step_source
 from workbench.engine.report import Failure
@@ -51,10 +51,8 @@ def test_a_failed_assert_shows_its_whole_reason_in_the_inspector(work: Path, siz
     path.write_text(FAILING, encoding="utf-8")
 
     async def body() -> None:
-        app = make_app(path, work)
-        async with app.run_test(size=size) as pilot:
-            await settle(pilot)
-            main = app.main_screen
+        async with opened(path, work, size) as pilot:
+            main, app = pilot.app.main_screen, pilot.app
             result = await play_to_end(pilot)
             assert result.status == "failed"
             [failure] = result.failures

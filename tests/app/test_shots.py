@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import SIZE, make_app, play_to_end, run, settle, wait_until
+from tests.app.conftest import SIZE, make_app, opened, play_to_end, run, settle, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
 
 
@@ -25,14 +25,11 @@ def test_a_narrow_pane_shows_one_whole_screenshot_at_a_time(work: Path, size: tu
     _wrong_golden(work)
 
     async def body() -> None:
-        app = make_app(path, work)
-        async with app.run_test(size=size) as pilot:
-            await settle(pilot)
-            main = app.main_screen
+        async with opened(path, work, size) as pilot:
             await play_to_end(pilot)
             await pilot.press("ctrl+t")
             await pilot.pause(0.1)
-            diff = main.diff
+            diff = pilot.app.main_screen.diff
             golden, actual = diff.query_one("#golden-view"), diff.query_one("#actual-view")
             assert diff.stacked and diff.sides == "actual"
             assert actual.display and not golden.display
