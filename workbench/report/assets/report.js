@@ -116,6 +116,7 @@ const WB = (() => {
       if (!shown.length) body.append(el("tr", {}, el("td", { colspan: 6, class: "empty" }, "No scenario matches the filters.")));
     }
     fill();
+    performance.mark("wb-summary"); // for benchmarks/report.py: the summary is on the page
   }
   function matrixTable(rows) {
     const agents = [...new Set(rows.map((r) => r.agent).filter(Boolean))].sort();
@@ -150,6 +151,7 @@ const WB = (() => {
     view = { id, page, row, pos: 0, timer: null, cast: null };
     renderScenario();
     select(pos !== null ? pos : firstBad >= 0 ? firstBad : 0, false);
+    performance.mark("wb-scenario"); // for benchmarks/report.py: the scenario's page is on the page
   }
 
   function renderScenario() {

@@ -1,0 +1,167 @@
+"""Benchmark: what the HTML report costs to write, how big it is, and how fast it opens.
+
+Measured in one run, each against a baseline from the same run:
+
+* with ``--corpus DIR`` (the Agent Harbor corpus): the time `workbench report html`
+  takes to write the report of the corpus's runs, against the time `workbench run`
+  took to play them (target: under 10 %), and the report's size; also `run --html`
+  against the same `run` without it;
+* 100 scenarios of the examples' size (the repository's ``scenarios/``, copied
+  under new names until there are 100): the report's size (target under 5 MB), and
+  in Debian's Chromium (Selenium) the time until the summary is drawn and until a
+  scenario's trace viewer is drawn, from the start of navigation (target under
+  1 s each), against a blank page opened the same way.
+
+Run: python benchmarks/report.py [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "scenarios"
+WB = [sys.executable, "-m", "workbench"]
+
+
+def timed(argv: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - started, done
+
+
+def size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def corpus_rows(corpus: Path, root: Path) -> list[tuple[str, str, str, str, bool]]:
+    run = [*WB, "run", str(corpus), "-j", "2", "--lenient", "--report", "r.json", "--out", "runs"]
+    timed(run, root)  # warm caches
+    rounds: dict[str, list[float]] = {"run": [], "report": [], "run_html": []}
+    for n in range(3):  # interleaved, so that other load on the machine weighs on each alike
+        shutil.rmtree(root / "runs", ignore_errors=True)
+        rounds["run"].append(timed(run, root)[0])
+        wall, done = timed([*WB, "report", "html", "r.json", "runs", "-o", f"html-{n}"], root)
+        if done.returncode != 0:
+            raise SystemExit(done.stderr)
+        rounds["report"].append(wall)
+        rounds["run_html"].append(timed([*run, "--html", f"with-{n}"], root)[0])
+    run_s, report_s, with_s = (statistics.median(rounds[k]) for k in ("run", "report", "run_html"))
+    n = len(list((root / "html-0" / "data" / "s").glob("*.js")))
+    return [
+        (f"corpus ({n} scenarios): report html", f"{report_s:.2f} s", f"{report_s / run_s:.1%} of its run ({run_s:.2f} s)",
+         "< 10 %", report_s / run_s < 0.10),
+        ("  run --html against run", f"{with_s:.2f} s vs {run_s:.2f} s", f"+{(with_s - run_s) / run_s:.1%}", "< 10 %",
+         (with_s - run_s) / run_s < 0.10),
+        ("  its size", f"{size(root / 'html-0') / 1e6:.2f} MB", "", "", True),
+    ]  # fmt: skip
+
+
+def hundred(root: Path) -> Path:
+    """100 scenarios made from the examples (each copy under its own name, beside the examples' data)."""
+    suite = root / "hundred"
+    shutil.copytree(EXAMPLES, suite)
+    shutil.copytree(REPO / "screenshots", root / "screenshots", dirs_exist_ok=True)
+    files = sorted(p for p in suite.rglob("*") if p.suffix in (".yaml", ".json") and "_data" not in p.parts
+                   and p.name != "scenario.json")  # fmt: skip
+    runnable = [p for p in files if "claudeless" not in p.parts]
+    n = len(files)
+    copy = 0
+    while n < 100:
+        source = runnable[copy % len(runnable)]
+        text = source.read_text(encoding="utf-8")
+        name = f"{source.stem}-{copy}"
+        target = source.with_name(f"{name}{source.suffix}")
+        if source.suffix == ".json":
+            text = text.replace(f'"name": "{source.stem}"', f'"name": "{name}"', 1)
+        else:
+            text = text.replace(f"name: {source.stem}", f"name: {name}", 1)
+        target.write_text(text, encoding="utf-8")
+        copy, n = copy + 1, n + 1
+    return suite
+
+
+def browser(profile: Path) -> Any:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
+                 "--disable-background-networking", f"--user-data-dir={profile}"):  # fmt: skip
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def open_ms(driver: Any, url: str, mark: str | None) -> float:
+    """Milliseconds from the start of navigation to ``mark`` (or to the load event for a page without one)."""
+    driver.get("about:blank")
+    driver.get(url)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if mark is None:
+            value = driver.execute_script(
+                "const n = performance.getEntriesByType('navigation')[0]; return n && n.loadEventEnd || null")
+        else:
+            value = driver.execute_script(f"const m = performance.getEntriesByName('{mark}'); return m.length ? m[0].startTime : null")  # fmt: skip
+        if value:
+            return float(value)
+        time.sleep(0.01)
+    raise SystemExit(f"{url}: {mark} never came")
+
+
+def hundred_rows(root: Path) -> list[tuple[str, str, str, str, bool]]:
+    suite = hundred(root)
+    done = subprocess.run([*WB, "run", str(suite), "-j", "2", "--html", "h100", "--out", "runs100"], cwd=root,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    if "HTML report" not in done.stdout:
+        raise SystemExit(done.stdout + done.stderr)
+    report = root / "h100"
+    scenarios = len(list((report / "data" / "s").glob("*.js")))
+    mb = size(report) / 1e6
+    blank = root / "blank.html"
+    blank.write_text("<!doctype html><title>blank</title><p>blank</p>")
+    driver = browser(root / "profile")
+    try:
+        index = (report / "index.html").as_uri()
+        biggest = max(range(scenarios), key=lambda n: (report / "data" / "s" / f"{n}.js").stat().st_size)
+        times: dict[str, list[float]] = {"blank": [], "summary": [], "scenario": []}
+        for _ in range(5):
+            times["blank"].append(open_ms(driver, blank.as_uri(), None))
+            times["summary"].append(open_ms(driver, index, "wb-summary"))
+            times["scenario"].append(open_ms(driver, f"{index}#/s/{biggest}", "wb-scenario"))
+    finally:
+        driver.quit()
+    blank_ms, summary_ms, scenario_ms = (statistics.median(times[k]) for k in ("blank", "summary", "scenario"))
+    return [
+        (f"{scenarios} scenarios (examples): size", f"{mb:.2f} MB", "", "< 5 MB", mb < 5),
+        ("  summary drawn in Chromium", f"{summary_ms:.0f} ms", f"{summary_ms / blank_ms:.1f}x a blank page ({blank_ms:.0f} ms)",
+         "< 1 s", summary_ms < 1000),
+        ("  largest scenario's viewer drawn", f"{scenario_ms:.0f} ms", f"{scenario_ms / blank_ms:.1f}x a blank page",
+         "< 1 s", scenario_ms < 1000),
+    ]  # fmt: skip
+
+
+def main() -> int:
+    corpus = Path(sys.argv[sys.argv.index("--corpus") + 1]).resolve() if "--corpus" in sys.argv else None
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        rows = corpus_rows(corpus, root) if corpus is not None else []
+        rows += hundred_rows(root)
+    print(f"{'measure':38} {'value':20} {'ratio':40} {'target':8} ok")
+    for name, value, ratio, target, ok in rows:
+        print(f"{name:38} {value:20} {ratio:40} {target:8} {'yes' if ok else 'NO'}")
+    print(f"(cpus: {os.cpu_count()}, python {sys.version.split()[0]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
