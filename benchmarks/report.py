@@ -109,7 +109,8 @@ def open_ms(driver: Any, url: str, mark: str | None) -> float:
     while time.monotonic() < deadline:
         if mark is None:
             value = driver.execute_script(
-                "const n = performance.getEntriesByType('navigation')[0]; return n && n.loadEventEnd || null")
+                "const n = performance.getEntriesByType('navigation')[0]; return n && n.loadEventEnd || null"
+            )
         else:
             value = driver.execute_script(f"const m = performance.getEntriesByName('{mark}'); return m.length ? m[0].startTime : null")  # fmt: skip
         if value:
@@ -140,7 +141,9 @@ def hundred_rows(root: Path) -> list[tuple[str, str, str, str, bool]]:
             times["scenario"].append(open_ms(driver, f"{index}#/s/{biggest}", "wb-scenario"))
     finally:
         driver.quit()
-    blank_ms, summary_ms, scenario_ms = (statistics.median(times[k]) for k in ("blank", "summary", "scenario"))
+    blank_ms, summary_ms, scenario_ms = (
+        statistics.median(times[k]) for k in ("blank", "summary", "scenario")
+    )
     return [
         (f"{scenarios} scenarios (examples): size", f"{mb:.2f} MB", "", "< 5 MB", mb < 5),
         ("  summary drawn in Chromium", f"{summary_ms:.0f} ms", f"{summary_ms / blank_ms:.1f}x a blank page ({blank_ms:.0f} ms)",

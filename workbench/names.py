@@ -20,6 +20,11 @@ DEFAULT_GOLDENS_DIR: Final = Path("screenshots")
 DEFAULT_SCENARIOS_DIR: Final = Path("scenarios")
 """What `workbench run` and the app open without a path."""
 
+LLM_REQUESTS_FILE: Final = "llm-requests.jsonl"
+"""In a run folder: every request a real agent made to the mock model, one JSON line each (llm/recorder.py)."""
+ACP_MESSAGES_FILE: Final = "acp.jsonl"
+"""In a run folder: every ACP message between the engine and the agent, one JSON line each (acp/wire.py)."""
+
 SCENARIO_SUFFIXES: Final = (".yaml", ".yml", ".json", ".toml")
 """The suffixes of a scenario file (a folder with ``mock_agent.py`` is a scenario too)."""
 YAML_SUFFIXES: Final = (".yaml", ".yml")

@@ -20,7 +20,9 @@ from typing import IO, Any
 
 from acp.connection import StreamDirection, StreamEvent
 
-WIRE_FILE = "acp.jsonl"
+from workbench.names import ACP_MESSAGES_FILE
+
+WIRE_FILE = ACP_MESSAGES_FILE
 
 
 class WireRecorder:

@@ -19,6 +19,7 @@ from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
+    from workbench.engine.batch import Candidate
     from workbench.engine.report import RunReport
 
 
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     if args.junit:
         write_junit(report, args.junit)
     if args.html:
-        _write_html(report, args.html)
+        _write_html(report, candidates, args.html)
     if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
         return EXIT_INVALID
     if any(r.status == "error" for r in report.results):
@@ -131,15 +132,15 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def _write_html(report: RunReport, out: Path) -> None:
+def _write_html(report: RunReport, candidates: list[Candidate], out: Path) -> None:
     """The HTML report of this run: each scenario's entry with its run folder and tags."""
     from workbench.report.collect import ScenarioInput
-    from workbench.report.inputs import tags_of
     from workbench.report.write import ReportError, write_report
 
-    items = [ScenarioInput(r.to_json(), Path(r.run_dir) if r.run_dir else None, reason=r.skip_reason or "")
+    tags = {(c.path.resolve(), c.name): c.tags for c in candidates}
+    items = [ScenarioInput(r.to_json(), Path(r.run_dir) if r.run_dir else None,
+                           tags.get((Path(r.file).resolve(), r.name), ()), reason=r.skip_reason or "")
              for r in report.results]  # fmt: skip
-    tags_of(items)
     try:
         index = write_report(items, out, duration_ms=report.duration_ms)
     except ReportError as exc:

@@ -18,15 +18,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from workbench.acp.wire import WIRE_FILE
 from workbench.engine.trace import StepRecord, read_records
+from workbench.names import ACP_MESSAGES_FILE
 
 ARROWS = {"client->agent": "→", "agent->client": "←"}
 
 
 def read_messages(run_dir: Path) -> list[dict[str, Any]]:
     """The records of ``run_dir/acp.jsonl`` in file order; none when the file is absent or unreadable."""
-    return [r for r in read_records(run_dir / WIRE_FILE) if isinstance(r.get("t_ms"), int | float)]
+    return [r for r in read_records(run_dir / ACP_MESSAGES_FILE) if isinstance(r.get("t_ms"), int | float)]
 
 
 def summary(record: dict[str, Any]) -> str:

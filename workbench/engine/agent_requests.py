@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.names import LLM_REQUESTS_FILE
+
 PLACEHOLDER = "TODO: what the model answers here"
 _ANSWERED = re.compile(r"\(line \d+\)$")
 _NOT_SCRIPTED = ("side request", "refused", "error", "failure")
@@ -122,9 +124,7 @@ class RequestLogReader:
 
 def request_log(run_dir: Path) -> Path:
     """Where the mock LLM server logs a run's requests."""
-    from workbench.llm.recorder import LOG_FILE  # here: the server (aiohttp) is not needed to find its log
-
-    return run_dir / LOG_FILE
+    return run_dir / LLM_REQUESTS_FILE
 
 
 def reply_steps(run_dir: Path) -> list[str]:

@@ -2,7 +2,8 @@
 
 One JSON document per line in ``<run dir>/trace.jsonl``:
 
-* a header: ``{"type": "run", "version": 1, "scenario", "file", "profile": {...}, "steps": N}``;
+* a header: ``{"type": "run", "version": 1, "scenario", "file", "profile": {...}, "steps": N, "speed"}``
+  (and ``tags`` when the scenario has any);
 * a record per step: ``{"type": "step", "index", "at_ms", "wall_ms", "actor", "action",
   "summary", "line", "screen": [rows], "cursor": [x, y], "files": [{"path", "change": "added|modified|deleted"}],
   "checks": [{"ok", "message"}]}`` (``style``, the runs of non-default colours and attributes, when the screen has any;
@@ -87,11 +88,14 @@ class TraceObserver:
         if self._writer is None and run.run_dir is not None and run.scenario is not None:
             profile = run.scenario.terminal
             self._writer = TraceWriter(run.run_dir / TRACE_FILE)
-            self._writer.write({"type": "run", "version": 1, "scenario": run.scenario.name,
-                                "file": run.result.file if run.result else str(run.path),
-                                "profile": {"id": profile.id, "width": profile.width, "height": profile.height},
-                                "steps": len(run.schedule.steps) if run.schedule else 0,
-                                "speed": run.options.speed_text})  # fmt: skip
+            header = {"type": "run", "version": 1, "scenario": run.scenario.name,
+                      "file": run.result.file if run.result else str(run.path),
+                      "profile": {"id": profile.id, "width": profile.width, "height": profile.height},
+                      "steps": len(run.schedule.steps) if run.schedule else 0,
+                      "speed": run.options.speed_text}  # fmt: skip
+            if run.scenario.tags:  # for the HTML report's tag filter (absent when there are none)
+                header["tags"] = list(run.scenario.tags)
+            self._writer.write(header)
         return self._writer
 
     def run_started(self, run: ScenarioRun) -> None:

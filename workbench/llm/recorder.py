@@ -18,11 +18,13 @@ from typing import Any
 
 from aiohttp import web
 
+from workbench.names import LLM_REQUESTS_FILE
+
 from .conversation import ChatRequest
 from .reply import Reply
 
 REDACTED_HEADERS = ("authorization", "x-api-key", "api-key", "cookie", "proxy-authorization")
-LOG_FILE = "llm-requests.jsonl"
+LOG_FILE = LLM_REQUESTS_FILE
 RESULT_CHARS = 500  # a tool result in the log is cut to this
 
 RequestLog = dict[str, Any]

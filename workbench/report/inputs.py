@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,18 @@ def _key(entry: dict[str, Any]) -> tuple[str, str, str]:
     return (str(entry.get("file", "")), str(entry.get("name", "")), str(entry.get("agent") or ""))
 
 
-def _runs_under(folder: Path) -> dict[tuple[str, str, str], tuple[Path, dict[str, Any]]]:
-    """The newest run folder (and its result) of each scenario under ``folder``."""
-    found: dict[tuple[str, str, str], tuple[Path, dict[str, Any]]] = {}
+@dataclass(frozen=True)
+class Run:
+    """A run folder with the result and the tags its trace recorded."""
+
+    run_dir: Path
+    result: dict[str, Any]
+    tags: tuple[str, ...]
+
+
+def _runs_under(folder: Path) -> dict[tuple[str, str, str], Run]:
+    """The newest run folder of each scenario under ``folder``."""
+    found: dict[tuple[str, str, str], Run] = {}
     traces = [folder / TRACE_FILE] if (folder / TRACE_FILE).is_file() else sorted(folder.rglob(TRACE_FILE))
     for trace_path in traces:
         run_dir = trace_path.parent
@@ -40,24 +50,25 @@ def _runs_under(folder: Path) -> dict[tuple[str, str, str], tuple[Path, dict[str
         if trace.result is None:
             continue
         result = {k: v for k, v in trace.result.items() if k != "type"}
+        tags = trace.header.get("tags")
         key = _key(result)
-        if key not in found or found[key][0].name < run_dir.name:
-            found[key] = (run_dir, result)
+        if key not in found or found[key].run_dir.name < run_dir.name:
+            found[key] = Run(run_dir, result, tuple(str(t) for t in tags) if isinstance(tags, list) else ())
     return found
 
 
 def gather(paths: Sequence[Path]) -> list[ScenarioInput]:
     """The scenarios named by ``paths``, in the order `workbench run` reports them (file, name, agent)."""
     reports: list[dict[str, Any]] = []
-    runs: dict[tuple[str, str, str], tuple[Path, dict[str, Any]]] = {}
+    runs: dict[tuple[str, str, str], Run] = {}
     for path in paths:
         if path.is_dir():
             under = _runs_under(path)
             if not under:
                 raise InputError(f"{path}: no run folder (with {TRACE_FILE}) in this folder")
-            for key, value in under.items():
-                if key not in runs or runs[key][0].name < value[0].name:
-                    runs[key] = value
+            for key, run in under.items():
+                if key not in runs or runs[key].run_dir.name < run.run_dir.name:
+                    runs[key] = run
         elif path.is_file():
             try:
                 reports.extend(read_report(path).entries)
@@ -71,14 +82,16 @@ def gather(paths: Sequence[Path]) -> list[ScenarioInput]:
         if key in items:
             raise InputError(f"scenario `{key[1]}` ({key[0]}) is in two of the reports given")
         found = runs.get(key) or _beside_screenshots(entry)
-        items[key] = ScenarioInput(dict(entry), found[0] if found else None)
+        items[key] = (
+            ScenarioInput(dict(entry), found.run_dir, found.tags) if found else ScenarioInput(dict(entry))
+        )
     if not reports:  # run folders alone: their own results
-        for key, (run_dir, result) in runs.items():
-            items[key] = ScenarioInput(result, run_dir)
+        for key, run in runs.items():
+            items[key] = ScenarioInput(run.result, run.run_dir, run.tags)
     return [items[key] for key in sorted(items)]
 
 
-def _beside_screenshots(entry: dict[str, Any]) -> tuple[Path, dict[str, Any]] | None:
+def _beside_screenshots(entry: dict[str, Any]) -> Run | None:
     """A run folder of the entry's scenario next to its actual screenshots (``<out>/<name>/<profile>/``)."""
     for shot in entry.get("screenshots") or []:
         actual = Path(str(shot.get("actual", "")))
@@ -90,11 +103,16 @@ def _beside_screenshots(entry: dict[str, Any]) -> tuple[Path, dict[str, Any]] | 
 
 
 def tags_of(items: Iterable[ScenarioInput]) -> None:
-    """Fill in each scenario's tags from its file (the report entry has none); files that do not load have none."""
+    """Fill in the tags of scenarios whose trace did not say (older traces, no trace) from their files.
+
+    The report entry has no tags; a file that does not load has none.
+    """
     from workbench.scenario.loader import try_load
 
     cache: dict[str, tuple[str, ...]] = {}
     for item in items:
+        if item.tags or (item.run_dir is not None and item.run_dir.is_dir()):
+            continue  # the trace said (a trace of a scenario without tags has none to say)
         file = str(item.entry.get("file", ""))
         if file not in cache:
             loaded = try_load(Path(file)) if file and Path(file).is_file() else None

@@ -82,6 +82,8 @@ def _span(text: str, style: Style, changed: bool) -> str:
 
 def row_html(shot: Shot, y: int, changed: Collection[int] = ()) -> str:
     """Row ``y`` as HTML, trailing default blanks dropped; cells in ``changed`` carry the class ``x``."""
+    if not changed and not shot.runs(y):  # most rows: plain text, no need to cut it into cells
+        return escape(shot.rows[y] if y < len(shot.rows) else "", quote=False).rstrip(" ")
     pieces: list[str] = []
     for col, cells, text, style in segments(shot, y):
         if not changed:
@@ -105,6 +107,7 @@ class ScreenStore:
         self.screens: list[list[int]] = []
         self._row_ids: dict[str, int] = {}
         self._screen_ids: dict[str, int] = {}
+        self._rendered: dict[tuple[object, ...], str] = {}
 
     def add_rows(self, rows: Sequence[str]) -> int:
         """The id of the screen made of these HTML rows (the same id for the same rows)."""
@@ -123,9 +126,20 @@ class ScreenStore:
         return found
 
     def add(self, shot: Shot, changed: Sequence[Collection[int]] = ()) -> int:
-        """The id of ``shot`` rendered (with ``changed[y]`` the marked columns of row ``y``)."""
-        return self.add_rows([row_html(shot, y, changed[y] if y < len(changed) else ())
-                              for y in range(shot.height)])  # fmt: skip
+        """The id of ``shot`` rendered (with ``changed[y]`` the marked columns of row ``y``).
+
+        A row already rendered (same text, styles and marks) is not rendered again: most
+        steps and frames repeat most rows of the screen before them.
+        """
+        rows = []
+        for y in range(shot.height):
+            marks = frozenset(changed[y]) if y < len(changed) else frozenset()
+            key = (shot.rows[y] if y < len(shot.rows) else "", shot.runs(y), marks, shot.width)
+            html = self._rendered.get(key)
+            if html is None:
+                html = self._rendered[key] = row_html(shot, y, marks)
+            rows.append(html)
+        return self.add_rows(rows)
 
     def to_json(self) -> dict[str, Any]:
         return {"rows": self.rows, "screens": self.screens}

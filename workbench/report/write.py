@@ -32,7 +32,6 @@ from typing import Any
 
 from workbench.report.collect import ScenarioInput, scenario_page, summary_row
 from workbench.report.screens import BG, FG, ScreenStore
-from workbench.report.source import css as source_css
 
 GENERATOR = "scenario-workbench html report"
 VERSION = 1
@@ -84,7 +83,6 @@ def _asset(name: str) -> str:
 
 def index_html(title: str) -> str:
     style = _asset("report.css").replace("/*SCREEN_FG*/", FG).replace("/*SCREEN_BG*/", BG)
-    style += source_css(".src")
     script = _asset("report.js")
     page = _asset("index.html")
     for key, value in (("TITLE", _escape(title)), ("GENERATOR", GENERATOR)):
