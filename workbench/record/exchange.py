@@ -22,11 +22,11 @@ class Exchange:
     style: str | None  # the API style the path belongs to (None: a path no style serves, such as `HEAD /`)
     kind: str | None  # turn | count | models | model (the route's kind), None for other paths
     params: dict[str, str]  # what the path said (Gemini's model and method)
-    headers: dict[str, str]  # redacted
+    headers: dict[str, str]  # redacted, names in lower case
     body: bytes
     started: float
     status: int | None = None
-    response_headers: dict[str, str] = field(default_factory=dict)
+    response_headers: dict[str, str] = field(default_factory=dict)  # redacted, names in lower case
     chunks: list[tuple[float, bytes]] = field(default_factory=list)  # (arrival time, bytes) per upstream read
     ended: float | None = None
     error: str | None = None  # `reset` (the upstream broke the stream), `unreachable: ...`

@@ -44,10 +44,15 @@ HOP_BY_HOP = frozenset({"host", "content-length", "transfer-encoding", "connecti
 AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
 CONNECT_TIMEOUT_S = 10.0
 MAX_BODY = 32 * 1024 * 1024
+SHUTDOWN_S = 1.0  # at the end an answer still streaming is cut: the recording is over
 
 
 class UpstreamUnreachable(Exception):
     """The upstream does not answer at all (refused, no such host, timeout)."""
+
+
+def _lower(headers: Mapping[str, str]) -> dict[str, str]:
+    return {k.lower(): v for k, v in headers.items()}
 
 
 def credentials_for(style: str | None, environ: Mapping[str, str]) -> dict[str, str] | None:
@@ -125,7 +130,7 @@ class RecordingProxy:
         app = web.Application(client_max_size=MAX_BODY)
         add_routes(app.router, WIRES, self._routed)
         app.router.add_route("*", "/{tail:.*}", self._other)
-        self._runner = web.AppRunner(app, access_log=None)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_S)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
         await site.start()
@@ -175,7 +180,7 @@ class RecordingProxy:
         headers["accept-encoding"] = "identity"  # the recording reads the stream as sent
         exchange = Exchange(
             next(self._seq), request.method, request.path, request.query_string, style if wire else None,
-            kind, params, self.redactor.headers(request.headers), body, self.now(),
+            kind, params, _lower(self.redactor.headers(request.headers)), body, self.now(),
         )  # fmt: skip
         self.exchanges.append(exchange)
         self._in_flight += 1
@@ -201,7 +206,7 @@ class RecordingProxy:
             upstream = await self._client.request(
                 request.method, url, params=query, headers=headers, data=exchange.body, allow_redirects=False
             )
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+        except (aiohttp.ClientConnectorError, TimeoutError) as exc:
             exchange.error = f"unreachable: {exc or type(exc).__name__}"
             exchange.status = 502
             message = f"the recording proxy could not reach {self.upstream}: {exc or type(exc).__name__}"
@@ -209,9 +214,13 @@ class RecordingProxy:
             return web.json_response(
                 error_wire.error_body(error_wire.error(502, message), "req_proxy"), status=502
             )
+        except (aiohttp.ClientError, OSError) as exc:  # connected, then reset before any answer
+            exchange.error = f"reset: {exc or type(exc).__name__}"
+            reset(request)
+            return web.Response()
         async with upstream:
             exchange.status = upstream.status
-            exchange.response_headers = self.redactor.headers(dict(upstream.headers))
+            exchange.response_headers = _lower(self.redactor.headers(dict(upstream.headers)))
             out_headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}
             response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=out_headers)
             if request.method == "HEAD":
@@ -219,16 +228,22 @@ class RecordingProxy:
                 await response.prepare(request)
                 return response
             await response.prepare(request)
-            try:
-                async for data in upstream.content.iter_any():
-                    exchange.chunks.append((self.now(), data))
+            pieces = upstream.content.iter_any().__aiter__()
+            while True:
+                try:
+                    data = await pieces.__anext__()
+                except StopAsyncIteration:
+                    break
+                except (aiohttp.ClientError, OSError) as exc:  # the agent meets the same broken stream
+                    exchange.error = f"cut: {exc or type(exc).__name__}"
+                    if request.transport is not None:
+                        request.transport.close()  # mid-body, as the upstream left it
+                    return response
+                exchange.chunks.append((self.now(), data))
+                try:
                     await response.write(data)
-            except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, ConnectionResetError) as exc:
-                exchange.error = f"reset: {exc or type(exc).__name__}"
-                reset(request)  # the agent meets the same broken stream
-                return response
-            except ConnectionError:
-                return response  # the agent left
+                except ConnectionError:
+                    return response  # the agent left
             with contextlib.suppress(ConnectionError):
                 await response.write_eof()
             return response

@@ -159,7 +159,7 @@ def read_error(exchange: Exchange) -> RecordedError:
         message = str(error.get("message") or message)
     elif isinstance(error, str):
         message = error
-    retry = exchange.response_headers.get("retry-after") or exchange.response_headers.get("Retry-After")
+    retry = exchange.response_headers.get("retry-after")
     retry_after = int(retry) if retry and retry.strip().isdigit() else None
     return RecordedError(exchange.status or 502, kind, message, retry_after)
 

@@ -130,16 +130,16 @@ class Recorder:
             upstream = upstream_base(opts.upstream)
         except ValueError as exc:
             raise RecordError(str(exc)) from None
-        try:
-            await check_reachable(upstream)
-        except UpstreamUnreachable as exc:
-            raise RecordError(f"{exc}; nothing was started") from None
         preset = None
         if opts.agent:
             try:
                 preset = preset_named(opts.agent)
             except PresetError as exc:
                 raise RecordError(str(exc)) from None
+        try:
+            await check_reachable(upstream)
+        except UpstreamUnreachable as exc:
+            raise RecordError(f"{exc}; nothing was started") from None
         root = Path(tempfile.mkdtemp(prefix="wb-record-"))
         self._workspace = Workspace.create(opts.out.parent, None)
         proxy = RecordingProxy(upstream, self.redactor, self.environ, clock_start=self.t0)

@@ -295,8 +295,13 @@ def _reply(turn: _Turn, later: list[_Turn], rec: Recording, redactor: Redactor) 
         if e.retry_after is not None:
             out.append(f"        retryAfterSeconds: {e.retry_after}")
         return out
-    if reply.cut:
-        out.append(f"# the upstream broke the stream ({ex.error}); what arrived before is below")
+    if reply.cut:  # the agent met a broken stream: the replay breaks it the same way
+        said = reply.text
+        out.append(f"# the upstream broke the stream ({ex.error}) after {len(said)} characters of text")
+        out += ["- llmResponse:", "    - fault:"]
+        if said:
+            return [*out, "        type: partial_response", f"        partial_text: {_q(said)}"]
+        return [*out, "        type: network_unreachable"]
     body: list[str] = []
     previous = ex.started
     for piece in reply.pieces:

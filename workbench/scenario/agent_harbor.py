@@ -715,7 +715,7 @@ def _llm_response(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx:
         value = _one_key_maps(value)
     elements = expect_list(value, pos, "`llmResponse`")
     pieces: list[m.Thinking | m.Assistant | m.LlmError | m.ToolUse] = []
-    allowed = ("think", "assistant", "error", "agentToolUse", "agent_tool_use", "tool")
+    allowed = ("think", "assistant", "error", "fault", "agentToolUse", "agent_tool_use", "tool")
     for element, epos in elements.items_with_pos():
         e = expect_map(element, epos, "an `llmResponse` element")
         keys = [k for k in e if k not in ("_meta", "meta")]
@@ -751,6 +751,8 @@ def _llm_response(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx:
             pieces.append(_llm_error(e[key], e.at_value(key), ctx))
         elif key == "tool":
             pieces.append(_tool_element(e[key], e.at_value(key), e.at_key(key), ctx))
+        elif key == "fault":
+            pieces.append(_llm_fault(e[key], e.at_value(key), ctx))
         else:
             pieces.append(_tool_use_event(e[key], e.at_value(key), e.at_key(key), m.EMPTY, ctx))
     return [m.LlmResponse(kpos, tuple(pieces), meta)]
@@ -807,6 +809,29 @@ def _llm_error(value: Any, pos: Pos, ctx: _Context) -> m.LlmError:
         if "retryAfterSeconds" in e
         else None,
     )
+
+
+def _llm_fault(value: Any, pos: Pos, ctx: _Context) -> m.LlmError:
+    """`fault: {type, ...}`: a failure on the wire, with Claudeless's failure types and fields (our extension;
+    `workbench record` writes it for a stream the upstream broke)."""
+    from .claudeless import FAILURE_FIELDS
+
+    f = expect_map(value, pos, "`fault`")
+    if "type" not in f:
+        raise ScenarioError.at(pos, f"`fault` needs `type`: one of {one_of(tuple(FAILURE_FIELDS))}")
+    kind = choice(f["type"], f.at_value("type"), "`fault` `type`", tuple(FAILURE_FIELDS))
+    fields = FAILURE_FIELDS[kind]
+    warn_unknown(f, ("type", *(name for name, _ in fields)), "`fault`", ctx.reporter)
+    params: dict[str, Any] = {}
+    for name, kind_of in fields:
+        if name not in f:
+            raise ScenarioError.at(pos, f"a `{kind}` fault needs `{name}`")
+        where, what = f.at_value(name), f"`{name}`"
+        params[name] = (
+            as_str(f[name], where, what) if kind_of == "str" else as_int(f[name], where, what, minimum=0)
+        )
+    fault = m.Fault(kind, m.frozen_map(params), f.pos)
+    return m.LlmError(kind, f"injected fault: {kind}", f.pos, fault=fault)
 
 
 def _legacy_text(kind: str) -> Parser:

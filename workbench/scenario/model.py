@@ -118,6 +118,9 @@ class LlmError:
     status_code: int = 400
     details: Json = None
     retry_after_seconds: int | None = None
+    fault: Fault | None = (
+        None  # `llmResponse: - fault:`: a failure on the wire (a cut stream, a reset), not an HTTP error
+    )
 
 
 # --------------------------------------------------------------------------- events

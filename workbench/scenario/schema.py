@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .agent_harbor import ACP_EVENTS, CONTENT_TYPES, SESSION_STATUSES, TOOL_STATUSES
+from .claudeless import FAILURE_FIELDS
 from .on_screen import on_screen_schema
 from .vocabulary import EVENT_ARGUMENTS
 
@@ -109,6 +110,17 @@ def _events() -> dict[str, Schema]:
                             "retryAfterSeconds": {"type": "integer"},
                         },
                         ("errorType", "message"),
+                    ),
+                    "fault": _obj(
+                        {
+                            "type": {"enum": list(FAILURE_FIELDS)},
+                            "partial_text": _STR,
+                            "raw": _STR,
+                            "message": _STR,
+                            "after_ms": {"type": "integer"},
+                            "retry_after": {"type": "integer"},
+                        },
+                        ("type",),
                     ),
                 }
             ),

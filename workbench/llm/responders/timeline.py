@@ -168,7 +168,7 @@ class TimelineResponder:
         withheld: list[Step] = []
         reply = self._reply(unit, ctx, withheld)
         scripted = reply.error is not None or reply.inject is not None
-        self._last = None if reply.error is not None else (fingerprint, index)
+        self._last = None if scripted else (fingerprint, index)  # a retry after a failure gets the next turn
         calls = frozenset(c.call_id for c in reply.tool_calls)
         self._served = (
             None
@@ -321,6 +321,8 @@ class TimelineResponder:
                 prev_at = step.at_ms
             elif step.action == "llm-error" and isinstance(step.item, m.LlmError):
                 e = step.item
+                if e.fault is not None:
+                    return Reply(inject=e.fault)
                 return Reply(
                     error=ApiError(e.status_code, e.error_type, e.message, e.retry_after_seconds, e.details)
                 )

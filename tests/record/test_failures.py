@@ -1,0 +1,152 @@
+"""Bad input to a recording: an upstream that refuses (401, 429, 500, a stream cut mid-way) is recorded as
+that failure and replayed as it; an upstream nobody answers at is an error before the agent starts; an
+interrupted recording still writes what it has, marked partial."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli_process import workbench
+from tests.record.helpers import agent_command, record, serve_llm
+from workbench.scenario import model as m
+from workbench.scenario.loader import load_scenario
+
+ERROR = """\
+name: upstream
+timeline:
+  - userInputs:
+      - [0, "hi"]
+  - llmResponse:
+      - error: {{statusCode: {status}, errorType: {kind}, message: "{message}"{retry}}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "retry"),
+    [(401, "authentication_error", None), (429, "rate_limit_error", 7), (500, "api_error", None)],
+)
+def test_an_http_error_is_recorded_and_replayed(
+    tmp_path: Path, status: int, kind: str, retry: int | None
+) -> None:
+    upstream = ERROR.format(status=status, kind=kind, message=f"refused {status}",
+                            retry=f", retryAfterSeconds: {retry}" if retry else "")  # fmt: skip
+    with serve_llm(tmp_path, upstream) as url:
+        done = record(tmp_path, url, "scenarios/refused.yaml", agent_command("anthropic"), "--prompt", "hi")
+    assert done.returncode == 0, done.stderr
+    scenario = load_scenario(tmp_path / "scenarios" / "refused.yaml", env={})
+    reply = next(e for e in scenario.timeline if isinstance(e, m.LlmResponse))
+    error = reply.pieces[0]
+    assert isinstance(error, m.LlmError)
+    assert (error.status_code, error.error_type, error.message, error.retry_after_seconds) == (
+        status, kind, f"refused {status}", retry)  # fmt: skip
+    golden = (tmp_path / "screenshots" / "refused" / "80x24" / "turn-1.golden").read_text()
+    assert "error:" in golden  # what the agent showed
+    replay = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
+CUT = """\
+name: upstream
+timeline:
+  - userInputs:
+      - [0, "hi"]
+  - llmResponse:
+      - fault: {type: partial_response, partial_text: "Hello, wor"}
+"""
+
+
+def test_a_stream_cut_mid_way_is_recorded_as_that_fault_and_replayed(tmp_path: Path) -> None:
+    with serve_llm(tmp_path, CUT) as url:
+        done = record(tmp_path, url, "scenarios/cut.yaml", agent_command("anthropic"), "--prompt", "hi")
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "scenarios" / "cut.yaml").read_text()
+    assert "type: partial_response" in text and 'partial_text: "Hello, wor"' in text, text
+    golden = (tmp_path / "screenshots" / "cut" / "80x24" / "turn-1.golden").read_text()
+    assert "Hello, wor" in golden and "error:" in golden
+    replay = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
+def test_an_unreachable_upstream_is_an_error_before_the_agent_starts(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    command = [sys.executable, "-c", f"open({str(marker)!r}, 'w')"]
+    done = record(tmp_path, "http://127.0.0.1:9", "scenarios/x.yaml", command, "--prompt", "hi")
+    assert done.returncode == 2, done.stderr
+    assert (
+        "cannot reach the upstream http://127.0.0.1:9" in done.stderr and "nothing was started" in done.stderr
+    )
+    assert "Traceback" not in done.stderr
+    assert not marker.exists() and not (tmp_path / "scenarios").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--upstream", "ftp://x", "-o", "a.yaml", "--", "true"],
+            "--upstream must be an http:// or https:// URL",
+        ),
+        (
+            ["--upstream", "http://127.0.0.1:9", "-o", "a.json", "--", "true"],
+            "a recording is a YAML scenario",
+        ),
+        (["--upstream", "http://127.0.0.1:9", "-o", "a.yaml"], "record needs the agent"),
+        (
+            ["--upstream", "http://127.0.0.1:9", "-o", "a.yaml", "--agent", "nope"],
+            "unknown agent preset `nope`",
+        ),
+    ],
+)
+def test_bad_arguments_are_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    done = workbench("record", *args, cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+SLOW = """\
+name: upstream
+timeline:
+  - userInputs:
+      - [0, "write hello.txt"]
+  - llmResponse:
+      - assistant:
+          - [10, "Writing it."]
+  - agentToolUse:
+      toolName: writeFile
+      args: {path: hello.txt, content: "hello\\n"}
+  - llmResponse:
+      - assistant:
+          - [60000, "Done."]
+"""
+
+
+def test_an_interrupted_recording_writes_what_it_has_marked_partial(tmp_path: Path) -> None:
+    (tmp_path / ".tmp").mkdir()
+    with serve_llm(tmp_path, SLOW, "--speed", "1") as url:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "workbench", "record", "--upstream", url, "-o", "scenarios/cut.yaml",
+             "--prompt", "write hello.txt", "--", *agent_command("anthropic")],
+            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "TMPDIR": str(tmp_path / ".tmp")},
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(".tmp/wb-ws-*/hello.txt")):
+            assert time.monotonic() < deadline, "the agent never wrote hello.txt"
+            time.sleep(0.1)
+        time.sleep(0.5)  # the second request is on its way (its answer takes a minute)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "partial recording (interrupted)" in err
+    scenario = load_scenario(tmp_path / "scenarios" / "cut.yaml", env={})
+    assert "partial" in scenario.tags
+    text = (tmp_path / "scenarios" / "cut.yaml").read_text()
+    assert text.count("# PARTIAL") == 1 and "- writeFile:" in text and "Writing it." in text
+    assert not list(tmp_path.glob(".tmp/wb-*")), "the recording's workspace and HOME are removed"
