@@ -116,8 +116,20 @@ def run(args: argparse.Namespace) -> int:
         defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep,
         masks=tuple(args.mask), mode=args.mode, mode_options=chosen,
     )  # fmt: skip
+    from workbench import tempfolders
+
+    swept = tempfolders.sweep()
+    if swept:
+        shown = ", ".join(str(p) for p in swept[:5]) + (
+            f" and {len(swept) - 5} more" if len(swept) > 5 else ""
+        )
+        print(f"workbench: removed {len(swept)} temporary folder(s) left by runs that were killed: {shown}",
+              file=sys.stderr)  # fmt: skip
     console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
-    report = run_batch(candidates, options, args.jobs, console)
+    try:
+        report = run_batch(candidates, options, args.jobs, console)
+    finally:
+        tempfolders.sweep()  # what this run's own killed programs left (a mock agent's scratch folder)
     console.summary(report)
     if args.report:
         write_json_report(report, args.report)

@@ -461,7 +461,7 @@ class ScenarioRun:
             if self._session.recorder is not None:
                 self._session.recorder.close()
         if self._workspace is not None:
-            if result.status != "passed" and not self._interrupted:
+            if result.status in ("failed", "error") and not self._interrupted:  # a skip keeps nothing
                 self._workspace.keep_for_failure()
             kept = self._workspace.close()
             result.kept_workspace = str(kept) if kept else None

@@ -22,7 +22,6 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -102,7 +101,9 @@ def default_writable(workspace: Path, scratch: Path, *extra: Path) -> list[Path]
 
 def scratch_folder() -> Path:
     """A fresh private folder for a command's temporary files; the caller removes it."""
-    return Path(tempfile.mkdtemp(prefix="wb-tmp-"))
+    from workbench import tempfolders
+
+    return tempfolders.make("tmp")
 
 
 class WriteSandbox:

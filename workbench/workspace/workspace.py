@@ -22,12 +22,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from workbench import tempfolders
 from workbench.scenario import model as m
 
 from .beneath import read_beneath, write_beneath
@@ -64,8 +64,8 @@ class Workspace:
 
     @classmethod
     def create(cls, scenario_dir: Path, repo: m.Repo | None, keep: bool = False) -> Workspace:
-        """A fresh temp folder (``wb-ws-*``) seeded from ``repo``; WorkspaceError if that fails."""
-        path = Path(tempfile.mkdtemp(prefix="wb-ws-")).resolve()
+        """A fresh temp folder (``wb-ws-*``, see :mod:`workbench.tempfolders`) seeded from ``repo``; WorkspaceError if that fails."""
+        path = tempfolders.make("ws").resolve()
         workspace = cls(path, owned=True, keep=keep)
         try:
             workspace._populate(scenario_dir, repo)
@@ -130,6 +130,8 @@ class Workspace:
             self._closed = True
             if self._owned and not self._keep:
                 shutil.rmtree(self.path, ignore_errors=True)
+            elif self._owned:
+                self.path = tempfolders.disown(self.path)  # kept on purpose: no later sweep removes it
         return self.path if self.kept else None
 
     def __enter__(self) -> Workspace:
