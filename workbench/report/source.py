@@ -20,7 +20,7 @@ _TOKENS = re.compile(
     r"""(?P<c>(?:^|(?<=\s))\#.*$)"""  # a comment: `#` at the start or after a blank
     r"""|(?P<k>(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[A-Za-z_$][\w.$-]*)(?=\s*[:=](?:\s|$)))"""  # a key
     r"""|(?P<t>^\s*\[\[?[^\]]*\]\]?\s*$)"""  # a TOML table
-    r"""|(?P<s>"(?:[^"\\]|\\.)*"?|'(?:[^']|'')*'?)"""  # a string (unclosed: to the end of the line)
+    r"""|(?P<s>(?<![\w'"])(?:"(?:[^"\\]|\\.)*"?|'(?:[^']|'')*'?))"""  # a string, not an apostrophe in a word
     r"""|(?P<n>(?<![\w.-])-?\d+(?:\.\d+)?(?![\w.-]))"""  # a number
     r"""|(?P<l>(?<![\w-])(?:true|false|null|yes|no|on|off|~)(?![\w-]))"""  # a literal
 )
