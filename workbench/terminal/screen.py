@@ -92,20 +92,23 @@ class Screen:
     def style_runs(self) -> list[list[StyleRun]]:
         """Per row, the maximal runs of equal style that is not the default."""
         out: list[list[StyleRun]] = []
+        plain = [DEFAULT] * self.vt.columns
+        default_key = DEFAULT.key
         for styles in self.vt.style_rows:
             runs: list[StyleRun] = []
-            if styles.count(DEFAULT) == len(styles):  # most rows: counted in C (interned, so by identity)
-                out.append(runs)
-                continue
-            start, current = 0, styles[0]
-            for x, style in enumerate(styles):
-                if style is not current and style != current:
-                    if current != DEFAULT:
-                        runs.append(StyleRun(start, x - start, current))
-                    start, current = x, style
-            if current != DEFAULT:
-                runs.append(StyleRun(start, len(styles) - start, current))
             out.append(runs)
+            if styles == plain:  # most rows: compared in C, by identity (styles are interned)
+                continue
+            # Styles compared by identity, then by key: equal styles are nearly always the same object
+            start, current = 0, styles[0]
+            current_key = current.key
+            for x, style in enumerate(styles):
+                if style is not current and style.key != current_key:
+                    if current_key != default_key:
+                        runs.append(StyleRun(start, x - start, current))
+                    start, current, current_key = x, style, style.key
+            if current_key != default_key:
+                runs.append(StyleRun(start, len(styles) - start, current))
         return out
 
     def style_at(self, row: int, col: int) -> Style:

@@ -36,7 +36,6 @@ class Style:
 
     __slots__ = (
         "_hash",
-        "_key",
         "_next",
         "bg",
         "blink",
@@ -44,6 +43,7 @@ class Style:
         "dim",
         "fg",
         "italics",
+        "key",
         "reverse",
         "strikethrough",
         "underscore",
@@ -58,21 +58,18 @@ class Style:
     strikethrough: bool
     reverse: bool
     blink: bool
+    key: tuple[Any, ...]
+    """The field values in :data:`FIELDS` order (an attribute: readers of whole screens compare them)."""
 
     def __init__(self, key: tuple[Any, ...]) -> None:
         (self.fg, self.bg, self.bold, self.dim, self.italics, self.underscore, self.strikethrough,
          self.reverse, self.blink) = key  # fmt: skip
-        self._key = key
+        self.key = key
         self._hash = hash(key)
         self._next: dict[str, Style] = _NO_TRANSITIONS  # a dict of its own once it has one
 
-    @property
-    def key(self) -> tuple[Any, ...]:
-        """The field values in :data:`FIELDS` order."""
-        return self._key
-
     def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, Style) and self._key == other._key)
+        return self is other or (isinstance(other, Style) and self.key == other.key)
 
     def __hash__(self) -> int:
         return self._hash
@@ -83,12 +80,12 @@ class Style:
 
     def as_dict(self) -> dict[str, Any]:
         """The fields that differ from the default style."""
-        return {name: value for name, value, base in zip(FIELDS, self._key, _DEFAULT_KEY, strict=True)
+        return {name: value for name, value, base in zip(FIELDS, self.key, _DEFAULT_KEY, strict=True)
                 if value != base}  # fmt: skip
 
     def replace(self, **changes: Any) -> Style:
         """This style with some fields changed (interned)."""
-        values = dict(zip(FIELDS, self._key, strict=True))
+        values = dict(zip(FIELDS, self.key, strict=True))
         values.update(changes)
         return make_style(tuple(values[name] for name in FIELDS))
 
