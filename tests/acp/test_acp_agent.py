@@ -462,3 +462,64 @@ def test_claudeless_rules_say_text_after_their_tools_and_a_cancel_during_delay_m
     assert (call.statuses, call.text) == (["pending", "in_progress", "completed"], "deployed\n")
     assert (slow.stop_reason, slow.text) == ("cancelled", "Checking.")
     assert agent.failures == []
+
+
+EXTENSIONS = """\
+name: acp-extensions
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: 'Review this'
+  - agentExtension:
+      method: _scp/html_panel/show
+      params: {html: '<b>Review</b>'}
+  - agentExtension:
+      method: _scp/file_comment/show
+      params: {path: a.py, line: 3, comment: 'Off by one'}
+      expectResponse: {accepted: true}
+      respond: {accepted: true}  # what a client playing this file answers (`--mode acp`)
+  - llmResponse:
+      - assistant:
+          - relativeTime: 0
+            content: 'Shown.'
+"""
+
+
+def test_a_scenario_sends_acp_extension_messages_and_checks_the_clients_answer(tmp_path: Path) -> None:
+    """Symposium's `_scp/html_panel/show` (a notification) and `_scp/file_comment/show` (a request whose
+    answer the scenario checks), through the SDK's ext_notification / ext_method on both sides."""
+    ws = workspace(tmp_path)
+    turns: list[TurnRecord] = []
+
+    def script(answer: dict[str, Any]) -> Any:
+        async def run(ctx: TestContext) -> None:
+            ctx.client.extension_answers["_scp/file_comment/show"] = [answer]
+            session = await ctx.start_session()
+            turns.append(await session.say("Review this"))
+
+        return run
+
+    agent = scenario_agent(tmp_path, EXTENSIONS)
+    play(agent, ws, script({"accepted": True}))
+    assert agent.failures == [] and turns[0].text == "Shown."
+    assert [(e["kind"], e["method"], e["params"]) for e in turns[0].extensions] == [
+        ("notification", "_scp/html_panel/show", {"html": "<b>Review</b>"}),
+        ("request", "_scp/file_comment/show", {"path": "a.py", "line": 3, "comment": "Off by one"}),
+    ]
+    assert turns[0].extensions[1]["answer"] == {"accepted": True}
+    agent = scenario_agent(tmp_path, EXTENSIONS)
+    play(agent, ws, script({"accepted": False}))
+    assert [(f.line, f.message) for f in agent.failures] == [
+        (9, "agentExtension _scp/file_comment/show: the client's `response.accepted` is False, expected True")]  # fmt: skip
+
+
+def test_an_extension_method_must_start_with_an_underscore(tmp_path: Path) -> None:
+    from workbench.timeline.prepare import prepare
+
+    path = tmp_path / "s.yaml"
+    path.write_text("timeline:\n  - agentExtension: {method: scp/show}\n")
+    (error,) = prepare(path).errors
+    assert str(error).endswith(
+        "s.yaml:2:30: error: `agentExtension.method` `scp/show` must start with `_`: "
+        "ACP reserves the other names for its own methods"
+    )

@@ -162,3 +162,46 @@ def test_a_model_step_with_no_prompt_before_it_fails_at_once_at_its_line(tmp_pat
             'no prompt is in flight for the model\'s step `assistant "nobody asked"`: a user input must come before it',
         )
     ]
+
+
+def test_the_client_records_the_agents_extension_messages_and_answers_them_as_scripted(
+    tmp_path: Path,
+) -> None:
+    """`--mode acp` against `workbench acp-agent` playing an agent that sends `_scp/html_panel/show` and asks
+    `_scp/file_comment/show`: the engine's client answers as its scenario's `respond` says, each message is
+    in the run's `acp.jsonl` (which `workbench show` and the app read), and a missing one fails the turn."""
+    from workbench.engine.acp_trace import step_messages
+    from workbench.engine.session_controller import RecordedRun
+
+    from .test_acp_agent import EXTENSIONS
+
+    agent = scenario_file(tmp_path, EXTENSIONS, "agent.yaml")
+    command = f'command: ["{sys.executable}", "-m", "workbench", "acp-agent", "{agent}"]\n'
+    # the same file as the client's expectations: the agent's extension messages, not its model steps
+    client = EXTENSIONS.split("  - llmResponse:")[0].replace("timeline:\n", command + "timeline:\n")
+    client += "  - agentExtension:\n      method: _scp/never/sent\n"
+    result = _run(scenario_file(tmp_path, client, "client.yaml"), tmp_path)
+    assert [(f.line, f.message) for f in result.failures] == [
+        (client.count("\n") - 1, "the agent sent no extension message `_scp/never/sent` (it sent "
+                                  "['_scp/html_panel/show', '_scp/file_comment/show'])")]  # fmt: skip
+    frames = _frames(result)
+    sent = [f["message"] for f in frames if str(f["message"].get("method", "")).startswith("_scp/")]  # type: ignore[attr-defined]
+    assert [(f["method"], "id" in f) for f in sent] == [("_scp/html_panel/show", False),
+                                                         ("_scp/file_comment/show", True)]  # fmt: skip
+    direction = {f["dir"] for f in frames if f["message"] is sent[1]}  # type: ignore[index]
+    answer = next(
+        f["message"]
+        for f in frames
+        if f["dir"] not in direction  # type: ignore[index]
+        and f["message"].get("id") == sent[1]["id"]
+        and "result" in f["message"]
+    )  # type: ignore[attr-defined]
+    assert answer["result"] == {"accepted": True}, "the scripted answer went back"
+    assert result.run_dir is not None
+    run_dir = Path(result.run_dir)
+    shown = [
+        line for lines in step_messages(run_dir, RecordedRun.read(run_dir).steps).values() for line in lines
+    ]
+    assert any("_scp/html_panel/show" in line for line in shown), (
+        "beside the steps in `workbench show` and the app"
+    )

@@ -70,6 +70,7 @@ from workbench.workspace import Workspace, WorkspaceError
 from .client_tools import offered, run_via_client
 from .content import absolute, chunks, text_of, tool_kind, tool_locations, tool_title
 from .script import Script, Turn, build_script
+from .subset import subset
 
 CANCEL_WAIT_S = 10.0  # how long a `userCancelSession` waits for the client's session/cancel
 ALLOW_KINDS = frozenset({"allow_once", "allow_always"})
@@ -145,7 +146,7 @@ class ScenarioAgent:
                     if client_capabilities else {},
                     "clientInfo": client_info.model_dump(by_alias=True, exclude_none=True) if client_info else {}}  # fmt: skip
             for key in ("protocolVersion", "clientCapabilities", "clientInfo"):
-                if key in init.data and (problem := _subset(init.data[key], sent[key], key)):
+                if key in init.data and (problem := subset(init.data[key], sent[key], key)):
                     self._fail(init.pos.line, f"initialize: {problem}")
         caps = self.scenario.acp.get("capabilities") or {}
         prompt_caps = caps.get("promptCapabilities") or {}
@@ -572,6 +573,24 @@ class ScenarioAgent:
             await self._file_reads(session, event, data)
         elif event.name == "agentPermissionRequest":
             await self._permission(session, turn, position, step, data)
+        elif event.name == "agentExtension":
+            await self._extension(event, data)
+
+    async def _extension(self, event: m.AcpEvent, data: Mapping[str, Any]) -> None:
+        """An ACP extension message (`_scp/html_panel/show`): a request when the scenario wants an answer
+        (`request: true`, `expectResponse`), checked against `expectResponse`; else a notification."""
+        method, params = str(data["method"]), dict(data.get("params") or {})
+        want = data.get("expectResponse")
+        if not data.get("request") and want is None:
+            await self._conn.ext_notification(method[1:], params)  # the SDK adds the leading `_`
+            return
+        try:
+            answer = await self._conn.ext_method(method[1:], params)
+        except RequestError as exc:
+            self._fail(event.pos.line, f"agentExtension {method}: the client answered an error: {exc}")
+            return
+        if want is not None and (problem := subset(want, answer, "response")):
+            self._fail(event.pos.line, f"agentExtension {method}: the client's {problem}")
 
     async def _file_reads(self, session: _Session, event: m.AcpEvent, data: Mapping[str, Any]) -> None:
         for entry in data.get("files") or []:
@@ -715,19 +734,3 @@ def _title_of(step: Step) -> str:
 
 def _kind_of(step: Step) -> ToolKind:
     return "edit" if step.action == "edit" else tool_kind(step.item.tool_name)
-
-
-def _subset(want: Any, got: Any, where: str) -> str | None:
-    """None if everything in ``want`` is in ``got`` with the same value (mappings compared by key)."""
-    if isinstance(want, Mapping):
-        if not isinstance(got, Mapping):
-            return f"`{where}` is {got!r}, expected {dict(want)!r}"
-        for key, value in want.items():
-            if key in ("meta", "_meta"):
-                continue
-            if key not in got:
-                return f"`{where}.{key}` is missing, expected {value!r}"
-            if problem := _subset(value, got[key], f"{where}.{key}"):
-                return problem
-        return None
-    return None if want == got else f"`{where}` is {got!r}, expected {want!r}"

@@ -111,6 +111,7 @@ class TurnRecord:
     modes: list[str] = field(default_factory=list)
     permissions: list[PermissionRecord] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
+    extensions: list[dict[str, Any]] = field(default_factory=list)  # {method, params, kind, answer?}
     stop_reason: str | None = None
     meta: dict[str, Any] | None = None
 
@@ -164,9 +165,12 @@ class WorkbenchClient:
     """An SDK client object (see the module docstring)."""
 
     def __init__(self, root: Path | None = None, *, answer: PermissionAnswer = first_allow,
-                 terminal: bool = True) -> None:  # fmt: skip
+                 terminal: bool = True, extensions: Mapping[str, list[dict[str, Any]]] | None = None) -> None:  # fmt: skip
         self.root = root.resolve() if root is not None else None
         self.answer = answer
+        # extension method (`_scp/...`) -> the answers to give its requests, in order (the last repeats)
+        self.extension_answers = {k: list(v) for k, v in (extensions or {}).items()}
+        self.extensions: list[dict[str, Any]] = []  # every extension message of the agent, in order
         self.terminal_enabled = terminal and root is not None
         self.turns: dict[str, TurnRecord] = {}  # session id -> the turn in flight (or the last one)
         self.history: dict[str, list[dict[str, Any]]] = {}  # updates outside any prompt (session/load replay)
@@ -372,10 +376,27 @@ class WorkbenchClient:
         return None
 
     async def ext_method(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
-        raise RequestError.method_not_found(method)
+        """An extension request (the SDK strips the leading `_`): answered as scripted, else -32601."""
+        name = f"_{method}"
+        queue = self.extension_answers.get(name)
+        record = self._extension(name, params, "request")
+        if not queue:
+            record["answer"] = {"error": "method not found"}
+            raise RequestError.method_not_found(name)
+        answer = dict(queue.pop(0) if len(queue) > 1 else queue[0])
+        record["answer"] = answer
+        return answer
 
     async def ext_notification(self, method: str, params: Mapping[str, Any]) -> None:
-        return None
+        self._extension(f"_{method}", params, "notification")
+
+    def _extension(self, method: str, params: Mapping[str, Any], kind: str) -> dict[str, Any]:
+        """Record an extension message, also in every turn in flight (it names no session)."""
+        record: dict[str, Any] = {"method": method, "params": dict(params), "kind": kind}
+        self.extensions.append(record)
+        for turn in self.turns.values():
+            turn.extensions.append(record)
+        return record
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

@@ -24,6 +24,7 @@ from workbench.scenario import model as m
 from workbench.timeline import Step
 
 from .client import TurnRecord, first_allow
+from .subset import subset
 
 OK_STATUSES = frozenset({"ok", "completed", "success"})
 
@@ -91,10 +92,34 @@ def _acp(step: Step, event: m.AcpEvent, turn: TurnRecord) -> list[Expectation]:
             ]
     elif event.name == "agentPermissionRequest" and not turn.permissions:
         return [Expectation(step.index, step.pos.line, "the agent asked for no permission")]
+    elif event.name == "agentExtension":
+        method = str(data.get("method"))
+        sent = [e for e in turn.extensions if e["method"] == method]
+        if not sent:
+            seen = [e["method"] for e in turn.extensions]
+            return [Expectation(step.index, step.pos.line,
+                                f"the agent sent no extension message `{method}` (it sent {seen or 'none'})")]  # fmt: skip
+        params = data.get("params")
+        if isinstance(params, Mapping) and all(subset(params, e["params"], "params") for e in sent):
+            problem = subset(params, sent[0]["params"], "params")
+            return [Expectation(step.index, step.pos.line, f"the agent's `{method}`: {problem}")]
     elif event.name == "setMode" and str(data.get("modeId")) not in turn.modes:
         return [Expectation(step.index, step.pos.line,
                             f"the agent did not switch to mode {data.get('modeId')!r} (modes: {turn.modes})")]  # fmt: skip
     return []
+
+
+def scripted_extensions(scenario: m.Scenario) -> dict[str, list[dict[str, object]]]:
+    """The scenario's answers to the agent's extension requests: method -> each `respond` in order
+    (`{}` when an `agentExtension` gives none)."""
+    out: dict[str, list[dict[str, object]]] = {}
+    for e in scenario.timeline:
+        if isinstance(e, m.AcpEvent) and e.name == "agentExtension" and isinstance(e.data, Mapping):
+            respond = e.data.get("respond")
+            out.setdefault(str(e.data.get("method")), []).append(
+                dict(respond) if isinstance(respond, Mapping) else {}
+            )
+    return out
 
 
 def scripted_answers(scenario: m.Scenario) -> list[tuple[int, Mapping[str, object]]]:

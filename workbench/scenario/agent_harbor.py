@@ -70,7 +70,9 @@ TOOL_PATH_ARGS = ("path", "file_path", "notebook_path")
 
 ACP_EVENTS = (
     "agentPlan", "setMode", "setModel", "agentFileReads", "agentPermissionRequest", "initialize", "sessionStart",
+    "agentExtension",
 )  # fmt: skip
+EXTENSION_KEYS = ("method", "params", "request", "respond", "expectResponse")
 SESSION_STATUSES = (
     "queued", "provisioning", "running", "pausing", "paused", "resuming", "stopping", "stopped",
     "completed", "failed", "cancelled",
@@ -1023,6 +1025,8 @@ def _acp_event(name: str) -> Parser:
             _check_plan(value, pos)
         elif name == "agentPermissionRequest":
             _check_permission(value, pos)
+        elif name == "agentExtension":
+            _check_extension(value, pos, ctx)
         elif name == "agentFileReads":
             f = expect_map(value, pos, "`agentFileReads`")
             for item, ipos in expect_list(
@@ -1036,6 +1040,24 @@ def _acp_event(name: str) -> Parser:
         return [m.AcpEvent(kpos, name=name, data=to_plain(value), meta=meta)]
 
     return parse
+
+
+def _check_extension(value: Any, pos: Pos, ctx: _Context) -> None:
+    """`agentExtension` (our extension): an ACP extension message of the agent, `method` (starting with
+    `_`, as ACP reserves), `params`; a request (`request: true`, or an `expectResponse`) or a notification."""
+    e = expect_map(value, pos, "`agentExtension`")
+    warn_unknown(e, EXTENSION_KEYS, "`agentExtension`", ctx.reporter)
+    if "method" not in e:
+        raise ScenarioError.at(pos, "`agentExtension` needs `method`, such as `_scp/html_panel/show`")
+    method = as_str(e["method"], e.at_value("method"), "`agentExtension.method`")
+    if not method.startswith("_") or len(method) < 2:
+        raise ScenarioError.at(e.at_value("method"), f"`agentExtension.method` `{method}` must start with `_`: "
+                               "ACP reserves the other names for its own methods")  # fmt: skip
+    for key in ("params", "respond", "expectResponse"):
+        if key in e:
+            expect_map(e[key], e.at_value(key), f"`agentExtension.{key}`")
+    if "request" in e:
+        as_bool(e["request"], e.at_value("request"), "`agentExtension.request`")
 
 
 def _check_plan(value: Any, pos: Pos) -> None:

@@ -74,7 +74,7 @@ class AcpDriver(RealAgentDriver):
         from acp import connect_to_agent
 
         from workbench.acp.client import WorkbenchClient
-        from workbench.acp.expect import ScriptedAnswers, scripted_answers
+        from workbench.acp.expect import ScriptedAnswers, scripted_answers, scripted_extensions
         from workbench.acp.guard import guarded
         from workbench.acp.launch import STDIN_TAG, STDOUT_TAG
         from workbench.acp.script import build_script
@@ -106,9 +106,8 @@ class AcpDriver(RealAgentDriver):
         _, writer = await self._within(self._first(ends[STDIN_TAG], session), "the connection")
         reader, _ = await self._within(self._first(ends[STDOUT_TAG], session), "the connection")
         self.recorder = WireRecorder(ctx.run_dir / WIRE_FILE)
-        self.client = WorkbenchClient(
-            ctx.workspace.path, answer=ScriptedAnswers(scripted_answers(ctx.scenario))
-        )
+        self.client = WorkbenchClient(ctx.workspace.path, answer=ScriptedAnswers(scripted_answers(ctx.scenario)),
+                                      extensions=scripted_extensions(ctx.scenario))  # fmt: skip
         checked, self._guard = guarded(reader, writer, self._garbage)
         self.conn = connect_to_agent(self.client, writer, checked, observers=[self.recorder])
         await self._within(self.client.initialize(self.conn), "initialize")  # fs and terminals offered
