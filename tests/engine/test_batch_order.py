@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import threading
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from workbench.engine.batch import Console, Selection, collect, run_batch, start_order
 from workbench.engine.options import RunOptions
@@ -67,3 +71,28 @@ def test_real_commands_start_first_then_the_longest(tmp_path: Path) -> None:
     candidates = collect([tmp_path], Selection(), [])
     assert [c.name for c in candidates] == ["a-one", "b-five", "c-one", "d-command"]
     assert [c.name for c in start_order(candidates)] == ["d-command", "b-five", "a-one", "c-one"]
+
+
+def test_a_batch_reads_and_compiles_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collection's load is the run's: the file is not read and compiled a second time."""
+    from workbench.engine import batch, runner
+
+    loads: list[Path] = []
+    real = batch.prepare
+
+    def counted(path: Path, **kwargs: Any) -> Any:
+        loads.append(path)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(batch, "prepare", counted)
+    monkeypatch.setattr(runner, "prepare", counted)
+    (tmp_path / "a.yaml").write_text(_steps("a", 2))
+    (tmp_path / "b.yaml").write_text(_steps("b", 1))
+    candidates = collect([tmp_path], Selection(), [], strict=True)
+    options = RunOptions(goldens_dir=tmp_path / "goldens", out_dir=tmp_path / "out")
+    report = run_batch(candidates, options, 1, Console(io.StringIO(), total=2, live=False))
+    assert [(r.name, r.status) for r in report.results] == [("a", "passed"), ("b", "passed")]
+    assert sorted(p.name for p in loads) == ["a.yaml", "b.yaml"]
+    # a run that no batch collected (the app's, the pytest plugin's) loads its file itself
+    again = asyncio.run(runner.run_scenario(tmp_path / "a.yaml", options))
+    assert again.status == "passed" and [p.name for p in loads].count("a.yaml") == 2

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from workbench.engine.loaded import keep as kept_loaded
 from workbench.engine.report import Failure, RunReport, ScenarioResult
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
 from workbench.scenario import model as m
@@ -76,6 +77,7 @@ def collect(
     for path in discover(paths):
         loaded = prepare(path, defines=defines, strict=strict)
         if loaded.ok and loaded.scenario is not None:
+            kept_loaded(path, defines, loaded)  # the run takes it from there: the file is read once
             scenario = loaded.scenario
             warnings = tuple(loaded.diagnostics)
             candidates.append(

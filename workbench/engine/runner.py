@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from workbench.agent.control import ControlError
 from workbench.clock import VirtualClock
 from workbench.crash import ReportedCrash, write_crash_report
+from workbench.engine import loaded
 from workbench.engine.drivers import DEFAULT_MODE, DRIVERS, driver_class, driver_names
 from workbench.engine.drivers.base import (
     AGENT_ACTIONS,
@@ -144,7 +145,9 @@ class ScenarioRun:
         self._started = time.monotonic()
         result = ScenarioResult(name=self.path.stem, file=display_name(self.path), mode=self.options.mode)
         self.result = result
-        prepared = prepare(self.path, defines=self.options.defines)
+        prepared = loaded.take(self.path, self.options.defines) or prepare(
+            self.path, defines=self.options.defines
+        )
         if prepared.scenario is None or prepared.schedule is None:
             result.status = "error"
             for d in prepared.errors:
