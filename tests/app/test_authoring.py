@@ -188,7 +188,7 @@ def test_recording_round_trip_replays_green_in_ci(work: Path) -> None:
             await wait_until(
                 pilot, lambda: ">>>" in main.terminal.text() and 0 in main.records, what="step 1"
             )
-            await pilot.press("f10")
+            await pilot.press("alt+r")
             assert main.terminal.passthrough and main.recorder is not None
             assert "recording" in str(main.terminal.border_subtitle)
             await pilot.press(*"print(6*7)", "enter")
@@ -247,7 +247,7 @@ def test_recording_a_real_agent_records_its_requests_as_llm_response_steps(work:
             main = app.main_screen
             await pilot.press("f8")
             await wait_until(pilot, lambda: ">" in main.terminal.text() and 0 in main.records, what="step 1")
-            await pilot.press("f10")
+            await pilot.press("alt+r")
             await pilot.press(*"hello", "enter")
             await wait_until(pilot, lambda: "[asked 1]" in main.terminal.text(), what="the agent's request")
             await pilot.press("ctrl+right_square_bracket")

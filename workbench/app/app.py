@@ -56,6 +56,7 @@ class WorkbenchApp(InOrderKeys):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="quit"),
         Binding("f1", "help", "Help", id="help"),
+        Binding("question_mark", "help", "Help", show=False, id="help-question-mark"),  # text fields type it
     ]
 
     def __init__(
@@ -180,6 +181,17 @@ class WorkbenchApp(InOrderKeys):
                 )
                 rows.append((where, shown, binding.description, ident))
         return rows
+
+    def keys_of(self, action: str) -> str:
+        """The keys bound to a main-screen ``action`` (remaps applied), as the footer shows them; "" if none."""
+        from workbench.app.screens.main import MainScreen
+
+        keymap: dict[str, str] = dict(getattr(self, "_keymap", {}) or {})
+        for binding in MainScreen.BINDINGS:
+            if isinstance(binding, Binding) and binding.action == action:
+                keys = keymap.get(binding.id or "", binding.key)
+                return ", ".join(self.get_key_display(Binding(k.strip(), action)) for k in keys.split(","))
+        return ""
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

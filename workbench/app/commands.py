@@ -67,12 +67,19 @@ class WorkbenchCommands(Provider):
                 return screen
         return None
 
+    def _help(self, action: str, help_text: str) -> str:
+        """The entry's help line, led by its keys when it has some (the palette teaches them)."""
+        from workbench.app.app import WorkbenchApp
+
+        keys = self.app.keys_of(action) if isinstance(self.app, WorkbenchApp) else ""
+        return f"{keys} · {help_text}" if keys else help_text
+
     async def discover(self) -> Hits:
         target = self._target()
         if target is None:
             return
         for title, action, help_text in COMMANDS:
-            yield DiscoveryHit(title, partial(target.run_command, action), help=help_text)
+            yield DiscoveryHit(title, partial(target.run_command, action), help=self._help(action, help_text))
         for title, callback, help_text in self._modes():
             yield DiscoveryHit(title, callback, help=help_text)
 
@@ -100,9 +107,8 @@ class WorkbenchCommands(Provider):
         for title, action, help_text in COMMANDS:
             score = matcher.match(title)
             if score > 0:
-                yield Hit(
-                    score, matcher.highlight(title), partial(target.run_command, action), help=help_text
-                )
+                yield Hit(score, matcher.highlight(title), partial(target.run_command, action),
+                          help=self._help(action, help_text))  # fmt: skip
         for title, callback, help_text in self._modes():
             score = matcher.match(title)
             if score > 0:

@@ -3,7 +3,7 @@
 Each template validates and runs as it is (a test checks that, as a `--ci` run
 like the app's), so a new file starts green and the user edits from something
 that works. None has a `screenshot` step: a new file has no goldens yet, and
-the app adds one with its golden when the user records (F10, ctrl+backslash).
+the app adds one with its golden when the user records (alt+r, ctrl+backslash).
 ``{name}`` is replaced by the scenario's name. No Textual here.
 """
 
@@ -55,7 +55,7 @@ timeline:
 
 PROGRAM = """\
 # Any terminal program is the program under test: `command` is its argv (here the
-# Python REPL). Record keys into it with F10 (F8 first to start it), or write them here.
+# Python REPL). Record keys into it with alt+r (F8 first to start it), or write them here.
 name: {name}
 tags: [program]
 command: [env, PYTHON_BASIC_REPL=1, python3, -q]

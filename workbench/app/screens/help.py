@@ -45,14 +45,17 @@ watch the program under test and accept or reject its screenshots.
   screen recorded there. Esc or ctrl+c stops a run (it is then recorded as cancelled).
 • [b]Terminal[/b]: the program under test, live while a run goes on. [b]ctrl+g[/b] (focus mode) sends
   every key to the program, the app's own keys included; [b]ctrl+][/b] gives the keys back.
-  [b]F10[/b] records: what you type becomes userInputs steps at the editor's cursor, and
-  [b]ctrl+backslash[/b] adds a screenshot step there.
-• [b]Failures[/b] (F12): every failure of the last run; Enter shows its step and screen.
-• [b]Screenshots[/b] (ctrl+t): golden and actual side by side (stacked when narrow); changed cells
-  are highlighted. In the list, [b]a[/b] accepts one (after a confirmation; Enter confirms),
+  [b]alt+r[/b] records: what you type becomes userInputs steps after the step that ran last,
+  and [b]ctrl+backslash[/b] adds a screenshot step there. [b]z[/b] zooms a panned terminal.
+• [b]Step[/b] (F11): the timeline's step in full: its checks with their whole messages, the files it
+  changed, its scenario lines, its messages, the screen before and after with changes marked.
+• [b]Failures[/b] (F12): every failure of the last run; Enter opens its step in the Step pane.
+• [b]Screenshots[/b] (ctrl+t): golden and actual side by side, or one at a time when narrow
+  ([b]v[/b] toggles); changed cells are marked. In the list, [b]a[/b] accepts one (after a confirmation; Enter confirms),
   [b]A[/b] accepts all, [b]c[/b] compares the golden with the screen shown now.
 • ctrl+o maximizes the focused pane; ctrl+n makes a new scenario from a template. In a narrow
-  window the panes are tabs (click them, or use the keys above).
+  window the panes are tabs: keys [b]1-6[/b] switch them ([b]alt+1-6[/b] in the editor), F1 or [b]?[/b] is help.
+• F5 play, F6 pause, F8 or F10 step, F7 step back, F9 run to the timeline cursor.
 
 Keys can be remapped by binding id in [b]$XDG_CONFIG_HOME/workbench/keymap.toml[/b]
 (for example [i]play = "ctrl+enter"[/i]). Press escape to close this screen.

@@ -85,7 +85,7 @@ class MainScreen(Screen[None]):
         Binding("f5", "play", "Play", priority=True, id="play"),
         Binding("f6", "pause", "Pause", priority=True, id="pause"),
         Binding("f7", "step_back", "Back", priority=True, id="step-back"),
-        Binding("f8", "step", "Step", priority=True, id="step"),
+        Binding("f8,f10", "step", "Step", priority=True, id="step"),  # F10: step over, as in debuggers
         Binding("f9", "run_to_cursor", "To cursor", priority=True, id="run-to-cursor"),
         Binding("escape", "stop", "Stop", priority=True, id="stop"),
         Binding("ctrl+c", "stop", "Stop", show=False, priority=True, id="stop-ctrl-c"),
@@ -96,7 +96,7 @@ class MainScreen(Screen[None]):
         Binding("f4", "next_diagnostic", "Next problem", show=False, priority=True, id="next-diagnostic"),
         Binding("ctrl+t", "toggle_pane", "Terminal/Shots", show=False, id="toggle-pane"),
         Binding("ctrl+g", "focus_mode", "Keys to program", show=False, id="focus-mode"),
-        Binding("f10", "record", "Record", show=False, priority=True, id="record"),
+        Binding("alt+r", "record", "Record", show=False, priority=True, id="record"),
         Binding("ctrl+o", "maximize_pane", "Maximize", show=False, id="maximize"),
         Binding("ctrl+n", "new_scenario", "New", show=False, id="new-scenario"),
         Binding("ctrl+l", "focus_timeline", "Timeline", show=False, id="focus-timeline"),

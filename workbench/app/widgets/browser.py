@@ -136,6 +136,11 @@ class ScenarioBrowser(OptionList):
 
     def on_key(self, event: events.Key) -> None:
         character = event.character
+        starts_nothing = (
+            not self.filter and character is not None and (character == "?" or character.isdigit())
+        )
+        if starts_nothing:
+            return  # ? is help and 1-6 switch panes, unless a filter is being typed (names have digits)
         if character and len(character) == 1 and character.isprintable() and not character.isspace():
             self.filter += character
         elif event.key == "backspace" and self.filter:
@@ -216,4 +221,9 @@ class ScenarioBrowser(OptionList):
         if 0 <= index < len(self._rows) and self._rows[index] is not None:
             entry_index = self._rows[index]
             assert entry_index is not None
-            self.post_message(self.Opened(self.entries[entry_index].path))
+            path = self.entries[entry_index].path
+            if self.filter:  # it found the file: the whole list is back, on that file
+                self.filter = ""
+                self._redraw()
+                self.select_path(path)
+            self.post_message(self.Opened(path))

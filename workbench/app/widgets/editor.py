@@ -139,7 +139,28 @@ class ScenarioEditor(TextArea):
 
     # ------------------------------------------------------------------ typing
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+home", "document_start", "Start of file", show=False, id="editor-document-start"),
+        Binding("ctrl+end", "document_end", "End of file", show=False, id="editor-document-end"),
+        Binding("ctrl+shift+home", "document_start(True)", "Select to start", show=False,
+                id="editor-select-document-start"),
+        Binding("ctrl+shift+end", "document_end(True)", "Select to end", show=False, id="editor-select-document-end"),
+    ]  # fmt: skip
+
+    def action_document_start(self, select: bool = False) -> None:
+        self.move_cursor((0, 0), select=select)
+
+    def action_document_end(self, select: bool = False) -> None:
+        last = self.document.line_count - 1
+        self.move_cursor((last, len(self.document.get_line(last))), select=select)
+
     async def _on_key(self, event: events.Key) -> None:
+        if event.key == "escape":  # TextArea would move the focus away, and the next keys with it
+            event.stop()
+            event.prevent_default()
+            if not self.selection.is_empty:
+                self.selection = Selection.cursor(self.cursor_location)
+            return
         if event.key == "enter" and not self.read_only and self.selection.is_empty:
             event.stop()
             event.prevent_default()

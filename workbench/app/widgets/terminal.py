@@ -147,7 +147,7 @@ class TerminalView(ScrollView, can_focus=True):
         background: black;
         color: white;
         border: round $foreground 30%;
-        border-title-color: $text;
+        border-title-color: #d0d0d0;  /* on the pane's own black, whatever the theme's text colour */
         scrollbar-size: 0 1;  /* panning across is shown by the marker in the border, not a row less */
     }
     TerminalView:focus {
