@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from tests.cli_process import workbench
-from tests.conftest import SCENARIOS
+from tests.conftest import SCENARIOS, write
 from tests.report.conftest import data_of, make_project
 from workbench.report.screens import ScreenStore
 from workbench.terminal import Shot
@@ -152,3 +152,24 @@ def test_a_skipped_scenario_says_why(tmp_path: Path) -> None:
     [row] = _summary(tmp_path / "report")["scenarios"]
     assert row["status"] == "skipped" and "run them with --mode real-agent" in row["reason"]
     assert _page(tmp_path / "report", 0)["steps"] == []
+
+
+def test_acp_messages_and_model_requests_are_shown_at_their_steps(tmp_path: Path) -> None:
+    """`--mode acp` with a real ACP agent (tests/acp/llm_agent.py, on the ACP library) backed by the mock model."""
+    from tests.acp.test_acp_mode import WRITE_AND_RUN
+
+    write(tmp_path, "acp.yaml", WRITE_AND_RUN.replace("ANSWER", "yes"))
+    done = workbench("run", "--mode", "acp", "acp.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = _page(tmp_path / "report", 0)
+    traffic = [(s["index"], t["kind"], t["title"]) for s in page["steps"] for t in s["traffic"]]
+    titles = [title for _, kind, title in traffic if kind == "acp"]
+    assert titles[0] == "→ initialize #0" and any(t.startswith("→ session/prompt") for t in titles)
+    assert any(t.startswith("← fs/write_text_file") for t in titles)
+    assert [kind for _, kind, _ in traffic].count("model") >= 2, "the agent's requests to the mock model"
+    [answered] = [s for s in page["steps"] if any(t["kind"] == "model" for t in s["traffic"])][:1]
+    assert answered["action"] in ("assistant", "think", "tool-start", "input"), answered
+    message = next(
+        t for s in page["steps"] for t in s["traffic"] if t["title"].startswith("→ session/prompt")
+    )
+    assert json.loads(message["json"])["params"]["prompt"][0]["text"] == "Create hello.txt and show it"
