@@ -38,8 +38,13 @@ def serve_web(argv: list[str], args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Without a ./scenarios folder the app opens anyway and offers to make one from a template."""
     path: Path = args.path
-    if not path_exists(path) and path.suffix.lower() not in SCENARIO_SUFFIXES:
+    if (
+        not path_exists(path)
+        and path.suffix.lower() not in SCENARIO_SUFFIXES
+        and path != DEFAULT_SCENARIOS_DIR
+    ):
         raise UsageError(
             f"{path}: no such file or folder (a new scenario needs a .yaml, .json or .toml name)"
         )

@@ -12,6 +12,7 @@ narrow window shows one pane at a time with tabs.
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -69,6 +70,26 @@ __all__ = ["SPEEDS", "MainScreen"]
 
 VALIDATE_DELAY_S = 0.3
 PANE_TABS = {"terminal": "tab-terminal", "step": "tab-step", "shots": "tab-shots", "failures": "tab-failures"}
+
+
+def simplest(paths: list[Path]) -> Path | None:
+    """The example to open first: the shortest top-level file that shows both kinds of check (a screenshot
+    and an assert), else the shortest top-level file. A folder's reference files are long; start small."""
+    if not paths:
+        return None
+    top = min(len(p.parts) for p in paths)
+
+    def rank(path: Path) -> tuple[bool, int, str]:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return True, 1 << 62, path.name
+        checks_both = (
+            re.search(r"\bscreenshot\b", text) is not None and re.search(r"\bassert\b", text) is not None
+        )
+        return not checks_both, len(text), path.name
+
+    return min((p for p in paths if len(p.parts) == top), key=rank)
 
 
 class SessionChanged(Message):
@@ -294,20 +315,51 @@ class MainScreen(Screen[None]):
             self.open_run(self.run_dir)
             return
         root = self.root if self.root is not None else DEFAULT_SCENARIOS_DIR
+        if not root.exists() and not root.suffix:
+            self.call_after_refresh(self._offer_folder, root)  # the first minute: make one, from a template
+            return
         folder = root if root.is_dir() else root.parent
         files = list(discover([folder])) if folder.is_dir() else []  # a file's neighbours are listed too
         self.browser.load(files, last_verdicts(self.workbench.out_dir), folder)
         if folder.is_dir():
             self.browser.follow_folder(folder)
-        listed = [e.path for e in self.browser.entries]  # in the browser's order: top-level files first
-        first = root if root.is_file() else (listed[0] if listed and root.is_dir() else None)
+        first = (
+            root
+            if root.is_file()
+            else (simplest([e.path for e in self.browser.entries]) if root.is_dir() else None)
+        )
         if first is not None:
             self.open_file(first)
             self.browser.select_path(first)
+            if root.is_dir():
+                self.notify(f"{first.name}: F5 runs it, F8 steps, F11 inspects a step; ? or F1 for help",
+                            title="Welcome", timeout=8)  # fmt: skip
         elif not root.exists() and root.suffix:
             self.open_file(root)  # a new file: author it from empty (the browser lists its folder)
         else:
             self.notify(f"no scenario files under {root}: ctrl+n makes one", severity="warning")
+
+    def _offer_folder(self, folder: Path) -> None:
+        """No scenario folder yet: offer to make it, with a first scenario from a template."""
+
+        def answered(choice: str | None) -> None:
+            if choice != "create":
+                self.notify(f"no {folder}/ folder: ctrl+n makes a scenario when you are ready", timeout=6)
+                return
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                self.notify(f"cannot make {folder}: {exc}", severity="error")
+                return
+            self.browser.load([], {}, folder)
+            self.browser.follow_folder(folder)
+            self.action_new_scenario()
+
+        self.app.push_screen(
+            ConfirmScreen(f"There is no {folder}/ folder here. Make it, with a first scenario from a template?",
+                          [("create", f"Make {folder}/ and a scenario"), ("cancel", "Not now")]),
+            answered,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ files
 
