@@ -27,6 +27,8 @@ class RunOptions:
     masks: tuple[str, ...] = ()  # --mask: regexes blanked out of every screenshot (and the scenario's)
     # a driver factory from the caller (a playbook run) instead of `mode`'s
     driver: Callable[[Any], Any] | None = None
+    # screen responders from the caller (a playbook's mock_ui, whose answers are Python) instead of `onScreen`
+    on_screen: Any = None
 
     def option(self, name: str, default: str | None = None) -> str | None:
         """The value of the mode's option ``name`` (as declared: ``agent``, ``agent-ui``), else ``default``."""

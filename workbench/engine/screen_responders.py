@@ -41,7 +41,7 @@ class ScreenResponders:
         self.answers: list[dict[str, Any]] = []
 
     def run_started(self, run: ScenarioRun) -> None:
-        config = run.scenario.on_screen if run.scenario is not None else None
+        config = run.options.on_screen or (run.scenario.on_screen if run.scenario is not None else None)
         if config is None or (not config.rules and config.unanswered_ms <= 0):
             return
         self._task = asyncio.get_running_loop().create_task(self._watch(run, Responders(config)))
@@ -61,11 +61,22 @@ class ScreenResponders:
                 continue
             if (now - since) * 1000 < SETTLED_MS:
                 continue
-            answer = responders.answer(text)
+            try:
+                answer = responders.answer(text)
+            except Exception as exc:  # a Python answer (a playbook's mock_ui) that cannot answer this screen
+                file = run.result.file if run.result is not None else ""
+                run.abort(
+                    Failure(
+                        0, responders.config.line, "expect", f"{exc}; the screen was:\n{text.rstrip()}", file
+                    )
+                )
+                return
             if answer is not None:
                 run.send_input(encode_keys(answer.keys))
                 record = {"rule": answer.rule.label, "matched": answer.matched, "keys": answer.keys,
                           "line": answer.rule.line, "at_ms": int((now - start) * 1000)}  # fmt: skip
+                if answer.rule.answer is not None:
+                    record["kind"], record["value"] = answer.rule.kind or "match", answer.value
                 self.answers.append(record)
                 self._pending.append({"ok": True, "message": f"onScreen ({answer.rule.label}, line {answer.rule.line}): "
                                       f"saw {answer.matched!r}, typed {answer.keys!r}", "ui": record})  # fmt: skip

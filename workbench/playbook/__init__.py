@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from workbench.playbook.dsl import (
         Call,
+        MockUi,
         Playbook,
         Say,
         Think,
@@ -32,12 +33,12 @@ if TYPE_CHECKING:
     from workbench.playbook.events import Events, MessageRecord, ToolCallRecord, UiRecord
 
 _WHERE = {
-    **dict.fromkeys(["Call", "Playbook", "Say", "Think", "ToolResultRecord", "Turn", "UiRule", "call", "say", "think",
+    **dict.fromkeys(["Call", "MockUi", "Playbook", "Say", "Think", "ToolResultRecord", "Turn", "UiRule", "call", "say", "think",
                      "when"], "workbench.playbook.dsl"),
     **dict.fromkeys(["Events", "MessageRecord", "ToolCallRecord", "UiRecord"], "workbench.playbook.events"),
 }  # fmt: skip
 
-__all__ = ["Call", "Events", "MessageRecord", "Playbook", "Say", "Think", "ToolCallRecord", "ToolResultRecord",
+__all__ = ["Call", "Events", "MessageRecord", "MockUi", "Playbook", "Say", "Think", "ToolCallRecord", "ToolResultRecord",
            "Turn", "UiRecord", "UiRule", "call", "say", "think", "when"]  # fmt: skip
 
 

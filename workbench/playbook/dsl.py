@@ -169,6 +169,42 @@ class UiRule:
     times: int | None = 1  # None: every time
 
 
+Confirm: TypeAlias = "bool | Callable[[str], bool]"
+Select: TypeAlias = "int | str | Callable[[list[str]], int | str]"
+
+
+@dataclass(frozen=True)
+class MockUi:
+    """Answers to the agent's TUI questions, with the pi harness's defaults: a `(y/n)` confirm is
+    answered yes, a numbered menu with a cursor gets its first option, text rules answer what they
+    match. ``confirm``: a bool or a function of the question's line; ``select``: an index, an option's
+    text (or a unique part of it), or a function of the options returning either; ``rules``: text rules
+    (:class:`UiRule`) tried first."""
+
+    confirm: Confirm = True
+    select: Select = 0
+    rules: Sequence[UiRule] = ()
+
+
+def as_mock_ui(value: MockUi | Sequence[UiRule] | Mapping[str, Any] | None) -> MockUi:
+    """``mock_ui`` as given: a :class:`MockUi`, a list of :class:`UiRule`, or pi's mapping
+    ``{"confirm": False, "select": 1}`` (with ``rules`` too)."""
+    if value is None:
+        return MockUi()
+    if isinstance(value, MockUi):
+        return value
+    if isinstance(value, Mapping):
+        unknown = set(value) - {"confirm", "select", "rules"}
+        if unknown:
+            raise TypeError(f"mock_ui: unknown key(s) {sorted(unknown)}; allowed: confirm, select, rules")
+        return MockUi(**dict(value))
+    rules = tuple(value)
+    for rule in rules:
+        if not isinstance(rule, UiRule):
+            raise TypeError(f"mock_ui: {rule!r} is not a UiRule(match, keys)")
+    return MockUi(rules=rules)
+
+
 @dataclass
 class Playbook:
     """A scripted model for one conversation: turns, plus what the built-in mock agent should fake.
@@ -176,7 +212,8 @@ class Playbook:
     * ``mock_tools``: tool name -> its result instead of running it (built-in mock agent): a string,
       a function of the call's params (returning a string or a full result), or a full result
       ``{"content": str, "is_error": bool, "details": {...}}`` (``details`` reach the result record).
-    * ``mock_ui``: screen responders (:class:`UiRule`) for the agent's TUI questions.
+    * ``mock_ui``: answers to the agent's TUI questions (:class:`MockUi`, a list of :class:`UiRule`, or
+      a mapping); without one the defaults answer (confirm -> yes, select -> the first option).
     * ``propagate_errors``: a ``mock_tools`` function that raises (a tool that crashed) fails the test
       at once with its step and traceback (default); with False the agent gets it as an error result.
       A result the agent reports as an error (``is_error``) never fails the test: it is recorded and
@@ -186,7 +223,7 @@ class Playbook:
     turns: tuple[Turn, ...]
     name: str = "playbook"
     mock_tools: Mapping[str, Any] = field(default_factory=dict)
-    mock_ui: Sequence[UiRule] = ()
+    mock_ui: MockUi = field(default_factory=MockUi)
     propagate_errors: bool = True
 
     def __init__(
@@ -194,7 +231,7 @@ class Playbook:
         *turns: Turn | Iterable[Turn],
         name: str = "playbook",
         mock_tools: Mapping[str, Any] | None = None,
-        mock_ui: Sequence[UiRule] = (),
+        mock_ui: MockUi | Sequence[UiRule] | Mapping[str, Any] | None = None,
         propagate_errors: bool = True,
     ) -> None:
         flat: list[Turn] = []
@@ -211,7 +248,7 @@ class Playbook:
         self.turns = tuple(flat)
         self.name = name
         self.mock_tools = dict(mock_tools or {})
-        self.mock_ui = tuple(mock_ui)
+        self.mock_ui = as_mock_ui(mock_ui)
         self.propagate_errors = propagate_errors
 
     @property

@@ -6,7 +6,7 @@
 * ``blocked_calls``: calls the agent never returned a result for (it refused or
   dropped them);
 * ``messages``: user prompts as the agent sent them, and the model's text;
-* ``ui``: the answers the screen responders typed;
+* ``ui``: the answers the screen responders typed (``ui_calls_for(kind)``);
 * ``all``: every record in order, each a ``(kind, record)`` pair.
 
 A listener (the run's trace) sees each record as it is added.
@@ -47,6 +47,8 @@ class UiRecord:
     matched: str
     keys: str
     at_ms: int = 0
+    method: str = ""  # confirm | select | match (a text rule)
+    value: Any = None  # what was answered: True/False, the option's text, the keys
 
 
 Listener = Callable[[str, dict[str, Any]], None]
@@ -68,6 +70,10 @@ class Events:
 
     def tool_calls_for(self, tool: str) -> list[ToolCallRecord]:
         return [c for c in self.tool_calls if c.tool == tool]
+
+    def ui_calls_for(self, method: str) -> list[UiRecord]:
+        """The screen answers of one kind (``confirm``, ``select``, ``match``), as the pi harness's ``uiCallsFor``."""
+        return [u for u in self.ui if u.method == method]
 
     def tool_results_for(self, tool: str) -> list[ToolResultRecord]:
         return [r for r in self.tool_results if r.tool == tool]

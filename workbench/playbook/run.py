@@ -37,6 +37,7 @@ from workbench.playbook.events import Events, UiRecord
 from workbench.playbook.responder import PlaybookFailure, PlaybookState
 from workbench.playbook.schedule import scenario_yaml, timeline
 from workbench.playbook.server import PlaybookServer
+from workbench.playbook.ui import screen_rules
 from workbench.scenario.names import folder_name
 from workbench.timeline import Schedule, Step
 
@@ -134,9 +135,8 @@ class UiEvents:
         for check in record.checks:
             ui = check.get("ui")
             if isinstance(ui, dict):
-                self.events.add_ui(
-                    UiRecord(str(ui["rule"]), str(ui["matched"]), str(ui["keys"]), int(ui["at_ms"]))
-                )
+                self.events.add_ui(UiRecord(str(ui["rule"]), str(ui["matched"]), str(ui["keys"]), int(ui["at_ms"]),
+                                            str(ui.get("kind", "")), ui.get("value")))  # fmt: skip
 
     def run_finished(self, run: Any, result: Any) -> None:
         return None
@@ -197,6 +197,6 @@ async def run_playbook(
     state = PlaybookState(playbook)
     preset = None if command is not None else agent
     run_options = replace(options, mode=AGENT_MODE, mode_options={"agent": preset} if preset else {},
-                          driver=lambda ctx: PlaybookDriver(ctx, state))  # fmt: skip
+                          on_screen=screen_rules(playbook.mock_ui), driver=lambda ctx: PlaybookDriver(ctx, state))  # fmt: skip
     result = await run_scenario(path, run_options, [UiEvents(state.events)])
     return PlaybookRun(result, state.events, state.failures, path, state.consumed, state.remaining)

@@ -66,8 +66,8 @@ def scenario_data(playbook: Playbook, command: Sequence[str] | None = None,
         data["terminal"] = {"width": terminal[0], "height": terminal[1]}
     if command is not None:
         data["command"] = list(command)
-    if playbook.mock_ui:
-        data["onScreen"] = [on_screen_rule(rule) for rule in playbook.mock_ui]
+    if playbook.mock_ui.rules:
+        data["onScreen"] = [on_screen_rule(rule) for rule in playbook.mock_ui.rules]
     data["timeline"] = timeline(playbook)[0]
     return data
 

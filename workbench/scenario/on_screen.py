@@ -26,7 +26,8 @@ default answers fails the run after `unansweredMs`, with the screen.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import ScenarioError
@@ -46,6 +47,8 @@ class ScreenRule:
     kind: str | None = None  # a default for a kind of question
     times: int | None = 1  # None: every time
     line: int = 0
+    # from Python (a playbook's mock_ui): (the question's line, the screen) -> (keys, the value answered)
+    answer: Callable[[str, str], tuple[str, Any]] | None = field(default=None, compare=False)
 
     @property
     def label(self) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from workbench.scenario.on_screen import OnScreen, ScreenRule
 
@@ -50,6 +51,30 @@ def questions(screen: str) -> list[tuple[str, str]]:
     return found
 
 
+def select_options(screen: str) -> tuple[list[str], int] | None:
+    """The newest numbered menu with a cursor: its option labels (without number and cursor) and the
+    index of the option under the cursor; None when the screen shows none."""
+    found: tuple[list[str], int] | None = None
+    labels: list[str] = []
+    numbers: list[int] = []
+    cursor = -1
+    for line in [*screen.split("\n"), ""]:
+        option = _OPTION.match(line)
+        if option is not None:
+            numbers.append(int(option["n"]))
+            cursor = len(labels) if option["cursor"] else cursor
+            labels.append(line[option.end("n") + 1 :].strip())
+            continue
+        if (
+            len(numbers) >= 2
+            and cursor >= 0
+            and numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+        ):
+            found = (labels, cursor)
+        labels, numbers, cursor = [], [], -1
+    return found
+
+
 def question_kind(screen: str) -> tuple[str, str] | None:
     """The newest question of a known kind on the screen, or None."""
     found = questions(screen)
@@ -61,6 +86,7 @@ class Answer:
     rule: ScreenRule
     matched: str
     keys: str
+    value: Any = None  # what a Python rule answered (True for a confirm, the option chosen, the text typed)
 
 
 @dataclass
@@ -97,6 +123,9 @@ class Responders:
             kinds = questions(screen)
             self._handled = {kind: sum(1 for k, _ in kinds if k == kind) for kind in ("confirm", "select")}
             self._waiting = None
+            if rule.answer is not None:
+                keys, value = rule.answer(matched, screen)
+                return Answer(rule, matched, keys, value)
             return Answer(rule, matched, rule.keys)
         return None
 
