@@ -28,7 +28,10 @@ def answer(mock_ui: MockUi, screen: str) -> tuple[str, object]:
 def test_the_defaults_and_each_way_to_choose() -> None:
     assert answer(MockUi(), "Delete it? (y/n)") == ("y<Enter>", True)
     assert answer(MockUi(confirm=False), "Delete it? [Y/n]") == ("n<Enter>", False)
-    assert answer(MockUi(confirm=lambda line: "Delete" not in line), "Delete it? (yes/no)") == ("no<Enter>", False)
+    assert answer(MockUi(confirm=lambda line: "Delete" not in line), "Delete it? (yes/no)") == (
+        "no<Enter>",
+        False,
+    )
     assert answer(MockUi(), SCREEN) == ("<Up><Enter>", "Opus"), "the first option, from where the cursor is"
     assert answer(MockUi(select=2), SCREEN) == ("<Down><Enter>", "Haiku")
     assert answer(MockUi(select="Sonnet"), SCREEN) == ("<Enter>", "Sonnet")
@@ -72,7 +75,9 @@ def test_select_by_text_moves_the_cursor_to_it(tmp_path: Path) -> None:
 
     done = run(tmp_path, mock_ui=MockUi(select="Haiku"))
     assert done.passed, done.explain()
-    assert [(u.value, u.keys) for u in done.events.ui_calls_for("select")] == [("Haiku", "<Down><Down><Enter>")]
+    assert [(u.value, u.keys) for u in done.events.ui_calls_for("select")] == [
+        ("Haiku", "<Down><Down><Enter>")
+    ]
     assert done.run_dir is not None
     screens = ["\n".join(step["screen"]) for step in Trace.read(done.run_dir).steps]
     assert any("chose Haiku" in screen for screen in screens), screens[-1]
