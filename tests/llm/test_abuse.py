@@ -294,3 +294,86 @@ def test_memory_comes_back_after_a_large_request(served: tuple[subprocess.Popen[
         == 200
     )
     assert rss_mb(proc.pid) - start < 40  # was about 100 MB above the start, and stayed there
+
+
+MESSAGES = [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ({"model": ""}, "at least 1 character"),
+        ({"temperature": 99}, "temperature: Input should be less than or equal to 1"),
+        ({"top_p": -0.5}, "top_p: Input should be greater than or equal to 0"),
+        ({"messages": [{"role": "user", "content": [{"type": "no_such_block", "text": "x"}]}]},
+         "Input tag 'no_such_block' found using 'type' does not match any of the expected tags"),
+    ],
+)  # fmt: skip
+def test_values_the_messages_api_refuses_are_400s(srv: Running, extra: dict[str, Any], said: str) -> None:
+    """The real API validates these; answering 200 let an agent's bad request pass unnoticed."""
+    import anthropic
+
+    args: dict[str, Any] = {"model": "m", "max_tokens": 5, "messages": MESSAGES}
+    sampling = {
+        k: v for k, v in extra.items() if k in ("temperature", "top_p")
+    }  # this SDK no longer sends them
+    args.update({k: v for k, v in extra.items() if k not in sampling})
+    with pytest.raises(anthropic.BadRequestError) as info:
+        srv.anthropic().messages.create(**args, extra_body=sampling)
+    body = info.value.body
+    assert (
+        isinstance(body, dict)
+        and body["type"] == "error"
+        and body["error"]["type"] == "invalid_request_error"
+    )
+    assert said in body["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ({"model": ""}, "you must provide a model parameter"),
+        ({"temperature": 99}, "Invalid 'temperature': decimal above maximum value. Expected a value <= 2"),
+        ({"n": -1}, "Invalid 'n': integer below minimum value. Expected a value >= 1, but got -1 instead."),
+        ({"messages": [{"role": "user", "content": [{"type": "no_such_part", "text": "x"}]}]},
+         "Invalid value: 'no_such_part'. Supported values are:"),
+    ],
+)  # fmt: skip
+def test_values_the_openai_apis_refuse_are_400s(srv: Running, extra: dict[str, Any], said: str) -> None:
+    import openai
+
+    args: dict[str, Any] = {"model": "m", "messages": MESSAGES, **extra}
+    with pytest.raises(openai.BadRequestError) as info:
+        srv.openai().chat.completions.create(**args)
+    body = info.value.body
+    assert isinstance(body, dict) and body["type"] == "invalid_request_error" and said in body["message"]
+    if "messages" not in extra and "n" not in extra:  # the Responses API has no `n`
+        responses: dict[str, Any] = {
+            "model": "m",
+            "input": "hi",
+            **{k: v for k, v in extra.items() if k != "n"},
+        }
+        with pytest.raises(openai.BadRequestError):
+            srv.openai().responses.create(**responses)
+
+
+def test_every_block_type_the_sdks_define_is_accepted(srv: Running) -> None:
+    """The allowed types come from the SDKs, so a block a real agent sends back is never refused."""
+    from workbench.llm.wire.anthropic import block_types
+    from workbench.llm.wire.openai_chat import part_types
+
+    assert {
+        "text",
+        "image",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "document",
+    } <= block_types()
+    assert {"text", "image_url", "input_audio", "file", "refusal"} <= part_types()
+    reply = httpx.post(srv.url + "/v1/messages", headers={"anthropic-version": "2023-06-01"}, json={
+        "model": "m", "max_tokens": 5, "temperature": 1, "top_p": 0.5,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"},
+                                                  {"type": "image", "source": {"type": "url", "url": "x"}}]}]})  # fmt: skip
+    assert reply.status_code == 200, reply.text

@@ -14,6 +14,7 @@ one) and `system` as a string or a list of blocks; unknown fields are ignored.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,12 +37,14 @@ from .common import (
     opt_bool,
     opt_list,
     opt_map,
+    opt_number,
     positive,
     prefixed,
     required,
     schema_of,
     status_type,
     tool_def,
+    type_tags,
 )
 
 ROLES = ("user", "assistant", "system")
@@ -77,6 +80,7 @@ def _message(raw: Any, where: str) -> Message:
     for i, block in enumerate(content):
         b = item_object(block, f"{where}.content.{i}")
         kind = b.get("type")
+        _check_block_type(kind, f"{where}.content.{i}")
         if kind == "text" and isinstance(b.get("text"), str):
             texts.append(b["text"])
         elif kind == "tool_result":
@@ -91,6 +95,34 @@ def _message(raw: Any, where: str) -> Message:
         elif kind in ("tool_use", "server_tool_use") and isinstance(b.get("id"), str):
             calls.append(b["id"])
     return Message(str(role), tuple(texts), tuple(results), tuple(calls))
+
+
+@functools.cache
+def block_types() -> frozenset[str]:
+    """The content block types the Messages API takes, read from the Anthropic SDK (stable and beta)."""
+    import anthropic.types
+    import anthropic.types.beta
+
+    return type_tags(anthropic.types.ContentBlockParam, anthropic.types.beta.BetaContentBlockParam,
+                     anthropic.types.ContentBlock, anthropic.types.beta.BetaContentBlock)  # fmt: skip
+
+
+def _check_block_type(kind: Any, where: str) -> None:
+    if not isinstance(kind, str):
+        raise WireError(f"{where}: Unable to extract tag using discriminator 'type'", f"{where}.type")
+    if kind not in block_types():
+        expected = ", ".join(f"'{t}'" for t in sorted(block_types()))
+        raise WireError(f"{where}.type: Input tag '{kind}' found using 'type' does not match any of the "
+                        f"expected tags: {expected}", f"{where}.type")  # fmt: skip
+
+
+def _in_range(body: Mapping[str, Any], key: str, low: float, high: float) -> None:
+    """A sampling setting within the API's bounds, checked as its pydantic validation words it."""
+    value = opt_number(body, key, f"{key}: Input should be a valid number")
+    if value is not None and value < low:
+        raise WireError(f"{key}: Input should be greater than or equal to {low:g}", key)
+    if value is not None and value > high:
+        raise WireError(f"{key}: Input should be less than or equal to {high:g}", key)
 
 
 def _system(value: Any) -> str:
@@ -108,6 +140,11 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
     model = required(b, "model")
     if not isinstance(model, str):
         raise WireError("model: Input should be a valid string", "model")
+    if not model:
+        raise WireError("model: String should have at least 1 character", "model")
+    _in_range(b, "temperature", 0, 1)
+    _in_range(b, "top_p", 0, 1)
+    _in_range(b, "top_k", 0, float("inf"))
     raw_messages = required(b, "messages")
     if not isinstance(raw_messages, list):
         raise WireError("messages: Input should be a valid list", "messages")

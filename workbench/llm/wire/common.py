@@ -8,6 +8,9 @@ Fields the mock does not know are ignored, as real agents send plenty of them.
 
 from __future__ import annotations
 
+import contextlib
+import types
+import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -180,6 +183,48 @@ def opt_int(body: Mapping[str, Any], key: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise WireError(f"{key}: Input should be a valid integer", key)
     return value
+
+
+def type_tags(*unions: Any) -> frozenset[str]:
+    """The ``type`` values a protocol library's union of block types allows, read from its types.
+
+    Each member is a TypedDict (request params) or a pydantic model (blocks the API sends, which
+    clients send back) whose ``type`` is a ``Literal``; unions may be nested or ``Annotated``."""
+    found: set[str] = set()
+    stack = list(unions)
+    while stack:
+        item = stack.pop()
+        origin = typing.get_origin(item)
+        if origin is typing.Annotated or (origin is not None and _is_required(origin)):
+            stack.append(typing.get_args(item)[0])
+        elif origin is typing.Union or origin is types.UnionType:
+            stack.extend(typing.get_args(item))
+        elif origin is typing.Literal:
+            found.update(arg for arg in typing.get_args(item) if isinstance(arg, str))
+        elif isinstance(item, type):
+            fields = getattr(item, "model_fields", None)
+            if isinstance(fields, Mapping) and "type" in fields:
+                stack.append(fields["type"].annotation)
+            elif "type" in getattr(item, "__annotations__", {}):
+                with contextlib.suppress(NameError, TypeError):
+                    stack.append(typing.get_type_hints(item, include_extras=True)["type"])
+    return frozenset(found)
+
+
+def _is_required(origin: Any) -> bool:
+    return getattr(origin, "_name", "") in ("Required", "NotRequired") or str(origin).endswith(
+        ("Required", "NotRequired")
+    )
+
+
+def opt_number(body: Mapping[str, Any], key: str, message: str) -> float | None:
+    """An optional number (``message`` when it is another type)."""
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise WireError(message, key)
+    return float(value)
 
 
 def positive(body: Mapping[str, Any], key: str, message: str, minimum: int = 1) -> int | None:

@@ -13,6 +13,7 @@ on assistant messages with tool calls, and results as `role: tool` messages.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -39,6 +40,7 @@ from .common import (
     schema_of,
     status_type,
     tool_def,
+    type_tags,
 )
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -72,6 +74,32 @@ class OpenAiErrors(Wire):
         return None
 
 
+def check_range(body: Mapping[str, Any], key: str, low: float, high: float, *, integer: bool = False) -> None:
+    """A numeric setting within the API's bounds, refused in OpenAI's words (both OpenAI styles)."""
+    kind = "integer" if integer else "decimal"
+    value = body.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int if integer else int | float):
+        raise WireError(f"Invalid type for '{key}': expected {'an integer' if integer else 'a decimal'}, but got "
+                        f"{type(value).__name__} instead.", key)  # fmt: skip
+    shown = f"{value:g}" if isinstance(value, float) else str(value)
+    if value < low:
+        raise WireError(f"Invalid '{key}': {kind} below minimum value. Expected a value >= {low:g}, but got "
+                        f"{shown} instead.", key)  # fmt: skip
+    if value > high:
+        raise WireError(f"Invalid '{key}': {kind} above maximum value. Expected a value <= {high:g}, but got "
+                        f"{shown} instead.", key)  # fmt: skip
+
+
+@functools.cache
+def part_types() -> frozenset[str]:
+    """The content part types Chat Completions takes, read from the OpenAI SDK."""
+    import openai.types.chat as chat
+
+    return type_tags(chat.ChatCompletionContentPartParam, chat.ChatCompletionContentPartRefusalParam)
+
+
 def openai_error_body(error: ApiError, request_id: str) -> dict[str, Any]:
     """`{"error": {message, type, param, code}}`, shared by both OpenAI styles."""
     code = error.code
@@ -85,7 +113,16 @@ def _message(raw: Any, where: str) -> Message:
     role = msg.get("role")
     if role not in ROLES:
         raise WireError(f"Invalid value for '{where}.role'", f"{where}.role")
-    texts = content_texts(msg.get("content"), f"{where}.content")
+    content = msg.get("content")
+    if isinstance(content, list):
+        for i, part in enumerate(content):
+            kind = part.get("type") if isinstance(part, Mapping) else None
+            if isinstance(part, Mapping) and kind not in part_types():
+                allowed = sorted(part_types())
+                listed = ", ".join(f"'{t}'" for t in allowed[:-1]) + f", and '{allowed[-1]}'"
+                raise WireError(f"Invalid value: '{kind}'. Supported values are: {listed}.",
+                                f"{where}.content[{i}].type")  # fmt: skip
+    texts = content_texts(content, f"{where}.content")
     if role in ("tool", "function"):
         call_id = msg.get("tool_call_id", msg.get("name", ""))
         return Message("tool", (), (ToolResult(str(call_id), "\n".join(texts)),))
@@ -117,6 +154,11 @@ class ChatWire(OpenAiErrors):
         model = required(b, "model")
         if not isinstance(model, str):
             raise WireError("Invalid type for 'model': expected a string", "model")
+        if not model:
+            raise WireError("you must provide a model parameter", "model")
+        check_range(b, "temperature", 0, 2)
+        check_range(b, "top_p", 0, 1)
+        check_range(b, "n", 1, 128, integer=True)
         raw_messages = required(b, "messages")
         if not isinstance(raw_messages, list):
             raise WireError("Invalid type for 'messages': expected an array", "messages")

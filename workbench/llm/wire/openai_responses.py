@@ -44,7 +44,7 @@ from .common import (
     schema_of,
     tool_def,
 )
-from .openai_chat import OpenAiErrors
+from .openai_chat import OpenAiErrors, check_range
 
 OUTPUT_TYPES = (
     "function_call_output",
@@ -104,6 +104,10 @@ class ResponsesWire(OpenAiErrors):
         model = required(b, "model")
         if not isinstance(model, str):
             raise WireError("Invalid type for 'model': expected a string", "model")
+        if not model:
+            raise WireError("you must provide a model parameter", "model")
+        check_range(b, "temperature", 0, 2)
+        check_range(b, "top_p", 0, 1)
         raw_input = b.get("input")
         messages: list[Message] = []
         if isinstance(raw_input, str):
