@@ -50,7 +50,6 @@ from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_records, marks_from_schedule
 from workbench.atomic import write_atomic
 from workbench.engine.agent_requests import RequestLogReader, request_log
-from workbench.engine.drivers import mode_of
 from workbench.engine.options import RunOptions
 from workbench.engine.recording import InputRecorder
 from workbench.engine.report import Failure
@@ -64,12 +63,20 @@ from workbench.terminal.masks import mask_shot
 
 if TYPE_CHECKING:  # the app imports this screen; the runner comes with the first run
     from workbench.app.app import WorkbenchApp
+    from workbench.engine.drivers import Mode
     from workbench.engine.runner import ScenarioRun
 
 __all__ = ["SPEEDS", "MainScreen"]
 
 VALIDATE_DELAY_S = 0.3
 PANE_TABS = {"terminal": "tab-terminal", "step": "tab-step", "shots": "tab-shots", "failures": "tab-failures"}
+
+
+def mode_of(name: str) -> Mode:
+    """The driver declaration of mode ``name``, imported on first use (the engine loads with the first run)."""
+    from workbench.engine.drivers import mode_of as declared
+
+    return declared(name)
 
 
 def simplest(paths: list[Path]) -> Path | None:
