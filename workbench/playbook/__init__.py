@@ -26,20 +26,22 @@ if TYPE_CHECKING:
         Turn,
         UiRule,
         call,
+        calls,
         say,
+        says,
         think,
         when,
     )
     from workbench.playbook.events import Events, MessageRecord, ToolCallRecord, UiRecord
 
 _WHERE = {
-    **dict.fromkeys(["Call", "MockUi", "Playbook", "Say", "Think", "ToolResultRecord", "Turn", "UiRule", "call", "say", "think",
-                     "when"], "workbench.playbook.dsl"),
+    **dict.fromkeys(["Call", "MockUi", "Playbook", "Say", "Think", "ToolResultRecord", "Turn", "UiRule", "call", "calls", "say", "says",
+                     "think", "when"], "workbench.playbook.dsl"),
     **dict.fromkeys(["Events", "MessageRecord", "ToolCallRecord", "UiRecord"], "workbench.playbook.events"),
 }  # fmt: skip
 
 __all__ = ["Call", "Events", "MessageRecord", "MockUi", "Playbook", "Say", "Think", "ToolCallRecord", "ToolResultRecord",
-           "Turn", "UiRecord", "UiRule", "call", "say", "think", "when"]  # fmt: skip
+           "Turn", "UiRecord", "UiRule", "call", "calls", "say", "says", "think", "when"]  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:

@@ -151,6 +151,10 @@ def say(text: str) -> Say:
     return Say(text)
 
 
+calls = call  # the pi harness's names since its 0.3.0, so its examples read the same in Python
+says = say
+
+
 def think(text: str) -> Think:
     return Think(text)
 
