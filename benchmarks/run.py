@@ -2,8 +2,10 @@
 
 Measured in one run, each against a baseline from the same run:
 
-* a scenario with 30 s of scripted time at ``--speed max`` (target under 1 s;
-  the ratio is the compression: scripted time / wall time);
+* a scenario with 30 s of scripted time at ``--speed max`` (target at most
+  300 ms, the whole command; the ratio is the compression: scripted time /
+  wall time), with the CPU time it used (the command and its children: what
+  a busy machine does not inflate);
 * the fixed cost of a trivial scenario (target at most 100 ms), against the cost
   of starting a bare Python interpreter, and against the same run with the
   mock agent started as a new Python (``WORKBENCH_NO_FORK=1``) instead of
@@ -11,17 +13,25 @@ Measured in one run, each against a baseline from the same run:
 * with ``--corpus DIR`` (e.g. the Agent Harbor corpus): ``run DIR -j 2``
   (target under 5 s) against ``-j 1`` and against new-Python agents, with
   identical reports and traces (every step's screen, files and checks);
-* throughput of ``-j 2`` against ``-j 1`` on 20 scenarios (target at least 1.5x);
+* throughput of ``-j 2`` against ``-j 1`` on 20 scenarios, the whole command
+  (target at least 1.7x);
 * ``workbench --help`` start-up (target under 200 ms) against a bare interpreter,
   and a check that it imports neither textual nor the servers.
+
+Every command runs as a user's does: with its bytecode cached (in the
+benchmark's temporary folder, so a ``PYTHONDONTWRITEBYTECODE`` in the
+environment does not make each start compile the sources again).
 
 Run: python benchmarks/run.py [--corpus DIR]
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -55,13 +65,34 @@ def scripted_30s() -> str:
 TRIVIAL = "name: trivial-{i}\ntimeline:\n  - llmResponse:\n      - assistant:\n          - [10, 'hi {i}']\n"
 
 
+PYCACHE = Path(tempfile.mkdtemp(prefix="wb-bench-pycache-"))
+atexit.register(shutil.rmtree, PYCACHE, ignore_errors=True)
+
+
+def user_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment with bytecode written and read back, as on a user's machine."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": str(PYCACHE), **(extra or {})}
+
+
 def timed(
     argv: list[str], cwd: Path, env: dict[str, str] | None = None
 ) -> tuple[float, subprocess.CompletedProcess[str]]:
+    wall, _cpu, done = timed_cpu(argv, cwd, env)
+    return wall, done
+
+
+def timed_cpu(
+    argv: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Wall seconds, CPU seconds of the command and its children, and the finished command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False,
-                          env={**os.environ, **(env or {})})  # fmt: skip
-    return time.perf_counter() - started, done
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, env=user_env(env))
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu, done
 
 
 NO_FORK = {"WORKBENCH_NO_FORK": "1"}
@@ -134,15 +165,16 @@ def main() -> int:
         long = root / "thirty.yaml"
         long.write_text(scripted_30s())
         timed([*wb, "run", str(long)], root)  # writes the goldens
-        runs = []
-        for _ in range(3):
-            wall, done = timed([*wb, "run", "--ci", str(long), "--report", "r.json"], root)
+        runs, cpus = [], []
+        for _ in range(5):
+            wall, cpu, done = timed_cpu([*wb, "run", "--ci", str(long), "--report", "r.json"], root)
             if done.returncode != 0:
                 print(done.stdout, done.stderr)
                 return 1
             runs.append(wall)
+            cpus.append(cpu)
         virtual_ms = json.loads((root / "r.json").read_text())["scenarios"][0]["virtual_ms"]
-        wall30 = statistics.median(runs)
+        wall30, cpu30 = statistics.median(runs), statistics.median(cpus)
 
         suite = root / "suite"
         suite.mkdir()
@@ -150,12 +182,20 @@ def main() -> int:
             (suite / f"t{i:02}.yaml").write_text(TRIVIAL.format(i=i))
         timed([*wb, "run", str(suite)], root)  # writes nothing, warms caches
         rounds: dict[str, list[float]] = {"j1": [], "j2": [], "start": []}
-        for _ in range(3):  # interleaved, so that other load on the machine weighs on each alike
-            rounds["j1"].append(timed([*wb, "run", "--ci", str(suite)], root)[0])
-            rounds["j2"].append(timed([*wb, "run", "--ci", "-j", "2", str(suite)], root)[0])
+        cpu: dict[str, list[float]] = {"j1": [], "j2": [], "start": []}
+        commands = {
+            "j1": [*wb, "run", "--ci", str(suite)],
+            "j2": [*wb, "run", "--ci", "-j", "2", str(suite)],
             # start-up and collection without a run (exit 2: nothing selected)
-            rounds["start"].append(timed([*wb, "run", "--ci", "-k", "no-such-scenario", str(suite)], root)[0])
+            "start": [*wb, "run", "--ci", "-k", "no-such-scenario", str(suite)],
+        }
+        for _ in range(5):  # interleaved, so that other load on the machine weighs on each alike
+            for key, argv in commands.items():
+                wall, used, _done = timed_cpu(argv, root)
+                rounds[key].append(wall)
+                cpu[key].append(used)
         j1, j2, start = (statistics.median(rounds[k]) for k in ("j1", "j2", "start"))
+        cpu_j1, cpu_j2, cpu_start = (statistics.median(cpu[k]) for k in ("j1", "j2", "start"))
         j1_exec = statistics.median(
             timed([*wb, "run", "--ci", str(suite)], root, NO_FORK)[0] for _ in range(2)
         )
@@ -176,15 +216,18 @@ def main() -> int:
 
     rows = [
         ("30 s scripted at --speed max", f"{wall30 * 1000:.0f} ms", f"{virtual_ms / 1000 / wall30:.0f}x compression",
-         "< 1 s", wall30 < 1.0),
+         "<= 300 ms", wall30 <= 0.3),
+        ("  its CPU (command + children)", f"{cpu30 * 1000:.0f} ms", "", "", True),
         ("trivial scenario, fixed cost", f"{j1 / 20 * 1000:.0f} ms", f"{j1 / 20 / bare:.1f}x a bare python start",
          "<= 100 ms", j1 / 20 <= 0.1),
         ("  same, agent as a new Python", f"{j1_exec / 20 * 1000:.0f} ms", f"{j1_exec / j1:.1f}x the forked agent",
          "", True),
-        ("20 scenarios, -j 2 vs -j 1", f"{j2:.2f} s vs {j1:.2f} s", f"{j1 / j2:.2f}x throughput", ">= 1.5x",
-         j1 / j2 >= 1.5),
+        ("20 scenarios, -j 2 vs -j 1", f"{j2:.2f} s vs {j1:.2f} s", f"{j1 / j2:.2f}x throughput", ">= 1.7x",
+         j1 / j2 >= 1.7),
         ("  same, past start-up", f"{j2 - start:.2f} s vs {j1 - start:.2f} s",
          f"{(j1 - start) / (j2 - start):.2f}x (start-up {start * 1000:.0f} ms)", "", True),
+        ("  CPU: -j 2, -j 1, start-up", f"{cpu_j2:.2f} / {cpu_j1:.2f} / {cpu_start:.2f} s",
+         f"best -j 2 possible: {(j1 / (start + (j1 - start) / 2)):.2f}x", "", True),
         ("workbench --help", f"{help_s * 1000:.0f} ms", f"{help_s / bare:.1f}x a bare python start ({bare * 1000:.0f} ms)",
          "< 200 ms", help_s < 0.2),
         ("--help imports textual/servers", ", ".join(heavy) or "none", "", "none", not heavy),
