@@ -59,11 +59,11 @@ def _in_venv(venv: Path, args: list[str], cwd: Path) -> subprocess.CompletedProc
 def test_the_wheel_and_sdist_hold_every_data_file(dist: Path) -> None:
     wheel = zipfile.ZipFile(next(dist.glob("*.whl"))).namelist()
     for theme in ("dark", "light", "high-contrast"):
-        assert f"workbench/app/themes_data/{theme}.toml" in wheel
+        assert f"workbench/themes/{theme}.toml" in wheel  # the top-level themes/ folder
     assert any(name.endswith(".tcss") for name in wheel)
     with tarfile.open(next(dist.glob("*.tar.gz"))) as sdist:
         names = sdist.getnames()
-    assert any(name.endswith("workbench/app/themes_data/dark.toml") for name in names)
+    assert any(name.endswith("workbench/themes/dark.toml") for name in names)
 
 
 def test_the_installed_wheel_runs_an_example_and_prints_the_schema(venv: Path, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ Layout (by domain): ``app.py`` (the App, global bindings, themes, keymap),
 ``commands.py`` (command palette), ``model.py`` (headless helpers: atomic save,
 validation of unsaved text, last verdicts, screenshot pairs), ``screens/`` (main,
 help, confirm), ``widgets/`` (browser, editor, timeline, terminal, diff). Styles
-are ``.tcss`` files beside the code; themes are TOML files in ``themes_data/`` (package data).
+are ``.tcss`` files beside the code; themes are TOML files in the top-level ``themes/`` (package data).
 """
 
 from __future__ import annotations

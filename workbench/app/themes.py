@@ -1,32 +1,38 @@
-"""Themes from TOML files: ``themes_data/*.toml`` inside the package, plus ``$WORKBENCH_THEMES`` (a folder).
-
-The built-in themes ship inside the package (package data), so a wheel has them too.
+"""Themes are TOML files the user owns: the top-level ``themes/`` folder (shipped in the wheel as the
+package data ``workbench/themes``), then the user's ``$XDG_CONFIG_HOME/workbench/themes/``, then
+``$WORKBENCH_THEMES`` (a folder). A theme of the same name later in that order replaces the earlier one,
+as Posting loads users' themes.
 
 Each file holds the keys of :class:`textual.theme.Theme` (``name``, ``primary``,
 ``background``, ...) and an optional ``[variables]`` table of extra CSS
 variables (``actor-agent``, ``actor-user``, ``actor-control``, ``diff-changed``)
-that the app's stylesheets and the timeline use. A broken file is skipped with a
-warning instead of stopping the app.
+that the app's stylesheets and the timeline use. A broken file is a diagnostic
+with its ``file:line:col`` (bad TOML, an unknown key with the nearest valid
+one, a colour that does not parse) and is skipped; the app never stops for it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
 from rich.style import Style
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 from textual.widgets.text_area import TextAreaTheme
 
 from workbench.names import Env
+from workbench.scenario.diagnostics import Pos, did_you_mean
 
 THEME_KEYS = (
     "primary", "secondary", "accent", "foreground", "background", "surface", "panel",
     "success", "warning", "error", "boost", "dark", "luminosity_spread", "text_alpha",
 )  # fmt: skip
+COLOUR_KEYS = frozenset(THEME_KEYS) - {"dark", "luminosity_spread", "text_alpha"}
+FILE_KEYS = ("name", *THEME_KEYS, "variables", "syntax")
 DEFAULT_THEME = "workbench-dark"
 DEFAULT_VARIABLES = {
     "actor-agent": "#4FA3E0",
@@ -34,38 +40,102 @@ DEFAULT_VARIABLES = {
     "actor-control": "#C678DD",
     "diff-changed": "#7A2E2E",
 }
+SHIPPED = Path(__file__).resolve().parent.parent / "themes"  # workbench/themes: the top-level themes/ folder
+
+
+class ThemeError(ValueError):
+    """A theme file that cannot be used; ``str()`` is ``file:line:col: message``."""
+
+    def __init__(self, pos: Pos, message: str) -> None:
+        super().__init__(f"{pos}: {message}")
+        self.pos = pos
+
+
+def user_theme_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "workbench" / "themes"
 
 
 def theme_dirs() -> list[Path]:
-    dirs = [Path(__file__).resolve().parent / "themes_data"]
+    dirs = [SHIPPED, user_theme_dir()]
     extra = os.environ.get(Env.THEMES)
     if extra:
         dirs.append(Path(extra))
     return dirs
 
 
+def _key_pos(text: str, path: Path, key: str, table: str | None = None) -> Pos:
+    """Where ``key`` is written (in ``[table]`` when given): its line and column, else the file's start."""
+    in_table = table is None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = table is not None and stripped.strip("[] ") == table
+            if table is None:
+                break  # the top-level keys come before the first table
+            continue
+        match = re.match(rf'\s*"?{re.escape(key)}"?\s*=', line)
+        if in_table and match:
+            return Pos(str(path), number, len(line) - len(line.lstrip()) + 1)
+    return Pos(str(path), 1, 1)
+
+
 def load_theme(path: Path) -> Theme:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    """Raises :class:`ThemeError` (``file:line:col: ...``) or OSError."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        pos = Pos(str(path), int(where.group(1)), int(where.group(2))) if where else Pos(str(path))
+        raise ThemeError(pos, re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))) from None
+    for key in data:
+        if key not in FILE_KEYS:
+            raise ThemeError(
+                _key_pos(text, path, key), f"unknown key `{key}`; {did_you_mean(key, FILE_KEYS)}"
+            )
     if "primary" not in data:
-        raise ValueError(f"{path}: a theme needs at least `primary`")
-    variables = {**DEFAULT_VARIABLES, **{str(k): str(v) for k, v in (data.get("variables") or {}).items()}}
+        raise ThemeError(Pos(str(path)), 'a theme needs at least `primary` (a colour such as "#1A5F99")')
+    variables = data.get("variables") or {}
+    if not isinstance(variables, dict):
+        raise ThemeError(_key_pos(text, path, "variables"), "`variables` is a table of CSS variable = colour")
+    for key, table in [
+        *((k, None) for k in COLOUR_KEYS if k in data),
+        *((k, "variables") for k in variables),
+    ]:
+        value = data[key] if table is None else variables[key]
+        try:
+            Color.parse(value if isinstance(value, str) else repr(value))
+        except ColorParseError:
+            raise ThemeError(_key_pos(text, path, key, table),
+                             f"`{key}` = {value!r} is not a colour (e.g. \"#1A5F99\" or \"rgb(26, 95, 153)\")") from None  # fmt: skip
+    merged = {**DEFAULT_VARIABLES, **{str(k): str(v) for k, v in variables.items()}}
     kwargs = {key: data[key] for key in THEME_KEYS if key in data}
-    return Theme(name=str(data.get("name", path.stem)), variables=variables, **kwargs)
+    try:
+        return Theme(name=str(data.get("name", path.stem)), variables=merged, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ThemeError(Pos(str(path)), str(exc)) from None
 
 
 def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[str]]:
-    """Every theme found, and a warning per file that could not be loaded."""
-    themes: list[Theme] = []
+    """Every theme found (a later folder's theme replaces an earlier one of the same name), and one
+    ``file:line:col: message`` per file that could not be loaded."""
+    themes: dict[str, Theme] = {}
     warnings: list[str] = []
     for folder in theme_dirs() if dirs is None else dirs:
         if not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.toml")):
             try:
-                themes.append(load_theme(path))
-            except (OSError, ValueError, TypeError) as exc:
-                warnings.append(f"theme {path.name} skipped: {exc}")
-    return themes, warnings
+                theme = load_theme(path)
+            except ThemeError as exc:
+                warnings.append(f"theme skipped: {exc}")
+                continue
+            except OSError as exc:
+                warnings.append(f"theme skipped: {path}: {exc.strerror or exc}")
+                continue
+            themes[theme.name] = theme
+    return list(themes.values()), warnings
 
 
 # --------------------------------------------------------------------------- contrast (WCAG 2.x)
