@@ -88,3 +88,14 @@ def test_an_agent_that_exits_early_gets_the_not_fully_consumed_text(tmp_path: Pa
     assert [f.kind for f in done.failures] == ["not-consumed"]
     assert kinds(done) == ["expect"], "neither a timeout nor 'the agent exited' on top"
     assert "Playbook not fully consumed after the run.\nConsumed 0 of 2 actions." in done.explain()
+
+
+def test_a_run_that_times_out_also_says_what_the_playbook_had_left(tmp_path: Path) -> None:
+    """An agent still busy (or silent) when the run's time is up: the timeout, and the playbook's own words."""
+    playbook = Playbook(when("go", [call("runCmd", {"cmd": "sleep 60"}), say("slept")]), name="busy")
+    options = RunOptions(out_dir=tmp_path / "runs", goldens_dir=tmp_path / "goldens", timeout_s=5)
+    done = asyncio.run(run_playbook(playbook, options=options))
+    assert kinds(done)[0] == "timing"
+    assert [f.kind for f in done.failures] == ["not-consumed"]
+    text = done.explain()
+    assert "Playbook not fully consumed after the run." in text and '  - say("slept") (turn 1)' in text

@@ -118,6 +118,9 @@ class PlaybookDriver(RealAgentDriver):
         return out
 
     async def stop(self) -> None:
+        """Also after a timeout: the server's final check runs, so the failure names what the playbook had
+        left (`Playbook not fully consumed`) beside the timeout, whatever the agent was doing."""
+        await self._collect()
         await super().stop()
         self._events.close()
 
