@@ -87,9 +87,14 @@ def run(args: argparse.Namespace) -> int:
         except re.error as exc:
             raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
     from workbench.engine.drivers import ModeError, mode_options
+    from workbench.engine.matrix import agent_list
 
+    given = mode_option_values(args)
+    agents = agent_list(given.get("agent"))  # `--agent a,b,c`: the cross-agent matrix
     try:
-        chosen = mode_options(args.mode, mode_option_values(args))
+        chosen = mode_options(args.mode, {**given, "agent": agents[0]} if agents else given)
+        for agent in agents[1:]:
+            mode_options(args.mode, {**given, "agent": agent})
     except ModeError as exc:
         raise UsageError(str(exc)) from None
     if args.html is not None:
@@ -125,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"workbench: removed {len(swept)} temporary folder(s) left by runs that were killed: {shown}",
               file=sys.stderr)  # fmt: skip
+    if len(agents) > 1:
+        from workbench.engine.batch import matrix_pairs
+
+        candidates = matrix_pairs(candidates, options, agents)
     console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
     try:
         report = run_batch(candidates, options, args.jobs, console)

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -56,6 +56,10 @@ class Candidate:
     diagnostics: tuple[Diagnostic, ...] = ()
     cost: tuple[int, int] = (0, 0)
     """(real commands, steps): how long the run may take at ``--speed max``, see :func:`expected_cost`."""
+    agent: str = ""
+    """The agent of a matrix pair (:mod:`workbench.engine.matrix`): the run plays it, its result names it."""
+    options: Any = None
+    """Run options of this pair (the batch's otherwise)."""
 
 
 def expected_cost(scenario: m.Scenario) -> tuple[int, int]:
@@ -228,7 +232,8 @@ class Console:
         virtual = f", {result.virtual_ms / 1000:.2f} s virtual" if result.virtual_ms else ""
         if result.skip_reason:
             virtual += f"; {result.skip_reason}"
-        self.out.write(f"{prefix}{mark:8}{result.name}  ({result.duration_ms / 1000:.2f} s{virtual})\n")
+        name = f"{result.name} [{result.agent}]" if result.agent else result.name
+        self.out.write(f"{prefix}{mark:8}{name}  ({result.duration_ms / 1000:.2f} s{virtual})\n")
         for shot in result.screenshots:  # a golden written is news: say where it went
             if shot.status in ("new", "updated"):
                 self.out.write(f"  {shot.status} golden: {shot.golden}\n")
@@ -254,6 +259,11 @@ class Console:
                 self.out.write(f"  workspace kept at {r.kept_workspace}\n")
             if r.run_dir:
                 self.out.write(f"  trace and recording in {r.run_dir}\n")
+        from workbench.engine.matrix import matrix_table
+
+        table = matrix_table(report.results)
+        if table:
+            self.out.write("\n" + table)
         s = report.to_json()["summary"]
         self.out.write(
             f"\n{s['passed']} passed, {s['failed']} failed, {count(s['errors'], 'error')}, {s['skipped']} skipped "
@@ -263,6 +273,26 @@ class Console:
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
+
+
+def matrix_pairs(candidates: Sequence[Candidate], options: Any, agents: Sequence[str]) -> list[Candidate]:
+    """Each candidate once per agent (a scenario that does not load stays one error); an agent that is not
+    installed makes skipped pairs that say how to install it."""
+    from workbench.engine.matrix import missing, skipped, with_agent
+
+    absent = {agent: missing(agent) for agent in agents}
+    out: list[Candidate] = []
+    for c in candidates:
+        if c.error is not None:
+            out.append(c)
+            continue
+        for agent in agents:
+            reason = absent[agent]
+            error = None
+            if reason is not None:
+                error = skipped(c.name, display_name(c.path), options.mode, agent, reason)
+            out.append(replace(c, agent=agent, options=with_agent(options, agent), error=error))
+    return out
 
 
 def run_batch(candidates: Sequence[Candidate], options: Any, jobs: int, console: Console) -> RunReport:
@@ -275,7 +305,7 @@ def run_batch(candidates: Sequence[Candidate], options: Any, jobs: int, console:
             report.results.append(c.error)
             console.finished(c.error)
     order = {id(c): i for i, c in enumerate(candidates)}
-    by_file = {display_name(c.path): order[id(c)] for c in candidates}
+    by_file = {(display_name(c.path), c.agent): order[id(c)] for c in candidates}
     try:
         with sigterm_as_ctrl_c():
             if jobs <= 1 or len(runnable) <= 1:
@@ -286,7 +316,7 @@ def run_batch(candidates: Sequence[Candidate], options: Any, jobs: int, console:
         report.duration_ms = int((time.monotonic() - start) * 1000)
         console.summary(report)  # the kept workspaces of runs that failed before the interruption
         raise
-    report.results.sort(key=lambda r: by_file.get(r.file, 0))
+    report.results.sort(key=lambda r: by_file.get((r.file, r.agent), 0))
     report.duration_ms = int((time.monotonic() - start) * 1000)
     return report
 
@@ -314,7 +344,8 @@ def _sequential(
             loop.add_signal_handler(signal.SIGTERM, on_sigterm)
         for c in candidates:
             console.started(c.name)
-            result = await _threads_ended_after(run_scenario(c.path, options))
+            result = await _threads_ended_after(run_scenario(c.path, c.options or options))
+            result.agent = c.agent
             console.finished(result)
             results.append(result)
 
@@ -360,11 +391,12 @@ def _parallel(
         fork.warm()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker) as pool:
         futures: dict[Future[dict[str, Any]], Candidate] = {
-            pool.submit(_run_one, str(c.path), options): c for c in start_order(candidates)
+            pool.submit(_run_one, str(c.path), c.options or options): c for c in start_order(candidates)
         }
         try:
             for future in as_completed(futures):
                 result = _from_worker(future.result())
+                result.agent = futures[future].agent
                 console.finished(result)
                 results.append(result)
         except BaseException:

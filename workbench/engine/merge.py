@@ -122,10 +122,11 @@ def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
         for key in ("label", "golden", "actual", "status"):
             _expect(path, f"{at}.{key}", shot.get(key), str)
         _one_of(path, f"{at}.status", shot["status"], SHOT_STATUSES)
-    if "skip_reason" in entry:
-        _expect(path, f"{where}.skip_reason", entry["skip_reason"], str)
-    known = {k: entry[k] for k in ("name", "file", "mode", "status", "duration_ms", "virtual_ms", "skip_reason")
-             if k in entry}  # fmt: skip
+    for key in ("skip_reason", "agent"):
+        if key in entry:
+            _expect(path, f"{where}.{key}", entry[key], str)
+    known = {k: entry[k] for k in ("name", "file", "mode", "status", "duration_ms", "virtual_ms", "skip_reason",
+                                   "agent") if k in entry}  # fmt: skip
     known["failures"] = [{k: f[k] for k in ("step", "line", "kind", "message")} for f in entry["failures"]]
     known["screenshots"] = [
         {k: s[k] for k in ("label", "golden", "actual", "status")} for s in entry["screenshots"]
@@ -148,19 +149,20 @@ def _one_of(path: Path, what: str, value: str, allowed: Sequence[str]) -> None:
 
 def merge(shards: Sequence[ShardReport]) -> Merged:
     """One report holding every shard's scenarios (see the module docstring for the rules)."""
-    seen: dict[tuple[str, str], Path] = {}
+    seen: dict[tuple[str, str, str], Path] = {}
     pairs: list[tuple[ScenarioResult, dict[str, Any]]] = []
     for shard in shards:
         for result, entry in zip(shard.results, shard.entries, strict=True):
-            key = (result.file, result.name)
+            key = (result.file, result.name, result.agent)
             if key in seen:
+                agent = f" with agent {result.agent}" if result.agent else ""
                 raise MergeError(
-                    f"scenario `{result.name}` ({result.file}) is in both {seen[key]} and {shard.path}: "
+                    f"scenario `{result.name}` ({result.file}){agent} is in both {seen[key]} and {shard.path}: "
                     "the shards overlap (give each run the same N in --shard I/N)"
                 )
             seen[key] = shard.path
             pairs.append((result, entry))
-    pairs.sort(key=lambda pair: (pair[0].file, pair[0].name))
+    pairs.sort(key=lambda pair: (pair[0].file, pair[0].name, pair[0].agent))
     report = RunReport([r for r, _ in pairs], max((s.duration_ms for s in shards), default=0))
     return Merged(report, [e for _, e in pairs])
 

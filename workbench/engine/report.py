@@ -74,6 +74,7 @@ class ScenarioResult:
     first_line: int = 0  # the scenario's first line: where a failure of no step is placed (not in the JSON)
     # what the mock LLM server noted (how each scenario tool was mapped to the agent's); in the JSON when any
     notes: list[str] = field(default_factory=list)
+    agent: str = ""  # the agent of a cross-agent matrix (`run --agent a,b`); in the JSON when set
 
     def fail(self, failure: Failure) -> None:
         if failure.line < 1 and self.first_line:  # a report line `file:0:` helps nobody: name the scenario
@@ -102,6 +103,8 @@ class ScenarioResult:
             data["warnings"] = list(self.warnings)
         if self.notes:
             data["notes"] = list(self.notes)
+        if self.agent:
+            data["agent"] = self.agent
         return data
 
     @classmethod
@@ -119,6 +122,7 @@ class ScenarioResult:
             skip_reason=data.get("skip_reason"),
             warnings=list(data.get("warnings", [])),
             notes=list(data.get("notes", [])),
+            agent=str(data.get("agent", "")),
         )
 
 
@@ -145,7 +149,13 @@ class RunReport:
                 "duration_ms": self.duration_ms,
             },
             "scenarios": [r.to_json() for r in self.results],
-        }
+        } | self._matrix()
+
+    def _matrix(self) -> dict[str, Any]:
+        from workbench.engine.matrix import matrix_json
+
+        matrix = matrix_json(self.results)
+        return {"matrix": matrix} if matrix else {}
 
     def to_junit(self) -> str:
         suite = ET.Element(
@@ -162,7 +172,7 @@ class RunReport:
                 suite,
                 "testcase",
                 classname=r.file,
-                name=r.name,
+                name=f"{r.name} [{r.agent}]" if r.agent else r.name,
                 time=f"{r.duration_ms / 1000:.3f}",
                 file=r.file,
             )

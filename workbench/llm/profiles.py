@@ -261,6 +261,10 @@ class ToolProfile:
                 return replace(unmapped, unmapped=""), None
             return unmapped, unmapped.unmapped
         fitted, missing = fit(mapped.args, ctx.offered.get(mapped.name), ctx.cwd)
+        if missing and ctx.offered:  # the profile's tool wants more than the call has: one that does the job?
+            call, _ = self._by_intent(name, canon, ctx)
+            if not call.unmapped:
+                return call, None
         return Call(mapped.name, fitted, missing, decision=mapped.decision), None
 
     def _by_intent(self, name: str, canon: Call, ctx: MapContext) -> tuple[Call, str | None]:
