@@ -230,3 +230,38 @@ timeline:
     body = _text(browser, "#traffic details pre")
     assert '"prompt": "hello"' in body and '"style": "anthropic"' in body
     _save(browser, tmp_path / "pages", "model-traffic")
+
+
+MARKUP = """\
+name: markup
+timeline:
+  - userInputs: [[0, "show <b>this</b>"]]
+  - llmResponse:
+      - assistant: [[10, "<img src=x onerror=\\"document.title='pwned'\\">"]]
+  - writeFile:
+      path: page.html
+      content: "<script>document.title='pwned'</script>\\n"
+      status: ok
+  - log: "</script><script>document.title='pwned'</script>"
+"""
+
+
+def test_markup_in_what_the_agent_wrote_is_shown_as_text_never_run(browser: Any, tmp_path: Path) -> None:
+    write(tmp_path, "markup.yaml", MARKUP)
+    done = workbench("run", "markup.yaml", "--html", "report", cwd=tmp_path)
+    assert "HTML report" in done.stdout, done.stdout + done.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0/0")
+    _wait(browser, lambda d: _text(d, "#step-title") == "Step 0", "the scenario page")
+    steps = len(_css(browser, "#steps li"))
+    from selenium.webdriver.common.keys import Keys
+
+    seen = []
+    for n in range(steps):
+        _wait(browser, lambda d, n=n: _text(d, "#step-title").startswith(f"Step {n}"), f"step {n}")
+        seen.append(_text(browser, "#detail"))
+        _key(browser, Keys.ARROW_RIGHT)
+    text = "\n".join(seen)
+    assert "<img src=x onerror=" in text and "+<script>document.title='pwned'</script>" in text
+    assert "show <b>this</b>" in text
+    assert browser.title != "pwned" and not _css(browser, "#detail img, #detail b, #detail script")
+    _save(browser, tmp_path / "pages", "markup")

@@ -19,6 +19,7 @@ from workbench.terminal.screen import Screen
 
 FRAME_S = 1 / 30
 MAX_FRAMES = 400
+MAX_SIDE = 1000
 MAX_EVENTS = 200_000  # a recording longer than this is cut (the page says so)
 
 
@@ -45,13 +46,18 @@ def read_cast(path: Path) -> tuple[dict[str, Any], list[tuple[float, str, str]]]
     return header, events
 
 
+def _side(value: Any, default: int) -> int:
+    """A terminal's columns or rows as the recording claims them, within what a terminal can be."""
+    return min(max(value, 1), MAX_SIDE) if isinstance(value, int) and not isinstance(value, bool) else default
+
+
 def cast_frames(path: Path, store: ScreenStore) -> dict[str, Any] | None:
     """``{"frames": [[seconds, screen id]...], "markers": [[seconds, label]...], "duration"}`` or None."""
     read = read_cast(path)
     if read is None:
         return None
     header, events = read
-    width, height = int(header.get("width", 80)), int(header.get("height", 24))
+    width, height = _side(header.get("width"), 80), _side(header.get("height"), 24)
     outputs = [t for t, code, _ in events if code == "o"]
     span = outputs[-1] - outputs[0] if outputs else 0.0
     step = max(FRAME_S, span / MAX_FRAMES)
@@ -77,7 +83,7 @@ def cast_frames(path: Path, store: ScreenStore) -> dict[str, Any] | None:
         elif code == "r" and "x" in data:
             w, _, h = data.partition("x")
             if w.isdigit() and h.isdigit():
-                screen.resize(int(w), int(h))
+                screen.resize(_side(int(w), width), _side(int(h), height))
     if pending is not None:
         take(pending)
     duration = events[-1][0] if events else 0.0

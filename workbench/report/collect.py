@@ -23,7 +23,7 @@ from typing import Any
 
 from workbench.engine.acp_trace import read_messages, step_of_each, summary
 from workbench.engine.agent_requests import request_log
-from workbench.engine.trace import Trace, read_records
+from workbench.engine.trace import TRACE_FILE, Trace, read_records
 from workbench.report.cast import cast_frames
 from workbench.report.screens import ScreenStore, shot_of
 from workbench.report.source import highlighted_lines
@@ -59,51 +59,80 @@ def summary_row(n: int, item: ScenarioInput) -> dict[str, Any]:
             "first_failure": first_failure(e), "tags": list(item.tags), "entry": e}  # fmt: skip
 
 
+MAX_SIDE = 1000  # columns or rows of a terminal: a trace claiming more is not believed
+
+
+def _int(value: Any, default: int = 0) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _side(value: Any, default: int) -> int:
+    return min(max(_int(value, default), 1), MAX_SIDE)
+
+
 def scenario_page(item: ScenarioInput, store: ScreenStore) -> dict[str, Any]:
-    """Everything the scenario's page shows; screens go to ``store`` and are named by id."""
+    """Everything the scenario's page shows; screens go to ``store`` and are named by id.
+
+    A run folder is read as data that may be damaged (a run killed mid-write, a file
+    edited by hand): a field of the wrong type is taken as absent, never a crash.
+    """
     e = item.entry
-    page: dict[str, Any] = {"failures": e.get("failures") or [], "skipped_checks": e.get("skipped_checks") or [],
-                            "steps": [], "shots": [], "source": highlighted_lines(Path(e.get("file", ""))),
+    page: dict[str, Any] = {"failures": _dicts(e.get("failures")), "skipped_checks": _dicts(e.get("skipped_checks")),
+                            "steps": [], "shots": [], "source": highlighted_lines(Path(_str(e.get("file")))),
                             "cast": None, "profile": None}  # fmt: skip
-    trace = _trace(item.run_dir)
+    trace = read_trace(item.run_dir)
     width, height = 80, 24
     if trace is not None:
-        profile = trace.header.get("profile") or {}
-        width, height = int(profile.get("width", 80)), int(profile.get("height", 24))
-        page["profile"] = {"id": profile.get("id", ""), "width": width, "height": height}
+        profile = trace.header.get("profile")
+        profile = profile if isinstance(profile, dict) else {}
+        width, height = _side(profile.get("width"), 80), _side(profile.get("height"), 24)
+        page["profile"] = {"id": _str(profile.get("id")), "width": width, "height": height}
         traffic = _traffic(item.run_dir, trace.steps) if item.run_dir else {}
-        page["steps"] = [_step(record, store, width, height, traffic.get(record.get("index", -1), []))
+        page["steps"] = [_step(record, store, width, height, traffic.get(_int(record.get("index"), -1), []))
                          for record in trace.steps]  # fmt: skip
         if item.run_dir is not None:
             page["cast"] = cast_frames(item.run_dir / "terminal.cast", store)
     page["shots"] = [
-        _shot(shot, store, width, height, page["failures"]) for shot in e.get("screenshots") or []
+        _shot(shot, store, width, height, page["failures"]) for shot in _dicts(e.get("screenshots"))
     ]
     return page
 
 
-def _trace(run_dir: Path | None) -> Trace | None:
-    if run_dir is None:
+def read_trace(run_dir: Path | None) -> Trace | None:
+    """The run's trace, whatever of it can be read: a run killed mid-line leaves its earlier records."""
+    if run_dir is None or not (run_dir / TRACE_FILE).is_file():
         return None
-    try:
-        return Trace.read(run_dir)
-    except (OSError, ValueError):
-        return None
+    records = read_records(run_dir / TRACE_FILE)
+    header = next((r for r in records if r.get("type") == "run"), {})
+    result = next((r for r in records if r.get("type") == "result"), None)
+    return Trace(header, [r for r in records if r.get("type") == "step"], result)
 
 
 def _step(
     record: dict[str, Any], store: ScreenStore, width: int, height: int, traffic: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    screen = record.get("screen") or []
+    rows, found = record.get("screen"), record.get("diffs")
+    screen = [row for row in rows if isinstance(row, str)] if isinstance(rows, list) else []
     shot = shot_of(screen, record.get("style"), width, height, record.get("cursor"))
-    diffs = record.get("diffs") or {}
-    files = [{"path": f.get("path", ""), "change": f.get("change", ""), "diff": diffs.get(f.get("path", ""), "")}
-             for f in record.get("files") or []]  # fmt: skip
-    return {"index": record.get("index", 0), "at_ms": record.get("at_ms", 0), "wall_ms": record.get("wall_ms", 0),
-            "actor": record.get("actor", ""), "action": record.get("action", ""), "summary": record.get("summary", ""),
-            "line": record.get("line", 0), "screen": store.add(shot) if screen else None,
-            "files": files,
-            "checks": record.get("checks") or [], "traffic": traffic}  # fmt: skip
+    diffs: dict[str, Any] = found if isinstance(found, dict) else {}
+    files = [{"path": _str(f.get("path")), "change": _str(f.get("change")), "diff": _str(diffs.get(_str(f.get("path"))))}
+             for f in _dicts(record.get("files"))]  # fmt: skip
+    checks = [
+        {"ok": c.get("ok") is not False, "message": _str(c.get("message"))}
+        for c in _dicts(record.get("checks"))
+    ]
+    return {"index": _int(record.get("index")), "at_ms": _int(record.get("at_ms")), "wall_ms": _int(record.get("wall_ms")),
+            "actor": _str(record.get("actor")), "action": _str(record.get("action")), "summary": _str(record.get("summary")),
+            "line": _int(record.get("line")), "screen": store.add(shot) if screen else None, "files": files,
+            "checks": checks, "traffic": traffic}  # fmt: skip
 
 
 def _read_text(path: str) -> str | None:
@@ -127,7 +156,7 @@ def _shot(
     shot: dict[str, Any], store: ScreenStore, width: int, height: int, failures: list[Any]
 ) -> dict[str, Any]:
     """A screenshot of the entry: golden and actual, and when they differ both with the changed cells marked."""
-    label, status = str(shot.get("label", "")), str(shot.get("status", ""))
+    label, status = _str(shot.get("label")), _str(shot.get("status"))
     out: dict[str, Any] = {"label": label, "status": status, "golden": None, "actual": None,
                            "golden_marked": None, "actual_marked": None, "changed": 0, "rows": [], "step": None}  # fmt: skip
     for failure in failures:
@@ -139,7 +168,7 @@ def _shot(
             out["step"] = failure.get("step")
     shots: dict[str, Shot] = {}
     for side in ("golden", "actual"):
-        path = str(shot.get(side, ""))
+        path = _str(shot.get(side))
         text = _read_text(path)
         if text is not None:
             shots[side] = shot_of(text.split("\n"), _sidecar(path), width, height)
@@ -176,10 +205,8 @@ def _json_text(value: Any) -> str:
 def _traffic(run_dir: Path, steps: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
     """Each step's model requests and ACP messages (by step index)."""
     out: dict[int, list[dict[str, Any]]] = {}
-    by_line = {
-        int(s.get("line", 0)): int(s.get("index", 0)) for s in steps if s.get("action") != "screenshot"
-    }
-    current = int(steps[0].get("index", 0)) if steps else 0
+    by_line = {_int(s.get("line")): _int(s.get("index")) for s in steps if s.get("action") != "screenshot"}
+    current = _int(steps[0].get("index")) if steps else 0
     for request in read_records(request_log(run_dir)):
         match = _ANSWERED_BY.search(str(request.get("outcome", "")))
         if match and int(match.group(1)) in by_line:
@@ -189,7 +216,7 @@ def _traffic(run_dir: Path, steps: list[dict[str, Any]]) -> dict[int, list[dict[
             {"kind": "model", "title": title.strip(), "json": _json_text(request)}
         )
     messages = read_messages(run_dir)
-    placed = step_of_each({int(s.get("index", 0)): int(s.get("wall_ms", 0)) for s in steps}, messages)
+    placed = step_of_each({_int(s.get("index")): _int(s.get("wall_ms")) for s in steps}, messages)
     for at, message in zip(placed, messages, strict=False):
         out.setdefault(at, []).append({"kind": "acp", "title": summary(message),
                                        "json": _json_text(message.get("message"))})  # fmt: skip

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engine.merge import MergeError, read_report
-from workbench.engine.trace import TRACE_FILE, Trace
-from workbench.report.collect import ScenarioInput
+from workbench.engine.trace import TRACE_FILE
+from workbench.report.collect import ScenarioInput, read_trace
 
 
 class InputError(ValueError):
@@ -43,18 +43,28 @@ def _runs_under(folder: Path) -> dict[tuple[str, str, str], Run]:
     traces = [folder / TRACE_FILE] if (folder / TRACE_FILE).is_file() else sorted(folder.rglob(TRACE_FILE))
     for trace_path in traces:
         run_dir = trace_path.parent
-        try:
-            trace = Trace.read(run_dir)
-        except (OSError, ValueError):
+        trace = read_trace(run_dir)
+        if trace is None or not (trace.result or trace.header.get("scenario")):
             continue
-        if trace.result is None:
-            continue
-        result = {k: v for k, v in trace.result.items() if k != "type"}
+        result = {
+            k: v
+            for k, v in (trace.result or unfinished(trace.header, len(trace.steps))).items()
+            if k != "type"
+        }
         tags = trace.header.get("tags")
         key = _key(result)
         if key not in found or found[key].run_dir.name < run_dir.name:
             found[key] = Run(run_dir, result, tuple(str(t) for t in tags) if isinstance(tags, list) else ())
     return found
+
+
+def unfinished(header: dict[str, Any], steps: int) -> dict[str, Any]:
+    """The result of a run that wrote no result (it was killed, or the machine went down): an error."""
+    message = (f"the run ended after {steps} of its {header.get('steps', '?')} steps without writing its result "
+               "(killed, or it crashed): what it recorded is shown")  # fmt: skip
+    return {"name": str(header.get("scenario", "")), "file": str(header.get("file", "")), "mode": "",
+            "status": "error", "duration_ms": 0, "virtual_ms": 0, "screenshots": [],
+            "failures": [{"step": max(steps - 1, 0), "line": 0, "kind": "process", "message": message}]}  # fmt: skip
 
 
 def gather(paths: Sequence[Path]) -> list[ScenarioInput]:

@@ -50,9 +50,11 @@ def runs_from_json(rows: Any) -> tuple[tuple[StyleRun, ...], ...]:
         for run in row if isinstance(row, list) else ():
             if not isinstance(run, dict):
                 continue
-            key = tuple(str(run.get(name, "default")) if name in ("fg", "bg") else bool(run.get(name, False))
+            key = tuple(str(run.get(name, "default")) if name in ("fg", "bg") else run.get(name) is True
                         for name in FIELDS)  # fmt: skip
-            runs.append(StyleRun(int(run.get("col", 0)), int(run.get("len", 0)), make_style(key)))
+            col, length = _count(run.get("col")), _count(run.get("len"))
+            if length:
+                runs.append(StyleRun(col, length, make_style(key)))
         out.append(tuple(runs))
     return tuple(out)
 
@@ -61,8 +63,17 @@ def shot_of(rows: Sequence[str], style: Any, width: int, height: int, cursor: An
     """A screenshot from a trace record's rows and style (or a golden's text and sidecar)."""
     runs = runs_from_json(style.get("rows")) if isinstance(style, dict) else ()
     rows = (list(rows) + [""] * height)[:height]
-    at = (int(cursor[0]), int(cursor[1])) if isinstance(cursor, list | tuple) and len(cursor) == 2 else (0, 0)
+    at = (
+        (_count(cursor[0]), _count(cursor[1]))
+        if isinstance(cursor, list | tuple) and len(cursor) == 2
+        else (0, 0)
+    )
     return Shot(width, height, tuple(rows), at, runs)
+
+
+def _count(value: Any) -> int:
+    """A column, a length or a cursor coordinate of a trace; what is not a small natural number is 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100_000 else 0
 
 
 def _span(text: str, style: Style, changed: bool) -> str:
