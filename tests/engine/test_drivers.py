@@ -18,7 +18,8 @@ import pytest
 from tests.conftest import REPO, write
 from workbench.engine import drivers
 from workbench.engine.options import RunOptions
-from workbench.engine.runner import STEP_KINDS, run_scenario
+from workbench.engine.runner import CONTROL_STEPS, run_scenario
+from workbench.scenario import model as m
 
 PACKAGE = REPO / "workbench"
 
@@ -105,7 +106,8 @@ def test_an_unknown_mode_is_a_usage_error_naming_the_modes(tmp_path: Path) -> No
 def test_the_runner_dispatches_step_kinds_through_its_table_not_by_name() -> None:
     source = (PACKAGE / "engine" / "runner.py").read_text(encoding="utf-8")
     assert "_do_" not in source and not re.search(r"getattr\(\s*(self|type\(self\))", source)
-    assert {"input", "key", "screenshot", "assert", "assert-git", "user-command"} <= set(STEP_KINDS)
+    assert "match step.kind:" in source and "assert_never(unknown)" in source
+    assert {m.Screenshot, m.Assert, m.AssertGit, m.UserCommand} <= set(CONTROL_STEPS)
 
 
 def test_drivers_never_import_the_runner() -> None:

@@ -32,7 +32,7 @@ import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from acp import PROTOCOL_VERSION, RequestError, plan_entry, start_tool_call, update_plan, update_tool_call
 from acp.helpers import tool_content, tool_diff_content, tool_terminal_ref, update_current_mode
@@ -64,7 +64,7 @@ from acp.schema import (
 from workbench.agent.tools import ShellRegistry, ToolOutcome, compare_result, execute_tool, perform_edit
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Pos
-from workbench.timeline import Schedule, Step
+from workbench.timeline import Schedule, Step, StepKind
 from workbench.workspace import Workspace, WorkspaceError
 
 from .client_tools import offered, run_via_client
@@ -319,12 +319,12 @@ class ScenarioAgent:
             for update in chunks(UserMessageChunk, turn.prompt.input):
                 await self._send(session, update)
         for step in turn.steps:
-            if step.action in ("think", "assistant"):
-                kind = AgentThoughtChunk if step.action == "think" else AgentMessageChunk
-                for update in chunks(kind, step.item.content):
+            if step.kind is StepKind.THINK or step.kind is StepKind.ASSISTANT:
+                kind = AgentThoughtChunk if step.kind is StepKind.THINK else AgentMessageChunk
+                for update in chunks(kind, step.text.content):
                     await self._send(session, update)
-            elif step.action == "tool-result":
-                tool: m.ToolUse = step.item
+            elif step.kind is StepKind.TOOL_RESULT:
+                tool = step.tool
                 status: ToolCallStatus = (
                     "failed" if str(tool.status).lower() in ("error", "failed") else "completed"
                 )
@@ -333,7 +333,9 @@ class ScenarioAgent:
                     status=status, raw_input=dict(tool.args), locations=tool_locations(session.cwd, tool.args),
                     content=[tool_content(_text_block(text_of(tool.result)))] if tool.result is not None else None))  # fmt: skip
             elif (
-                step.action == "acp" and isinstance(step.event, m.AcpEvent) and step.event.name == "agentPlan"
+                step.kind is StepKind.ACP
+                and isinstance(step.event, m.AcpEvent)
+                and step.event.name == "agentPlan"
             ):
                 await self._send(session, _plan(step.event))
 
@@ -363,31 +365,41 @@ class ScenarioAgent:
         raise Cancelled
 
     async def _step(self, session: _Session, turn: Turn, position: int, step: Step, denied: set[int]) -> None:
-        action, item = step.action, step.item
-        if action in ("think", "assistant"):
-            kind = AgentThoughtChunk if action == "think" else AgentMessageChunk
-            for update in chunks(kind, item.content):
-                await self._send(session, update)
-        elif action == "llm-error":
-            text = f"API error {item.status_code} {item.error_type}: {item.message}"
-            for update in chunks(AgentMessageChunk, text):
-                await self._send(session, update)
-        elif action == "tool-start":
-            await self._tool_start(session, step, item, denied)
-        elif action in ("tool-progress", "tool-output") and id(self._tool_of(step)) not in denied:
-            tool = self._tool_of(step)
-            text = item.text if action == "tool-progress" else (
-                f"exit {item.exit_code}" if item.type == "completion" else item.content)  # fmt: skip
-            await self._send(session, update_tool_call(self._tool_id(tool), status="in_progress",
-                                                       content=[tool_content(_text_block(text))]))  # fmt: skip
-        elif action == "tool-result":
-            await self._tool_result(session, step, item, denied)
-        elif action == "edit":
-            await self._edit(session, step)
-        elif action == "cancel":
-            await self._expect_cancel(session, step)
-        elif action == "acp":
-            await self._acp(session, turn, position, step)
+        match step.kind:
+            case StepKind.THINK | StepKind.ASSISTANT:
+                kind = AgentThoughtChunk if step.kind is StepKind.THINK else AgentMessageChunk
+                for update in chunks(kind, step.text.content):
+                    await self._send(session, update)
+            case StepKind.LLM_ERROR:
+                error = step.error
+                text = f"API error {error.status_code} {error.error_type}: {error.message}"
+                for update in chunks(AgentMessageChunk, text):
+                    await self._send(session, update)
+            case StepKind.TOOL_START:
+                await self._tool_start(session, step, step.tool, denied)
+            case StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT:
+                tool = self._tool_of(step)
+                if id(tool) in denied:
+                    return
+                if step.kind is StepKind.TOOL_PROGRESS:
+                    text = step.text.text
+                else:
+                    out = step.output
+                    text = f"exit {out.exit_code}" if out.type == "completion" else out.content
+                await self._send(session, update_tool_call(self._tool_id(tool), status="in_progress",
+                                                           content=[tool_content(_text_block(text))]))  # fmt: skip
+            case StepKind.TOOL_RESULT:
+                await self._tool_result(session, step, step.tool, denied)
+            case StepKind.EDIT:
+                await self._edit(session, step)
+            case StepKind.CANCEL:
+                await self._expect_cancel(session, step)
+            case StepKind.ACP:
+                await self._acp(session, turn, position, step)
+            case StepKind.LLM_RESPONSE | StepKind.INPUT | StepKind.KEY | StepKind.ADVANCE | StepKind.CONTROL:
+                pass  # nothing an ACP client is sent
+            case unknown:
+                assert_never(unknown)
 
     async def _rules_turn(self, session: _Session, text: str) -> str:
         """A Claudeless scenario: the reply of the first matching rule after its ``delay_ms`` (a
@@ -673,14 +685,14 @@ class ScenarioAgent:
                                       f"{'an allow' if data['granted'] else 'a reject'} option")  # fmt: skip
 
     async def _announce_target(self, session: _Session, target: Step) -> str:
-        if target.action == "edit":
+        if target.kind is StepKind.EDIT:
             edit = target.event
             assert isinstance(edit, m.FileEdit)
             tool_id = self._tool_id(edit)
             await self._announce(session, tool_id, f"Edit {edit.path}", "edit", {"path": edit.path, **edit.extra},
                                  tool_locations(session.cwd, {"path": edit.path}))  # fmt: skip
             return tool_id
-        tool: m.ToolUse = target.item
+        tool = target.tool
         tool_id = self._tool_id(tool)
         await self._announce(session, tool_id, tool_title(tool.tool_name, tool.args), tool_kind(tool.tool_name),
                              dict(tool.args), tool_locations(session.cwd, tool.args))  # fmt: skip
@@ -715,10 +727,10 @@ def _plan(event: m.AcpEvent) -> Any:
 
 def _next_action(turn: Turn, position: int) -> Step | None:
     for step in turn.steps[position + 1 :]:
-        if step.action in ("tool-start", "edit"):
+        if step.kind in (StepKind.TOOL_START, StepKind.EDIT):
             return step
-        if step.action in ("think", "assistant", "llm-error", "cancel") or (
-            step.action == "acp"
+        if step.kind in (StepKind.THINK, StepKind.ASSISTANT, StepKind.LLM_ERROR, StepKind.CANCEL) or (
+            step.kind is StepKind.ACP
             and isinstance(step.event, m.AcpEvent)
             and step.event.name == "agentPermissionRequest"
         ):
@@ -727,10 +739,10 @@ def _next_action(turn: Turn, position: int) -> Step | None:
 
 
 def _title_of(step: Step) -> str:
-    if step.action == "edit":
-        return f"Edit {step.event.path}"  # type: ignore[attr-defined]
-    return tool_title(step.item.tool_name, step.item.args)
+    if isinstance(step.event, m.FileEdit) and step.kind is StepKind.EDIT:
+        return f"Edit {step.event.path}"
+    return tool_title(step.tool.tool_name, step.tool.args)
 
 
 def _kind_of(step: Step) -> ToolKind:
-    return "edit" if step.action == "edit" else tool_kind(step.item.tool_name)
+    return "edit" if step.kind is StepKind.EDIT else tool_kind(step.tool.tool_name)

@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 from acp.schema import PermissionOption
 
 from workbench.scenario import model as m
-from workbench.timeline import Step
+from workbench.timeline import Step, StepKind
 
 from .client import TurnRecord, first_allow
 from .subset import subset
@@ -44,7 +45,7 @@ def check_turn(prompt: m.InputItem | None, steps: Sequence[Step], turn: TurnReco
     """Every way ``turn`` differs from the scenario ``steps`` that answer ``prompt``."""
     out: list[Expectation] = []
     text = _norm(turn.text)
-    cancelled = any(s.action == "cancel" for s in steps)
+    cancelled = any(s.kind is StepKind.CANCEL for s in steps)
     want_stop = None
     if prompt is not None and isinstance(prompt.expected_response, Mapping):
         want_stop = prompt.expected_response.get("stopReason")
@@ -56,18 +57,26 @@ def check_turn(prompt: m.InputItem | None, steps: Sequence[Step], turn: TurnReco
                                f"the turn ended with {turn.stop_reason!r}, expected {want_stop!r}"))  # fmt: skip
     tools: list[Step] = []
     for step in steps:
-        if step.action == "assistant" and not cancelled:
-            said = _norm(step.item.text)
-            if said and said not in text:
-                out.append(Expectation(step.index, step.pos.line,
-                                       f"the agent did not say {said[:80]!r}; it said {text[:200]!r}"))  # fmt: skip
-        elif step.action == "tool-start":
-            tools.append(step)
-        elif step.action == "acp" and isinstance(step.event, m.AcpEvent):
-            out += _acp(step, step.event, turn)
+        match step.kind:
+            case StepKind.ASSISTANT:
+                said = _norm(step.text.text)
+                if said and said not in text and not cancelled:
+                    out.append(Expectation(step.index, step.pos.line,
+                                           f"the agent did not say {said[:80]!r}; it said {text[:200]!r}"))  # fmt: skip
+            case StepKind.TOOL_START:
+                tools.append(step)
+            case StepKind.ACP:
+                if isinstance(step.event, m.AcpEvent):
+                    out += _acp(step, step.event, turn)
+            case (StepKind.THINK | StepKind.LLM_ERROR | StepKind.LLM_RESPONSE | StepKind.TOOL_PROGRESS
+                  | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT | StepKind.EDIT | StepKind.INPUT | StepKind.KEY
+                  | StepKind.CANCEL | StepKind.ADVANCE | StepKind.CONTROL):  # fmt: skip
+                pass  # not what a turn is checked against
+            case unknown:
+                assert_never(unknown)
     calls = list(turn.tool_calls.values())
     for number, tool_step in enumerate(tools if not cancelled else []):
-        tool: m.ToolUse = tool_step.item
+        tool = tool_step.tool
         if number >= len(calls):
             out.append(Expectation(tool_step.index, tool_step.pos.line,
                                    f"the agent made {len(calls)} tool call(s); none for {tool.tool_name} "

@@ -21,14 +21,10 @@ virtual time only paces the steps inside a turn.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from workbench.scenario import model as m
-from workbench.timeline import Schedule, Step
-
-PLAYED = frozenset(
-    {"think", "assistant", "llm-error", "tool-start", "tool-progress", "tool-output", "tool-result", "edit",
-     "acp", "cancel", "log"}
-)  # fmt: skip
+from workbench.timeline import Schedule, Step, StepKind
 
 
 @dataclass
@@ -74,12 +70,24 @@ class Script:
 def _cut(steps: list[Step]) -> list[Turn]:
     turns: list[Turn] = []
     for step in steps:
-        if step.action == "input":
-            turns.append(Turn(step.item, [], step.at_ms))
-        elif step.action in PLAYED:
-            if not turns:
-                turns.append(Turn(None, [], step.at_ms))
-            turns[-1].steps.append(step)
+        match step.kind:
+            case StepKind.INPUT:
+                turns.append(Turn(step.input, [], step.at_ms))
+                continue
+            case (StepKind.THINK | StepKind.ASSISTANT | StepKind.LLM_ERROR | StepKind.TOOL_START
+                  | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT | StepKind.EDIT
+                  | StepKind.ACP | StepKind.CANCEL):  # fmt: skip
+                pass  # what the agent plays in a turn
+            case StepKind.CONTROL:
+                if not isinstance(step.event, m.Log):
+                    continue
+            case StepKind.LLM_RESPONSE | StepKind.KEY | StepKind.ADVANCE:
+                continue
+            case unknown:
+                assert_never(unknown)
+        if not turns:
+            turns.append(Turn(None, [], step.at_ms))
+        turns[-1].steps.append(step)
     return turns
 
 

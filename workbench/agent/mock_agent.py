@@ -33,7 +33,7 @@ import tty
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from workbench.agent import render
 from workbench.agent.claude import command as claude_command
@@ -43,11 +43,9 @@ from workbench.names import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
-from workbench.timeline import Schedule, Step, compile_schedule
+from workbench.timeline import AGENT_KINDS, Schedule, Step, StepKind, compile_schedule
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
-AGENT_ACTIONS = {"think", "assistant", "llm-error", "llm-response", "tool-start", "tool-progress", "tool-output",
-                 "tool-result", "edit", "acp"}  # fmt: skip
 
 
 @dataclass
@@ -197,25 +195,31 @@ class MockAgent:
     def play(self, step: Step) -> list[StepFailure]:
         """Perform one schedule step and return the failures it found."""
         before = len(self.failures)
-        item = step.item
-        if step.action == "think":
-            self.term.emit(render.thinking(item.text))
-        elif step.action == "assistant":
-            self.term.emit(render.assistant(item.text))
-        elif step.action == "llm-error":
-            self.term.emit(render.llm_error(item.status_code, item.error_type, item.message))
-        elif step.action == "tool-start":
-            self._tool_start(step, item)
-        elif step.action == "tool-progress":
-            self.term.emit(render.sub_line(item.text, render.DIM))
-        elif step.action == "tool-output":
-            pass  # `toolExecution` simulates a tool's output for simulation mode; this agent runs the real tool
-        elif step.action == "tool-result":
-            self._tool_result(step, item)
-        elif step.action == "edit":
-            self._edit(step)
-        elif step.action == "acp":
-            self.term.emit(render.note(step.summary))
+        match step.kind:
+            case StepKind.THINK:
+                self.term.emit(render.thinking(step.text.text))
+            case StepKind.ASSISTANT:
+                self.term.emit(render.assistant(step.text.text))
+            case StepKind.LLM_ERROR:
+                error = step.error
+                self.term.emit(render.llm_error(error.status_code, error.error_type, error.message))
+            case StepKind.TOOL_START:
+                self._tool_start(step, step.tool)
+            case StepKind.TOOL_PROGRESS:
+                self.term.emit(render.sub_line(step.text.text, render.DIM))
+            case StepKind.TOOL_OUTPUT:
+                pass  # `toolExecution` simulates a tool's output for simulation mode; this agent runs the real tool
+            case StepKind.TOOL_RESULT:
+                self._tool_result(step, step.tool)
+            case StepKind.EDIT:
+                self._edit(step)
+            case StepKind.ACP:
+                self.term.emit(render.note(step.summary))
+            case (StepKind.LLM_RESPONSE | StepKind.INPUT | StepKind.KEY | StepKind.CANCEL | StepKind.ADVANCE
+                  | StepKind.CONTROL):  # fmt: skip
+                pass  # nothing to draw: an empty response, or a step the engine plays
+            case unknown:
+                assert_never(unknown)
         return self.failures[before:]
 
     def _fail(self, step: Step, kind: str, message: str) -> None:
@@ -451,7 +455,7 @@ class _Crashed(Exception):
 def _alone(agent: MockAgent, term: Terminal, speed: float | None) -> int:
     start = time.monotonic()
     for step in agent.schedule.steps:
-        if step.action not in AGENT_ACTIONS:
+        if step.kind not in AGENT_KINDS:
             continue
         if speed is not None:
             due = start + step.at_ms / 1000 / speed

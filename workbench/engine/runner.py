@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from workbench.agent.control import ControlError
 from workbench.clock import VirtualClock
@@ -32,7 +32,6 @@ from workbench.crash import ReportedCrash, write_crash_report
 from workbench.engine import loaded
 from workbench.engine.drivers import DEFAULT_MODE, DRIVERS, driver_class, driver_names
 from workbench.engine.drivers.base import (
-    AGENT_ACTIONS,
     Checks,
     Driver,
     DriverError,
@@ -47,6 +46,7 @@ from workbench.engine.program import Program, program_for
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, SkippedCheck
 from workbench.engine.requires import expand_env
 from workbench.engine.screen_responders import ScreenResponders
+from workbench.engine.steps import handler_of
 from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.names import Env
 from workbench.scenario import model as m
@@ -55,14 +55,14 @@ from workbench.scenario.names import folder_name
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
 from workbench.terminal.masks import mask_shot
 from workbench.terminal.session import WaitTimeout
-from workbench.timeline import Schedule, Step
+from workbench.timeline import Schedule, Step, StepKind
 from workbench.timeline.prepare import prepare
 from workbench.workspace import Check, Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
 from workbench.workspace.diffs import FileTexts
 from workbench.workspace.landlock import WriteSandbox, default_writable, scratch_folder
 
-__all__ = ["AGENT_ACTIONS", "Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenario"]
+__all__ = ["Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenario"]
 
 USER_COMMAND_TIMEOUT_S = 30.0
 TERMINAL_TARGETS = frozenset({"tui", "cli"})  # `userInputs.target`s a terminal run types
@@ -292,31 +292,44 @@ class ScenarioRun:
     # ------------------------------------------------------------------ steps (the runner's table)
 
     async def _play(self, step: Step) -> Checks:
-        if step.action in RECORDED:
-            return []
-        try:
-            handler = STEP_KINDS[step.action]
-        except KeyError:
-            raise RuntimeError(f"no handler for step kind {step.action!r} (line {step.pos.line})") from None
-        return await handler(self, step)
+        match step.kind:
+            case StepKind.INPUT:
+                await self._typed(step.input.text)
+                return []
+            case StepKind.KEY:
+                assert isinstance(step.event, m.KeyPress)
+                await self._typed(key_notation(step.event.key))
+                return []
+            case StepKind.CONTROL:
+                return await self._control(step)
+            case (StepKind.THINK | StepKind.ASSISTANT | StepKind.LLM_ERROR | StepKind.LLM_RESPONSE
+                  | StepKind.TOOL_START | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT
+                  | StepKind.EDIT | StepKind.ACP | StepKind.CANCEL | StepKind.ADVANCE):  # fmt: skip
+                return []  # recorded only: no driver played it (the agent steps of a plain program...)
+            case unknown:
+                assert_never(unknown)
 
-    async def _input(self, step: Step) -> Checks:
-        await self._typed(step.item.text)
-        return []
+    async def _control(self, step: Step) -> Checks:
+        """A control step: the runner's own handler of its event, else one an extension registered."""
+        assert self._ctx is not None
+        own = CONTROL_STEPS.get(type(step.event))
+        if own is not None:
+            return await own(self, step)
+        handler = handler_of(step.event)
+        if handler is None:
+            if isinstance(step.event, RECORDED):
+                return []
+            raise RuntimeError(f"no handler for step kind {step.action!r} (line {step.pos.line})")
+        return await handler(self._ctx, step)
 
     @staticmethod
     def _foreign_input(step: Step) -> Checks | None:
         """An input for a target this run does not have (e.g. `webui`): not typed, noted in the trace."""
-        target = getattr(step.item, "target", None) if step.action == "input" else None
+        target = step.input.target if step.kind is StepKind.INPUT else None
         if target is None or target in TERMINAL_TARGETS:
             return None
         message = f"input for target `{target}` not typed: this run drives a terminal (targets tui, cli)"
         return [{"ok": None, "skipped": True, "message": message}]
-
-    async def _key(self, step: Step) -> Checks:
-        assert isinstance(step.event, m.KeyPress)
-        await self._typed(key_notation(step.event.key))
-        return []
 
     async def _typed(self, text: str) -> None:
         # Typed the way a person types: once the screen has settled, so what the program shows does not
@@ -450,7 +463,7 @@ class ScenarioRun:
         )  # fmt: skip
         if files and self._texts is not None:
             record.diffs = self._texts.diffs(files)
-        if step.action == "screenshot":
+        if isinstance(step.event, m.Screenshot):
             record.style = self._last_style
         elif shot is not None and shot.has_styles():  # so stepping back in the app shows the colours too
             record.style = shot.style_json()
@@ -482,24 +495,22 @@ class ScenarioRun:
 
 StepHandler = Callable[[ScenarioRun, Step], Awaitable[Checks]]
 
-STEP_KINDS: dict[str, StepHandler] = {
-    "input": ScenarioRun._input,
-    "key": ScenarioRun._key,
-    "screenshot": ScenarioRun._screenshot,
-    "wait-for": ScenarioRun._wait_for,
-    "assert": ScenarioRun._assert,
-    "assert-vm": ScenarioRun._assert_vm,
-    "assert-git": ScenarioRun._assert,
-    "user-command": ScenarioRun._user_command,
-    "user-edits": ScenarioRun._user_edits,
-    "apply-patch": ScenarioRun._apply_patch,
-    "complete": ScenarioRun._session_event,
-    "merge": ScenarioRun._session_event,
+CONTROL_STEPS: dict[type[m.Event], StepHandler] = {
+    m.Screenshot: ScenarioRun._screenshot,
+    m.WaitFor: ScenarioRun._wait_for,
+    m.Assert: ScenarioRun._assert,
+    m.AssertVm: ScenarioRun._assert_vm,
+    m.AssertGit: ScenarioRun._assert,
+    m.UserCommand: ScenarioRun._user_command,
+    m.UserEdits: ScenarioRun._user_edits,
+    m.ApplyPatch: ScenarioRun._apply_patch,
+    m.Complete: ScenarioRun._session_event,
+    m.Merge: ScenarioRun._session_event,
 }
-"""How the runner plays each step kind a driver leaves to it."""
+"""How the runner plays each control event a driver leaves to it (an extension's: `engine.steps`)."""
 
-RECORDED = frozenset({"log", "status", "sse", "advance", "cancel"}) | AGENT_ACTIONS
-"""Step kinds that are recorded only when no driver plays them (agent steps of a plain program...)."""
+RECORDED = (m.Log, m.Status, m.SseEvent)
+"""Control events that are recorded only when no driver plays them (a simulation client shows them)."""
 
 
 def _cancelling() -> bool:

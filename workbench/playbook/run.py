@@ -39,7 +39,7 @@ from workbench.playbook.schedule import scenario_yaml, timeline
 from workbench.playbook.server import PlaybookServer
 from workbench.playbook.ui import screen_rules
 from workbench.scenario.names import folder_name
-from workbench.timeline import Schedule, Step
+from workbench.timeline import Schedule, Step, StepKind
 
 BUILT_IN = "mock-agent"
 EVENTS_FILE = "playbook-events.jsonl"
@@ -85,7 +85,7 @@ class PlaybookDriver(RealAgentDriver):
         return replace(agent, env={**agent.env, MOCK_TOOLS_ENV: self.server.tools_url})
 
     async def play(self, step: Step) -> list[dict[str, Any]] | None:
-        if step.action == "advance":  # a turn's end: its screen is final once the agent is quiet
+        if step.kind is StepKind.ADVANCE:  # a turn's end: its screen is final once the agent is quiet
             await self.settle()
             return self._new_events()
         checks = await super().play(step)

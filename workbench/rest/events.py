@@ -30,10 +30,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, assert_never
 
 from workbench.scenario import model as m
-from workbench.timeline import Step
+from workbench.timeline import Step, StepKind
 
 EPOCH = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
 """Virtual time 0 of every session, as ``ts``."""
@@ -96,53 +96,67 @@ class EventMaker:
     def step(self, step: Step) -> Played:
         out = Played()
         at = step.at_ms
-        action, event = step.action, step.event
-        if action == "think":
-            out.events.append({"type": "thought", "thought": step.item.text, "reasoning": None, "ts": ts(at)})
-        elif action == "assistant":
-            out.events.append(_log("info", step.item.text, None, at))
-        elif action == "llm-error":
-            piece = step.item
-            message = getattr(piece, "message", "") or getattr(piece, "error_type", "error")
-            out.events.append({"type": "error", "message": str(message), "ts": ts(at)})
-            out.events.append(_status("failed", at))
-        elif action == "tool-start":
-            tool: m.ToolUse = step.item
-            out.events.append({"type": "tool_use", "tool_name": tool.tool_name, "tool_args": dict(tool.args),
-                               "tool_execution_id": self._exec_id(tool, step), "status": "started",
-                               "ts": ts(at)})  # fmt: skip
-        elif action == "tool-progress":
-            out.events.append(_log("info", step.item.text, self._exec_id_of(step), at))
-        elif action == "tool-output":
-            self._tool_output(step, out)
-        elif action == "tool-result":
-            tool = step.item
-            out.events.append({"type": "tool_result", "tool_name": tool.tool_name,
-                               "tool_output": _output_text(tool.result),
-                               "tool_execution_id": self._exec_id(tool, step),
-                               "status": "failed" if _failed(tool) else "completed", "ts": ts(at)})  # fmt: skip
-        elif action == "edit" and isinstance(event, m.FileEdit):
-            self._edit(event, step, out)
-        elif action == "log" and isinstance(event, m.Log):
+        event = step.event
+        match step.kind:
+            case StepKind.THINK:
+                out.events.append(
+                    {"type": "thought", "thought": step.text.text, "reasoning": None, "ts": ts(at)}
+                )
+            case StepKind.ASSISTANT:
+                out.events.append(_log("info", step.text.text, None, at))
+            case StepKind.LLM_ERROR:
+                piece = step.error
+                message = piece.message or piece.error_type
+                out.events.append({"type": "error", "message": str(message), "ts": ts(at)})
+                out.events.append(_status("failed", at))
+            case StepKind.TOOL_START:
+                tool = step.tool
+                out.events.append({"type": "tool_use", "tool_name": tool.tool_name, "tool_args": dict(tool.args),
+                                   "tool_execution_id": self._exec_id(tool, step), "status": "started",
+                                   "ts": ts(at)})  # fmt: skip
+            case StepKind.TOOL_PROGRESS:
+                out.events.append(_log("info", step.text.text, self._exec_id_of(step), at))
+            case StepKind.TOOL_OUTPUT:
+                self._tool_output(step, out)
+            case StepKind.TOOL_RESULT:
+                tool = step.tool
+                out.events.append({"type": "tool_result", "tool_name": tool.tool_name,
+                                   "tool_output": _output_text(tool.result),
+                                   "tool_execution_id": self._exec_id(tool, step),
+                                   "status": "failed" if _failed(tool) else "completed", "ts": ts(at)})  # fmt: skip
+            case StepKind.EDIT:
+                if isinstance(event, m.FileEdit):
+                    self._edit(event, step, out)
+            case StepKind.CONTROL:
+                self._control(event, at, out)
+            case StepKind.INPUT:
+                target = step.input.target or "tui"
+                out.events.append(_log("info", f"user input ({target}): {step.input.text}", None, at))
+            case StepKind.KEY:
+                if isinstance(event, m.KeyPress):
+                    out.events.append(_log("info", f"user input (tui): <{event.key}>", None, at))
+            case StepKind.LLM_RESPONSE | StepKind.ACP | StepKind.CANCEL | StepKind.ADVANCE:
+                pass  # nothing a session shows
+            case unknown:
+                assert_never(unknown)
+        return out
+
+    @staticmethod
+    def _control(event: m.Event, at: int, out: Played) -> None:
+        if isinstance(event, m.Log):
             out.events.append(_log("info", event.message, None, at))
-        elif action == "status" and isinstance(event, m.Status):
+        elif isinstance(event, m.Status):
             out.events.append(_status(event.status, at))
-        elif action == "complete" and isinstance(event, m.Complete) and event.value:
+        elif isinstance(event, m.Complete) and event.value:
             out.events.append(_status("completed", at))
-        elif action == "merge" and isinstance(event, m.Merge) and event.value:
+        elif isinstance(event, m.Merge) and event.value:
             out.events.append(_log("info", "merged", None, at))
             out.events.append(_status("completed", at))
-        elif action == "input":
-            target = getattr(step.item, "target", None) or "tui"
-            out.events.append(_log("info", f"user input ({target}): {step.item.text}", None, at))
-        elif action == "key" and isinstance(event, m.KeyPress):
-            out.events.append(_log("info", f"user input (tui): <{event.key}>", None, at))
-        elif action == "user-command" and isinstance(event, m.UserCommand):
+        elif isinstance(event, m.UserCommand):
             command = event.cmd if event.cmd is not None else " ".join(event.argv or ())
             out.events.append(_log("info", f"user command [cwd: {event.cwd or '.'}]: {command}", None, at))
-        elif action == "sse" and isinstance(event, m.SseEvent):
+        elif isinstance(event, m.SseEvent):
             out.events.append({**dict(event.event), "ts": event.event.get("ts", ts(at))})
-        return out
 
     def _exec_id(self, tool: m.ToolUse, step: Step) -> str:
         key = id(tool)
@@ -158,7 +172,7 @@ class EventMaker:
         return None
 
     def _tool_output(self, step: Step, out: Played) -> None:
-        item: m.ExecutionEvent = step.item
+        item = step.output
         exec_id = self._exec_id_of(step)
         if item.type == "completion":
             out.events.append(_log("info", f"exited with code {item.exit_code}", exec_id, step.at_ms))

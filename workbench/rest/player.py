@@ -14,14 +14,16 @@ from collections.abc import Container
 
 from workbench.clock import VirtualClock
 from workbench.scenario import model as m
-from workbench.timeline import Schedule
+from workbench.timeline import Schedule, StepKind
 
 from .events import EventMaker
 from .session import RestSession
 
 
 def new_session(session_id: str, scenario: m.Scenario, schedule: Schedule) -> RestSession:
-    has_pty = any(s.action == "tool-output" and s.item.type in ("stdout", "stderr") for s in schedule.steps)
+    has_pty = any(
+        s.kind is StepKind.TOOL_OUTPUT and s.output.type in ("stdout", "stderr") for s in schedule.steps
+    )
     return RestSession(session_id, scenario.name, scenario.effective_initial_prompt or "",
                        scenario.terminal.width, scenario.terminal.height, has_pty=has_pty)  # fmt: skip
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from . import model as m
 from .diagnostics import Pos, Reporter, ScenarioError, did_you_mean, one_of
+from .events import extra_parsers
 from .fields import (
     as_bool,
     as_int,
@@ -514,14 +515,16 @@ def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
     if not keys:
         raise ScenarioError.at(pos, f"empty timeline item; allowed events: {one_of(ALL_EVENTS)}")
     name = keys[0]
-    if name not in PARSERS:
+    parsers = _parsers()
+    if name not in parsers:
+        known = tuple(parsers)
         raise ScenarioError.at(
-            entry.at_key(name), f"unknown event `{name}`; {did_you_mean(name, ALL_EVENTS, 'allowed events:')}"
+            entry.at_key(name), f"unknown event `{name}`; {did_you_mean(name, known, 'allowed events:')}"
         )
     for extra in keys[1:]:
         if extra == "target" and name == "userInputs":
             continue
-        if extra in PARSERS:
+        if extra in parsers:
             raise ScenarioError.at(
                 entry.at_key(extra), f"one event per timeline item: `{name}` and `{extra}` share one item"
             )
@@ -533,7 +536,13 @@ def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
     meta = _meta(entry)
     if name == "userInputs" and "target" in entry:
         return [_user_inputs(entry[name], entry.at_value(name), entry.at_key(name), _target(entry), ctx)]
-    return PARSERS[name](entry[name], entry.at_value(name), entry.at_key(name), meta, ctx)
+    return parsers[name](entry[name], entry.at_value(name), entry.at_key(name), meta, ctx)
+
+
+def _parsers() -> Mapping[str, Parser]:
+    """This loader's events, and those the event specs bring with their own parser (extensions)."""
+    extra = extra_parsers()
+    return {**PARSERS, **extra} if extra else PARSERS
 
 
 def _meta(entry: PMap) -> Mapping[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .agent_harbor import ACP_EVENTS, CONTENT_TYPES, SESSION_STATUSES, TOOL_STATUSES
 from .claudeless import FAILURE_FIELDS
+from .events import EVENT_SPECS
 from .on_screen import on_screen_schema
 from .vocabulary import EVENT_ARGUMENTS
 
@@ -202,6 +203,9 @@ def _events() -> dict[str, Schema]:
         events[name] = _obj(props, description=f"tool call `{name}`")
     for name in ACP_EVENTS:
         events[name] = {"type": "object", "description": f"ACP `{name}`"}
+    for spec in EVENT_SPECS.values():  # events an extension added, with their own parser
+        if spec.parse is not None:
+            events[spec.key] = dict(spec.schema) or {"description": f"`{spec.key}`"}
     return events
 
 

@@ -1,5 +1,7 @@
 """Timeline compiler: canonical events -> one schedule of steps in virtual time."""
 
-from .compiler import Schedule, Step, compile_schedule, summarize
+from workbench.scenario.events import AGENT_KINDS, StepKind, summarize
 
-__all__ = ["Schedule", "Step", "compile_schedule", "summarize"]
+from .compiler import Item, Schedule, Step, compile_schedule
+
+__all__ = ["AGENT_KINDS", "Item", "Schedule", "Step", "StepKind", "compile_schedule", "summarize"]

@@ -26,12 +26,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Pos, ScenarioError
+from workbench.scenario.events import StepKind, quote, spec_of, summarize
 
 Actor = Literal["agent", "user", "control"]
+
+
+P = TypeVar("P")
+
+Item = m.TimedText | m.InputItem | m.ExecutionEvent | m.ToolUse | m.LlmError | None
+"""What a step plays of its event: the TimedText of a think/assistant/tool-progress step, the InputItem of an
+input, the ExecutionEvent of a tool-output, the ToolUse of a tool-start/tool-result, the LlmError of an
+llm-error; None for the others (their event is all there is)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,17 +50,43 @@ class Step:
     index: int
     at_ms: int
     actor: Actor
-    action: str
+    kind: StepKind
+    action: str  # the name in traces: the kind's, or a control event's spec's
     summary: str
     event: m.Event
     event_index: int
     pos: Pos
-    item: Any = None  # the TimedText / InputItem / ExecutionEvent / piece it plays
+    item: Item = None
     end_ms: int = -1
 
     @property
     def line(self) -> int:
         return self.pos.line
+
+    def payload(self, cls: type[P]) -> P:
+        """The step's item, which its kind says is a ``cls``."""
+        assert isinstance(self.item, cls), self.kind
+        return self.item
+
+    @property
+    def text(self) -> m.TimedText:  # think, assistant, tool-progress
+        return self.payload(m.TimedText)
+
+    @property
+    def input(self) -> m.InputItem:
+        return self.payload(m.InputItem)
+
+    @property
+    def output(self) -> m.ExecutionEvent:  # tool-output
+        return self.payload(m.ExecutionEvent)
+
+    @property
+    def tool(self) -> m.ToolUse:  # tool-start, tool-result
+        return self.payload(m.ToolUse)
+
+    @property
+    def error(self) -> m.LlmError:
+        return self.payload(m.LlmError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +114,13 @@ class _State:
     now: int = 0  # the time by which everything written so far has happened
     user_max: tuple[int, Pos] | None = None
     seg_pos: Pos | None = None
-    steps: list[tuple[int, int, Actor, str, str, m.Event, int, Pos, Any, int]] = field(default_factory=list)
+    steps: list[tuple[int, int, Actor, StepKind, str, m.Event, int, Pos, Item, int]] = field(
+        default_factory=list
+    )
 
-    def emit(self, at: int, actor: Actor, action: str, summary: str, event: m.Event, event_index: int,
-             pos: Pos, item: Any = None, end: int = -1) -> None:  # fmt: skip
-        self.steps.append((at, len(self.steps), actor, action, summary, event, event_index, pos, item, end))
+    def emit(self, at: int, actor: Actor, kind: StepKind, summary: str, event: m.Event, event_index: int,
+             pos: Pos, item: Item = None, end: int = -1) -> None:  # fmt: skip
+        self.steps.append((at, len(self.steps), actor, kind, summary, event, event_index, pos, item, end))
         self.now = max(self.now, at)
 
 
@@ -99,11 +136,23 @@ def compile_schedule(scenario: m.Scenario) -> Schedule:
             _inputs(st, event, index)
         else:
             actor: Actor = "user" if event.actor == "user" else "control"
-            st.emit(st.now, actor, _action(event), summarize(event), event, index, event.pos)
+            st.emit(st.now, actor, _kind(event), summarize(event), event, index, event.pos)
     ordered = sorted(st.steps, key=lambda s: (s[0], s[1]))
     steps = tuple(
-        Step(i, at, actor, action, summary, event, ev_index, pos, item, end if end >= 0 else at)
-        for i, (at, _, actor, action, summary, event, ev_index, pos, item, end) in enumerate(ordered)
+        Step(
+            i,
+            at,
+            actor,
+            kind,
+            _action(kind, event),
+            summary,
+            event,
+            ev_index,
+            pos,
+            item,
+            end if end >= 0 else at,
+        )
+        for i, (at, _, actor, kind, summary, event, ev_index, pos, item, end) in enumerate(ordered)
     )
     duration = max([st.now, st.agent_t, *(s.end_ms for s in steps)], default=0)
     return Schedule(scenario, steps, duration)
@@ -119,7 +168,7 @@ def _advance(st: _State, event: m.AdvanceMs, index: int) -> None:
         )
     end = st.seg_start + event.ms
     start = max(end, st.agent_t)
-    st.emit(start, "control", "advance", f"advance {event.ms} ms", event, index, event.pos)
+    st.emit(start, "control", StepKind.ADVANCE, summarize(event), event, index, event.pos)
     st.seg_start = st.agent_t = st.now = start
     st.user_max = None
     st.seg_pos = event.pos
@@ -141,7 +190,14 @@ def _inputs(st: _State, event: m.UserInputs, index: int) -> None:
         if st.user_max is None or offset >= st.user_max[0]:
             st.user_max = (offset, item.pos)
         st.emit(
-            st.seg_start + offset, "user", "input", f"input {_quote(item.text)}", event, index, item.pos, item
+            st.seg_start + offset,
+            "user",
+            StepKind.INPUT,
+            f"input {quote(item.text)}",
+            event,
+            index,
+            item.pos,
+            item,
         )
 
 
@@ -149,33 +205,34 @@ def _agent(st: _State, event: m.Event, index: int) -> None:
     t = st.agent_t
     if isinstance(event, m.LlmResponse):
         if not event.pieces:
-            st.emit(t, "agent", "llm-response", "llmResponse (empty)", event, index, event.pos)
+            st.emit(t, "agent", StepKind.LLM_RESPONSE, "llmResponse (empty)", event, index, event.pos)
         for piece in event.pieces:
             t = _piece(st, piece, event, index, t)
     elif isinstance(event, m.ToolUse):
         t = _tool(st, event, event, index, t)
     elif isinstance(event, m.FileEdit):
-        st.emit(t, "agent", "edit", summarize(event), event, index, event.pos)
+        st.emit(t, "agent", StepKind.EDIT, summarize(event), event, index, event.pos)
     else:
-        st.emit(t, "agent", _action(event), summarize(event), event, index, event.pos)
+        st.emit(t, "agent", _kind(event), summarize(event), event, index, event.pos)
     st.agent_t = t
     st.now = max(st.now, t)
 
 
-def _piece(st: _State, piece: Any, event: m.LlmResponse, index: int, t: int) -> int:
+def _piece(st: _State, piece: m.Thinking | m.Assistant | m.LlmError | m.ToolUse, event: m.LlmResponse, index: int,
+           t: int) -> int:  # fmt: skip
     if isinstance(piece, m.Thinking | m.Assistant):
-        action = "think" if isinstance(piece, m.Thinking) else "assistant"
+        kind = StepKind.THINK if isinstance(piece, m.Thinking) else StepKind.ASSISTANT
         start = prev = t
         for item in piece.items:
             at = start + item.ms if item.timing is m.Timing.OFFSET else prev + item.ms
             prev = at
-            st.emit(at, "agent", action, f"{action} {_quote(item.text)}", event, index, item.pos, item)
+            st.emit(at, "agent", kind, f"{kind} {quote(item.text)}", event, index, item.pos, item)
         return max(prev, t)
     if isinstance(piece, m.LlmError):
         st.emit(
             t,
             "agent",
-            "llm-error",
+            StepKind.LLM_ERROR,
             f"error {piece.status_code} {piece.error_type}",
             event,
             index,
@@ -189,15 +246,15 @@ def _piece(st: _State, piece: Any, event: m.LlmResponse, index: int, t: int) -> 
 def _tool(st: _State, tool: m.ToolUse, event: m.Event, index: int, t: int) -> int:
     event_index = index
     name = tool.tool_name
-    st.emit(t, "agent", "tool-start", f"tool {name} {_args(tool)}", event, event_index, tool.pos, tool)
+    st.emit(t, "agent", StepKind.TOOL_START, f"tool {name} {_args(tool)}", event, event_index, tool.pos, tool)
     end = t
     for item in tool.progress:
         end += item.ms
         st.emit(
             end,
             "agent",
-            "tool-progress",
-            f"tool {name} progress {_quote(item.text)}",
+            StepKind.TOOL_PROGRESS,
+            f"tool {name} progress {quote(item.text)}",
             event,
             event_index,
             item.pos,
@@ -205,20 +262,27 @@ def _tool(st: _State, tool: m.ToolUse, event: m.Event, index: int, t: int) -> in
         )
     for out in tool.execution:
         at = t + out.time_ms
-        label = f"exit {out.exit_code}" if out.type == "completion" else _quote(out.content)
+        label = f"exit {out.exit_code}" if out.type == "completion" else quote(out.content)
         st.emit(
-            at, "agent", "tool-output", f"tool {name} {out.type} {label}", event, event_index, out.pos, out
+            at,
+            "agent",
+            StepKind.TOOL_OUTPUT,
+            f"tool {name} {out.type} {label}",
+            event,
+            event_index,
+            out.pos,
+            out,
         )
         end = max(end, at)
     result = (
         ""
         if tool.result is None
-        else " " + _quote(tool.result if isinstance(tool.result, str) else json.dumps(tool.result))
+        else " " + quote(tool.result if isinstance(tool.result, str) else json.dumps(tool.result))
     )
     st.emit(
         end,
         "agent",
-        "tool-result",
+        StepKind.TOOL_RESULT,
         f"tool {name} {tool.status}{result}",
         event,
         event_index,
@@ -229,90 +293,26 @@ def _tool(st: _State, tool: m.ToolUse, event: m.Event, index: int, t: int) -> in
     return end
 
 
-_ACTIONS: dict[type, str] = {
-    m.KeyPress: "key",
-    m.UserEdits: "user-edits",
-    m.UserCommand: "user-command",
-    m.UserCancelSession: "cancel",
-    m.Screenshot: "screenshot",
-    m.WaitFor: "wait-for",
-    m.Log: "log",
-    m.Status: "status",
-    m.Assert: "assert",
-    m.AssertGit: "assert-git",
-    m.AssertVm: "assert-vm",
-    m.SseEvent: "sse",
-    m.Complete: "complete",
-    m.Merge: "merge",
-    m.ApplyPatch: "apply-patch",
-    m.AcpEvent: "acp",
-}
+def _kind(event: m.Event) -> StepKind:
+    spec = spec_of(event)
+    return spec.kind if spec is not None else StepKind.CONTROL
 
 
-def _action(event: m.Event) -> str:
-    return _ACTIONS.get(type(event), type(event).__name__)
-
-
-def _quote(value: Any, limit: int = 48) -> str:
-    text = str(value).replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return f'"{text}"'
+def _action(kind: StepKind, event: m.Event) -> str:
+    """A step's name in traces: its kind's, or for a control step its event's spec's."""
+    if kind is not StepKind.CONTROL:
+        return kind.value
+    spec = spec_of(event)
+    return spec.action if spec is not None else type(event).__name__
 
 
 def _args(tool: m.ToolUse) -> str:
     if not tool.args:
         return "{}"
-    parts = [f"{k}: {_quote(v, 32) if isinstance(v, str) else _quote_json(v)}" for k, v in tool.args.items()]
+    parts = [f"{k}: {quote(v, 32) if isinstance(v, str) else _quote_json(v)}" for k, v in tool.args.items()]
     return "{" + ", ".join(parts) + "}"
 
 
 def _quote_json(value: Any, limit: int = 32) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def summarize(event: m.Event) -> str:
-    """A one-line description of an event, for tables and the app."""
-    if isinstance(event, m.FileEdit):
-        return f"edit {event.path} +{event.lines_added} -{event.lines_removed}"
-    if isinstance(event, m.AcpEvent):
-        return f"acp {event.name}"
-    if isinstance(event, m.KeyPress):
-        return f"key <{event.key}>"
-    if isinstance(event, m.UserEdits):
-        return f"userEdits {event.patch}"
-    if isinstance(event, m.UserCommand):
-        return "userCommand " + _quote(event.cmd if event.cmd is not None else " ".join(event.argv or ()))
-    if isinstance(event, m.UserCancelSession):
-        return "userCancelSession"
-    if isinstance(event, m.Screenshot):
-        return f"screenshot {event.label}"
-    if isinstance(event, m.WaitFor):
-        return f"waitFor {_quote(event.text) if event.text is not None else '/' + str(event.regex) + '/'}"
-    if isinstance(event, m.Log):
-        return f"log {_quote(event.message)}"
-    if isinstance(event, m.Status):
-        return f"status {event.status}"
-    if isinstance(event, m.Assert):
-        parts = []
-        for name, values in (("fs.exists", event.fs_exists), ("fs.notExists", event.fs_not_exists),
-                             ("text.contains", event.text_contains),
-                             ("git.commit.messageContains", event.git_commit_message_contains)):  # fmt: skip
-            if values:
-                parts.append(f"{name} {', '.join(values)}")
-        parts += [f"json.file {c.path}{c.pointer}" for c in event.json_file]
-        if event.acp:
-            parts.append("acp")
-        return "assert " + "; ".join(parts) if parts else "assert"
-    if isinstance(event, m.AssertGit):
-        return "assertGit " + ", ".join(f"{k}={v}" for k, v in event.checks.items())
-    if isinstance(event, m.AssertVm):
-        return "assertVm " + ", ".join(f"{k}={v}" for k, v in event.checks.items())
-    if isinstance(event, m.SseEvent):
-        return "sse " + str(event.event.get("type", ""))
-    if isinstance(event, m.Complete | m.Merge):
-        return f"{type(event).__name__.lower()} {str(event.value).lower()}"
-    if isinstance(event, m.ApplyPatch):
-        return f"applyPatch {event.path}" + (" (commit)" if event.commit else "")
-    return type(event).__name__

@@ -30,13 +30,13 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from workbench.engine.program import Program
 from workbench.scenario import model as m
-from workbench.timeline import Step
+from workbench.timeline import Step, StepKind
 
-from .base import AGENT_ACTIONS, Checks, DriverError, RunContext
+from .base import Checks, DriverError, RunContext
 from .real_agent import RealAgentDriver
 
 if TYPE_CHECKING:
@@ -186,23 +186,31 @@ class AcpDriver(RealAgentDriver):
     # ------------------------------------------------------------------ steps
 
     async def play(self, step: Step) -> Checks | None:
-        if step.action == "input":
-            await self._end_turn()
-            self._start_turn(step.item)
-            return []
-        if step.action == "cancel":
-            if self._turn_task is not None and not self._turn_task.done() and self.client is not None:
-                self.client.cancelled.add(self.session_id)
-                await self.conn.cancel(session_id=self.session_id)
-            return []
-        if step.action == "acp" or step.action == "key":
-            return []  # acp: checked when its turn ends; keys mean nothing to an ACP agent
-        if step.action in AGENT_ACTIONS:
-            await self._served(step)
-            return []
-        if isinstance(step.event, m.Assert | m.AssertGit):
-            return []  # the server evaluates it before its next reply
-        return None
+        match step.kind:
+            case StepKind.INPUT:
+                await self._end_turn()
+                self._start_turn(step.input)
+                return []
+            case StepKind.CANCEL:
+                if self._turn_task is not None and not self._turn_task.done() and self.client is not None:
+                    self.client.cancelled.add(self.session_id)
+                    await self.conn.cancel(session_id=self.session_id)
+                return []
+            case StepKind.ACP | StepKind.KEY:
+                return []  # acp: checked when its turn ends; keys mean nothing to an ACP agent
+            case (StepKind.THINK | StepKind.ASSISTANT | StepKind.LLM_ERROR | StepKind.LLM_RESPONSE
+                  | StepKind.TOOL_START | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT
+                  | StepKind.EDIT):  # fmt: skip
+                await self._served(step)
+                return []
+            case StepKind.CONTROL:
+                if isinstance(step.event, m.Assert | m.AssertGit):
+                    return []  # the server evaluates it before its next reply
+                return None
+            case StepKind.ADVANCE:
+                return None
+            case unknown:
+                assert_never(unknown)
 
     def _start_turn(self, item: m.InputItem) -> None:
         from acp.schema import PromptRequest

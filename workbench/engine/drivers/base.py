@@ -44,12 +44,6 @@ from workbench.workspace.asserts import assert_checks, git_checks
 Checks = list[dict[str, Any]]
 """What a step checked: ``[{"ok": bool, "message": str}]`` (the trace's `checks`)."""
 
-AGENT_ACTIONS = frozenset(
-    {"think", "assistant", "llm-error", "llm-response", "tool-start", "tool-progress", "tool-output", "tool-result",
-     "edit", "acp"}
-)  # fmt: skip
-"""Step kinds that the agent side plays: what a driver answers for."""
-
 
 class DriverError(Exception):
     """The mode cannot run this scenario (an agent not installed, a port in use...): a `process` failure,

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
+from typing import assert_never
 
 from workbench.agent.control import ENV_VAR, EngineLink
 from workbench.engine.program import Program
-from workbench.timeline import Step
+from workbench.scenario import model as m
+from workbench.timeline import Step, StepKind
 
-from .base import AGENT_ACTIONS, Checks, RunContext, Skip, key_notation
+from .base import Checks, RunContext, Skip, key_notation
 from .program import ProgramDriver
 
 SYNC_TIMEOUT_S = 30.0
@@ -59,18 +61,24 @@ class MockAgentDriver:
     async def play(self, step: Step) -> Checks | None:
         if self._plain is not None:
             return await self._plain.play(step)
-        if step.action in AGENT_ACTIONS:
-            return await self._agent_step(step)
-        if step.action == "input":
-            text = step.item.text
-            if not text.endswith(("<Enter>", "\r", "\n")):
-                text += "<Enter>"  # to the mock agent a user input is a prompt, sent like a chat message
-            await self._type(text)
-            return []
-        if step.action == "key":
-            await self._type(key_notation(step.event.key))  # type: ignore[attr-defined]
-            return []
-        return None
+        match step.kind:
+            case (StepKind.THINK | StepKind.ASSISTANT | StepKind.LLM_ERROR | StepKind.LLM_RESPONSE | StepKind.TOOL_START
+                  | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT | StepKind.EDIT | StepKind.ACP):  # fmt: skip
+                return await self._agent_step(step)
+            case StepKind.INPUT:
+                text = step.input.text
+                if not text.endswith(("<Enter>", "\r", "\n")):
+                    text += "<Enter>"  # to the mock agent a user input is a prompt, sent like a chat message
+                await self._type(text)
+                return []
+            case StepKind.KEY:
+                assert isinstance(step.event, m.KeyPress)
+                await self._type(key_notation(step.event.key))
+                return []
+            case StepKind.CANCEL | StepKind.ADVANCE | StepKind.CONTROL:
+                return None
+            case unknown:
+                assert_never(unknown)
 
     async def _agent_step(self, step: Step) -> Checks:
         assert self._link is not None

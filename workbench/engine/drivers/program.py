@@ -16,9 +16,9 @@ import contextlib
 
 from workbench.engine.program import Program
 from workbench.terminal.session import WaitTimeout
-from workbench.timeline import Step
+from workbench.timeline import AGENT_KINDS, Step
 
-from .base import AGENT_ACTIONS, Checks, RunContext
+from .base import Checks, RunContext
 
 SILENT_START_S = 5.0  # a program that printed nothing this long after its start waits for input
 
@@ -33,7 +33,7 @@ class ProgramDriver:
         await self.ctx.spawn(program)
 
     async def play(self, step: Step) -> Checks | None:
-        return [] if step.action in AGENT_ACTIONS else None
+        return [] if step.kind in AGENT_KINDS else None  # recorded: nobody plays the agent side
 
     async def settle(self) -> None:
         session = self.ctx.session

@@ -33,13 +33,13 @@ exits hold only the model's text) or, for the agents' TUIs, by the scenario's
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from workbench.engine.program import Program
 from workbench.scenario import model as m
-from workbench.timeline import Step
+from workbench.timeline import AGENT_KINDS, Step, StepKind
 
-from .base import AGENT_ACTIONS, Checks, DriverError, RunContext
+from .base import Checks, DriverError, RunContext
 
 if TYPE_CHECKING:
     from workbench.llm import LlmFailure, LlmServer
@@ -88,7 +88,7 @@ class RealAgentDriver:
             raise DriverError(f"real-agent mode needs an agent: `--agent {'|'.join(AGENTS)}`, "
                               "or a scenario `command` with {base_url} placeholders")  # fmt: skip
         if scenario.rules is None:
-            steps = [s.index for s in ctx.schedule.steps if s.action in AGENT_ACTIONS]
+            steps = [s.index for s in ctx.schedule.steps if s.kind in AGENT_KINDS]
             self._last_agent_step = max(steps, default=-1)
         self.server = self.new_server(
             speed=options.speed, out_dir=ctx.run_dir, workspace=ctx.workspace.path,
@@ -150,32 +150,43 @@ class RealAgentDriver:
 
     async def play(self, step: Step) -> Checks | None:
         """Play ``step`` the real-agent way; None lets the runner play it as usual."""
-        if step.action in AGENT_ACTIONS:
-            await self._wait_served(step)
-            return []
-        if isinstance(step.event, m.Assert | m.AssertGit):
-            return []  # the server evaluates it before its next reply (see on_assert)
-        if step.action == "input":
-            if self.ui == "print" and not self._typed_prompt:
-                self._typed_prompt = True  # it is the agent's command-line prompt
+        match step.kind:
+            case (StepKind.THINK | StepKind.ASSISTANT | StepKind.LLM_ERROR | StepKind.LLM_RESPONSE | StepKind.TOOL_START
+                  | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT | StepKind.EDIT | StepKind.ACP):  # fmt: skip
+                await self._wait_served(step)
                 return []
-            await self._wait_ready()
-            # Typed, then submitted once the agent has drawn it: text and Enter in one write look
-            # like a paste to some TUIs (the Enter becomes a newline).
-            text = step.item.text
-            submit = not text.endswith(("<Enter>", "\r", "\n"))
-            await self.settle()
-            self.ctx.write(text)
-            if submit:
+            case StepKind.INPUT:
+                if self.ui == "print" and not self._typed_prompt:
+                    self._typed_prompt = True  # it is the agent's command-line prompt
+                    return []
+                await self._wait_ready()
+                # Typed, then submitted once the agent has drawn it: text and Enter in one write look
+                # like a paste to some TUIs (the Enter becomes a newline).
+                text = step.input.text
+                submit = not text.endswith(("<Enter>", "\r", "\n"))
                 await self.settle()
-                self.ctx.write("<Enter>")
-            return []
-        if step.action == "key":
-            await self._wait_ready()
-            return None
-        if step.action == "screenshot" and self.ui == "print" and step.index > self._last_agent_step:
-            await self._wait_exit()
-        return None
+                self.ctx.write(text)
+                if submit:
+                    await self.settle()
+                    self.ctx.write("<Enter>")
+                return []
+            case StepKind.KEY:
+                await self._wait_ready()
+                return None
+            case StepKind.CONTROL:
+                if isinstance(step.event, m.Assert | m.AssertGit):
+                    return []  # the server evaluates it before its next reply (see on_assert)
+                if (
+                    isinstance(step.event, m.Screenshot)
+                    and self.ui == "print"
+                    and step.index > self._last_agent_step
+                ):
+                    await self._wait_exit()
+                return None
+            case StepKind.CANCEL | StepKind.ADVANCE:
+                return None
+            case unknown:
+                assert_never(unknown)
 
     async def _wait_served(self, step: Step) -> None:
         assert self.server is not None and self.ctx.session is not None

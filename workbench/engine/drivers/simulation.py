@@ -27,21 +27,19 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from typing import Any, assert_never
 
 from workbench.engine.program import Program
 from workbench.engine.report import SkippedCheck
 from workbench.names import Env
 from workbench.scenario import model as m
-from workbench.timeline import Step
+from workbench.timeline import Step, StepKind
 
-from .base import AGENT_ACTIONS, Checks, RunContext
+from .base import Checks, RunContext
 from .program import ProgramDriver
 
-PUBLISHED = AGENT_ACTIONS | {"log", "status", "sse"}
-ALSO_RUNNER = frozenset(
-    {"complete", "merge", "input", "key", "user-command"}
-)  # published, and the runner's too
+PUBLISHED = (m.Log, m.Status, m.SseEvent)  # besides the agent's steps
+ALSO_RUNNER = (m.Complete, m.Merge, m.UserCommand)  # published, and the runner's too (with input and keys)
 NOT_EVALUATED = (
     "not evaluated in simulation mode: Agent Harbor's format leaves workspace checks to modes where tools "
     "run (no tool runs here); the screen's `text.contains` is checked against the client"
@@ -84,11 +82,24 @@ class SimulationDriver:
         await self._client.start(Program(argv, env, mock_agent=False))
 
     async def play(self, step: Step) -> Checks | None:
-        if step.action in PUBLISHED or step.action in ALSO_RUNNER:
-            self.session.play(self.maker.step(step))
-        if isinstance(step.event, m.Assert):
-            return await self._assert(step, step.event)
-        return [] if step.action in PUBLISHED else None
+        match step.kind:
+            case (StepKind.THINK | StepKind.ASSISTANT | StepKind.LLM_ERROR | StepKind.LLM_RESPONSE | StepKind.TOOL_START
+                  | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT | StepKind.EDIT | StepKind.ACP):  # fmt: skip
+                self.session.play(self.maker.step(step))
+                return []
+            case StepKind.CONTROL:
+                if isinstance(step.event, (*PUBLISHED, *ALSO_RUNNER)):
+                    self.session.play(self.maker.step(step))
+                if isinstance(step.event, m.Assert):
+                    return await self._assert(step, step.event)
+                return [] if isinstance(step.event, PUBLISHED) else None
+            case StepKind.INPUT | StepKind.KEY:
+                self.session.play(self.maker.step(step))
+                return None
+            case StepKind.CANCEL | StepKind.ADVANCE:
+                return None
+            case unknown:
+                assert_never(unknown)
 
     async def _assert(self, step: Step, event: m.Assert) -> Checks:
         """The client's screen is checked; the workspace parts are noted as not evaluated, never passed."""

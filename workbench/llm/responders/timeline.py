@@ -44,17 +44,16 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from workbench.scenario import model as m
-from workbench.timeline import Schedule, Step
+from workbench.timeline import Schedule, Step, StepKind
 
 from ..checks import LlmFailure, check_assert, compare_tool_result
 from ..profiles import Call
 from ..reply import ApiError, Block, Chunk, Reply, TextBlock, ThinkingBlock, ToolCallBlock
 from . import Hooks, Record, TurnContext
 
-TEXT_ACTIONS = ("think", "assistant")
 _KEYS = re.compile(r"<[A-Za-z][\w+-]*>")  # key notation in typed input, e.g. <Enter>, <C-c>
 
 
@@ -101,7 +100,7 @@ def build_units(schedule: Schedule) -> list[Unit]:
 
 
 def _only_thinking(unit: Unit) -> bool:
-    return bool(unit.steps) and all(s.action == "think" for s in unit.steps)
+    return bool(unit.steps) and all(s.kind is StepKind.THINK for s in unit.steps)
 
 
 @dataclass
@@ -144,7 +143,7 @@ class TimelineResponder:
         out: list[tuple[str, Mapping[str, Any]]] = []
         for unit in self.units:
             for step in unit.steps:
-                if step.action == "tool-start" and isinstance(step.item, m.ToolUse):
+                if step.kind is StepKind.TOOL_START and isinstance(step.item, m.ToolUse):
                     out.append((step.item.tool_name, step.item.args))
         return out
 
@@ -261,7 +260,7 @@ class TimelineResponder:
             self.cursor += 1
             if isinstance(step.event, m.Assert | m.AssertGit):
                 await self._assert(step)
-            elif ctx is not None and step.action == "input" and isinstance(step.item, m.InputItem):
+            elif ctx is not None and step.kind is StepKind.INPUT and isinstance(step.item, m.InputItem):
                 self._compare_input(step, step.item, ctx)
             await self.hooks.step(step)
             self._position = max(self._position, step.index)
@@ -302,46 +301,56 @@ class TimelineResponder:
     def _reply(self, unit: Unit, ctx: TurnContext, withheld: list[Step] | None = None) -> Reply:
         blocks: list[Block] = []
         chunks: list[Chunk] = []
-        current: tuple[str, int, int] | None = None  # (action, event index, piece index) of `chunks`
+        current: tuple[StepKind, int, int] | None = None  # (kind, event index, piece index) of `chunks`
         prev_at = _start_of(unit)
         self._pending.clear()
 
         def close() -> None:
             if current is not None and chunks:
-                blocks.append((ThinkingBlock if current[0] == "think" else TextBlock)(tuple(chunks)))
+                blocks.append((ThinkingBlock if current[0] is StepKind.THINK else TextBlock)(tuple(chunks)))
             chunks.clear()
 
         for step in unit.steps:
-            if step.action in TEXT_ACTIONS and isinstance(step.item, m.TimedText):
-                key = (step.action, step.event_index, self._pieces.get(id(step.item), 0))
-                if key != current:
+            match step.kind:
+                case StepKind.THINK | StepKind.ASSISTANT:
+                    key = (step.kind, step.event_index, self._pieces.get(id(step.item), 0))
+                    if key != current:
+                        close()
+                        current = key
+                    chunks.append(Chunk(step.text.text, max(0, step.at_ms - prev_at)))
+                    prev_at = step.at_ms
+                case StepKind.LLM_ERROR:
+                    e = step.error
+                    if e.fault is not None:
+                        return Reply(inject=e.fault)
+                    return Reply(
+                        error=ApiError(
+                            e.status_code, e.error_type, e.message, e.retry_after_seconds, e.details
+                        )
+                    )
+                case StepKind.TOOL_START | StepKind.EDIT if not ctx.chat.tools:
+                    if withheld is not None:  # a request that offers no tools never receives a tool call
+                        withheld.append(step)
+                case StepKind.TOOL_START:
                     close()
-                    current = key
-                chunks.append(Chunk(step.item.text, max(0, step.at_ms - prev_at)))
-                prev_at = step.at_ms
-            elif step.action == "llm-error" and isinstance(step.item, m.LlmError):
-                e = step.item
-                if e.fault is not None:
-                    return Reply(inject=e.fault)
-                return Reply(
-                    error=ApiError(e.status_code, e.error_type, e.message, e.retry_after_seconds, e.details)
-                )
-            elif step.action in ("tool-start", "edit") and not ctx.chat.tools:
-                if withheld is not None:  # a request that offers no tools never receives a tool call
-                    withheld.append(step)
-            elif step.action == "tool-start" and isinstance(step.item, m.ToolUse):
-                close()
-                current = None
-                block = self._tool_call(step.item, unit, step, ctx)
-                if block is not None:
-                    blocks.append(block)
-                prev_at = max(prev_at, step.at_ms)
-            elif step.action == "edit" and isinstance(step.event, m.FileEdit):
-                close()
-                current = None
-                call = self._edit_call(step, ctx)
-                if call is not None:
-                    blocks.append(call)
+                    current = None
+                    block = self._tool_call(step.tool, unit, step, ctx)
+                    if block is not None:
+                        blocks.append(block)
+                    prev_at = max(prev_at, step.at_ms)
+                case StepKind.EDIT:
+                    if isinstance(step.event, m.FileEdit):
+                        close()
+                        current = None
+                        call = self._edit_call(step, ctx)
+                        if call is not None:
+                            blocks.append(call)
+                case (StepKind.LLM_RESPONSE | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT
+                      | StepKind.ACP | StepKind.INPUT | StepKind.KEY | StepKind.CANCEL | StepKind.ADVANCE
+                      | StepKind.CONTROL):  # fmt: skip
+                    pass  # not part of the model's reply
+                case unknown:
+                    assert_never(unknown)
         close()
         return Reply(tuple(blocks), coalesce_thinking=self.scenario.server.coalesce_thinking_with_tool_use)
 
@@ -353,7 +362,9 @@ class TimelineResponder:
         if call.missing:
             self._fail("tool", unfit(tool.tool_name, tool.args, call, ctx), start.pos.line, start.index)
         call_id = ctx.new_call_id(call.name)
-        result_step = next((s for s in unit.steps if s.action == "tool-result" and s.item is tool), start)
+        result_step = next(
+            (s for s in unit.steps if s.kind is StepKind.TOOL_RESULT and s.item is tool), start
+        )
         self._pending[call_id] = _Pending(tool, result_step, call.name)
         return ToolCallBlock(call_id, call.name, call.args)
 
