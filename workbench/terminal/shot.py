@@ -29,8 +29,10 @@ class StyleRun:
 
     def to_json(self) -> dict[str, Any]:
         """``{"col", "len", "fg", "bg"}`` plus the attributes that are on."""
-        out: dict[str, Any] = {"col": self.col, "len": self.length, "fg": self.style.fg, "bg": self.style.bg}
-        out.update((name, True) for name, value in self.style.as_dict().items() if value is True)
+        style = self.style
+        out: dict[str, Any] = {"col": self.col, "len": self.length, "fg": style.fg, "bg": style.bg}
+        for name in style.flags:
+            out[name] = True
         return out
 
 

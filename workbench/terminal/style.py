@@ -42,6 +42,7 @@ class Style:
         "bold",
         "dim",
         "fg",
+        "flags",
         "italics",
         "key",
         "reverse",
@@ -60,11 +61,14 @@ class Style:
     blink: bool
     key: tuple[Any, ...]
     """The field values in :data:`FIELDS` order (an attribute: readers of whole screens compare them)."""
+    flags: tuple[str, ...]
+    """The names of the attributes that are on, in :data:`FIELDS` order (every snapshot's style runs list them)."""
 
     def __init__(self, key: tuple[Any, ...]) -> None:
         (self.fg, self.bg, self.bold, self.dim, self.italics, self.underscore, self.strikethrough,
          self.reverse, self.blink) = key  # fmt: skip
         self.key = key
+        self.flags = tuple(name for name, value in zip(FIELDS, key, strict=True) if value is True)
         self._hash = hash(key)
         self._next: dict[str, Style] = _NO_TRANSITIONS  # a dict of its own once it has one
 
