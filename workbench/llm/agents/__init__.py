@@ -22,6 +22,15 @@ ACP_ADAPTERS: dict[str, Agent] = {a.acp.name: a for a in AGENTS.values() if a.ac
 """The agents with an ACP adapter, by the adapter's name (what ``--mode acp --agent`` takes)."""
 
 
+def register(agent: Agent) -> Agent:
+    """Add an agent (and its ACP adapter, if it has one) to the registry: what an agent module outside this
+    package calls, so that the agent is one module."""
+    AGENTS[agent.name] = agent
+    if agent.acp is not None:
+        ACP_ADAPTERS[agent.acp.name] = agent
+    return agent
+
+
 def agent_named(name: str) -> Agent:
     try:
         return AGENTS[name]
@@ -71,5 +80,21 @@ def endpoint_env(endpoint: Endpoint) -> dict[str, str]:
     }
 
 
-__all__ = ["ACP_ADAPTERS", "AGENTS", "MODEL", "PLACEHOLDERS", "UIS", "AcpAdapter", "Agent", "Endpoint", "Launch", "PresetError",
-           "agent_named", "agents_help", "endpoint_env", "expand_command", "find_program"]  # fmt: skip
+__all__ = [
+    "ACP_ADAPTERS",
+    "AGENTS",
+    "MODEL",
+    "PLACEHOLDERS",
+    "UIS",
+    "AcpAdapter",
+    "Agent",
+    "Endpoint",
+    "Launch",
+    "PresetError",
+    "agent_named",
+    "agents_help",
+    "endpoint_env",
+    "expand_command",
+    "find_program",
+    "register",
+]  # fmt: skip

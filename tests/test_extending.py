@@ -1,0 +1,273 @@
+"""Extending the workbench touches only the files the docs promise (issue 21's "done when").
+
+A temporary package, outside `workbench/`, adds:
+
+* a control event (`beep`): its model class, one spec line (`workbench.scenario.events.register`)
+  and its handler (`workbench.engine.steps.register_handler`);
+* an execution mode with an option (`shout --shout-prefix`): its driver module and its registry line;
+* an agent (`tiny`): one module that registers itself (`workbench.llm.agents.register`);
+
+and a scenario runs through each. A new *agent* event kind is a member of `StepKind`:
+strict mypy on a copy of the package with one more member names exactly the players that
+must handle it (every `match` ends with `assert_never`). The greps of the issue hold too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, write
+from workbench.engine import drivers
+from workbench.engine.options import RunOptions
+from workbench.engine.runner import run_scenario
+from workbench.engine.steps import HANDLERS
+from workbench.llm import agents
+from workbench.scenario.events import EVENT_SPECS
+
+PACKAGE = REPO / "workbench"
+
+BEEP = '''
+"""A control event `beep: TEXT`: types TEXT into the program and checks the screen shows it."""
+from dataclasses import dataclass
+
+from workbench.engine.steps import register_handler
+from workbench.scenario import model as m
+from workbench.scenario.events import EventSpec, register
+
+
+@dataclass(frozen=True, slots=True)
+class Beep(m.Event):  # the model class
+    text: str = ""
+
+
+def parse(value, pos, key_pos, meta, ctx):
+    return [Beep(key_pos, str(value))]
+
+
+register(EventSpec("beep", Beep, "beep", lambda e: f"beep {e.text}", parse=parse,
+                   schema={"type": "string", "description": "typed into the program"}))  # the spec line
+
+
+async def beep(ctx, step):  # its handler
+    await ctx.settle()
+    ctx.write(f"{step.event.text}<Enter>")
+    await ctx.settle()
+    ok = step.event.text in ctx.screen_text()
+    return [{"ok": ok, "message": f"beeped {step.event.text}"}]
+
+
+register_handler(Beep, beep)
+'''
+
+SHOUT = '''
+"""A mode `shout`: `cat` is the program, the agent's messages are typed in upper case after --shout-prefix."""
+from workbench.engine.program import Program
+from workbench.timeline import StepKind
+
+
+class ShoutDriver:
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    async def start(self, program):
+        await self.ctx.spawn(Program(("cat",), program.env, mock_agent=False))
+
+    async def play(self, step):
+        if step.kind is not StepKind.ASSISTANT:
+            return None
+        await self.settle()
+        self.ctx.write(f"{self.ctx.options.option('shout-prefix', '')}{step.text.text.upper()}<Enter>")
+        return []
+
+    async def settle(self):
+        await self.ctx.session.wait_stable(100, timeout=10)
+
+    async def finish(self):
+        return None
+
+    async def stop(self):
+        return None
+'''
+
+TINY = '''
+"""An agent `tiny`: a tool loop over the OpenAI Chat Completions API, registered from its own module."""
+from workbench.llm.agents import Agent, Endpoint, Launch, register
+
+
+def build(exe: str, e: Endpoint, ui: str) -> Launch:
+    return Launch((exe, e.openai_base_url, e.api_key, e.prompt), {})
+
+
+AGENT = register(Agent(name="tiny", program="tiny-agent", package="tiny-agent", version="1.0.0",
+                       profile="generic", build=build, summary="a tiny agent"))
+'''
+
+TINY_PROGRAM = """#!{python}
+import json, pathlib, sys
+import openai
+
+base_url, key, prompt = sys.argv[1:4]
+client = openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
+tools = [{{"type": "function", "function": {{"name": "writeFile", "description": "write a file", "parameters": {{
+    "type": "object", "properties": {{"path": {{"type": "string"}}, "content": {{"type": "string"}}}}}}}}}}]
+messages = [{{"role": "user", "content": prompt}}]
+while True:
+    message = client.chat.completions.create(model="mock-model", messages=messages, tools=tools).choices[0].message
+    if message.content:
+        print(message.content, flush=True)
+    if not message.tool_calls:
+        break
+    messages.append(message.model_dump(exclude_none=True))
+    for call in message.tool_calls:
+        args = json.loads(call.function.arguments)
+        pathlib.Path(args["path"]).write_text(args["content"])
+        messages.append({{"role": "tool", "tool_call_id": call.id, "content": "ok"}})
+"""
+
+
+@pytest.fixture
+def extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The temporary package, importable; the registries as they were afterwards."""
+    package = tmp_path / "ext" / "wbext"
+    for name, text in (("__init__", ""), ("beep", BEEP), ("shout", SHOUT), ("tiny", TINY)):
+        write(package, f"{name}.py", textwrap.dedent(text))
+    monkeypatch.syspath_prepend(str(package.parent))
+    specs, handlers, known, adapters = (
+        dict(EVENT_SPECS),
+        dict(HANDLERS),
+        dict(agents.AGENTS),
+        dict(agents.ACP_ADAPTERS),
+    )
+    try:
+        yield package
+    finally:
+        for registry, saved in ((EVENT_SPECS, specs), (HANDLERS, handlers), (agents.AGENTS, known),
+                                (agents.ACP_ADAPTERS, adapters)):  # fmt: skip
+            registry.clear()
+            registry.update(saved)  # type: ignore[arg-type]
+        for name in [n for n in sys.modules if n == "wbext" or n.startswith("wbext.")]:
+            del sys.modules[name]
+
+
+def run(path: Path, tmp_path: Path, **options: object) -> dict:  # type: ignore[type-arg]
+    opts = RunOptions(out_dir=tmp_path / "runs", goldens_dir=tmp_path / "goldens", ci=False, **options)  # type: ignore[arg-type]
+    result = asyncio.run(run_scenario(path, opts))
+    return result.to_json() if hasattr(result, "to_json") else result.__dict__  # type: ignore[no-any-return]
+
+
+def test_a_control_event_is_its_model_class_a_spec_line_and_a_handler(
+    extension: Path, tmp_path: Path
+) -> None:
+    import wbext.beep  # noqa: F401  (the spec line and the handler register on import)
+
+    from workbench.scenario.schema import scenario_schema
+
+    assert "beep" in json.dumps(scenario_schema())  # `workbench schema` has it
+    scenario = write(tmp_path, "beep.yaml", 'name: beep\ncommand: [cat]\ntimeline:\n  - beep: hello-beep\n'
+                                            '  - assert: {text: {contains: [hello-beep]}}\n')  # fmt: skip
+    result = run(scenario, tmp_path, mode="program")
+    assert result["status"] == "passed", result
+    trace = [
+        json.loads(line) for line in next((tmp_path / "runs").rglob("trace.jsonl")).read_text().splitlines()
+    ]
+    (step,) = [r for r in trace if r.get("action") == "beep"]
+    assert step["summary"] == "beep hello-beep" and step["checks"] == [
+        {"ok": True, "message": "beeped hello-beep"}
+    ]
+
+
+def test_a_mode_with_an_option_is_its_driver_module_and_its_registry_line(
+    extension: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    line = drivers.Mode("wbext.shout:ShoutDriver", "the agent's messages, shouted into `cat`",
+                        options=(drivers.Option("shout-prefix", "put before each message", metavar="TEXT"),))  # fmt: skip
+    monkeypatch.setitem(drivers.DRIVERS, "shout", line)  # the registry line
+    from workbench.cli import build_parser
+    from workbench.cli.common import mode_option_values
+
+    args = build_parser("run").parse_args(["run", "--mode", "shout", "--shout-prefix", ">> ", str(tmp_path)])
+    chosen = drivers.mode_options(args.mode, mode_option_values(args))
+    assert chosen == {"shout-prefix": ">> "}
+    with pytest.raises(drivers.ModeError, match="--shout-prefix needs --mode shout"):
+        drivers.mode_options("mock-agent", {"shout-prefix": "x"})
+    scenario = write(tmp_path, "shout.yaml", "name: shout\ntimeline:\n  - assistant: [[0, hello]]\n"
+                                             "  - assert: {text: {contains: ['>> HELLO']}}\n")  # fmt: skip
+    result = run(scenario, tmp_path, mode="shout", mode_options=chosen)
+    assert result["status"] == "passed", result
+
+
+def test_an_agent_is_one_module(extension: Path, tmp_path: Path) -> None:
+    import wbext.tiny  # noqa: F401  (it registers itself)
+
+    prefix = tmp_path / "prefix"
+    write(prefix / "bin", "tiny-agent", TINY_PROGRAM.format(python=sys.executable)).chmod(0o755)
+    os.environ["WORKBENCH_AGENTS"] = str(prefix)
+    try:
+        assert "tiny" in drivers.DRIVERS["real-agent"].options[0].choices()  # type: ignore[misc]
+        scenario = write(tmp_path, "tiny.yaml", textwrap.dedent("""\
+            name: tiny
+            timeline:
+              - userInputs: [[0, "write a note"]]
+              - writeFile: {path: note.txt, content: "from tiny\\n"}
+              - llmResponse:
+                  - assistant: [[0, "wrote note.txt"]]
+              - assert: {fs: {exists: [note.txt]}, text: {contains: [wrote note.txt]}}
+            """))  # fmt: skip
+        result = run(
+            scenario, tmp_path, mode="real-agent", mode_options={"agent": "tiny", "agent-ui": "print"}
+        )
+    finally:
+        del os.environ["WORKBENCH_AGENTS"]
+    assert result["status"] == "passed", result
+
+
+PLAYERS = {
+    "workbench/agent/mock_agent.py", "workbench/rest/events.py", "workbench/acp/agent.py",
+    "workbench/acp/expect.py", "workbench/acp/script.py", "workbench/llm/responders/timeline.py",
+    "workbench/engine/runner.py", "workbench/engine/drivers/mock_agent.py", "workbench/engine/drivers/real_agent.py",
+    "workbench/engine/drivers/acp.py", "workbench/engine/drivers/simulation.py",
+}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_new_agent_event_kind_is_named_by_the_type_checker_in_every_player(tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(PACKAGE, copy / "workbench", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", copy / "pyproject.toml")
+    events = copy / "workbench" / "scenario" / "events.py"
+    text = events.read_text(encoding="utf-8")
+    events.write_text(
+        text.replace('    ACP = "acp"\n', '    ACP = "acp"\n    PLAN = "plan"\n', 1), encoding="utf-8"
+    )
+    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")],
+                          cwd=copy, capture_output=True, text=True, check=False, timeout=900)  # fmt: skip
+    named = {
+        line.split(":", 1)[0] for line in done.stdout.splitlines() if 'assert_never" has incompatible' in line
+    }
+    assert done.returncode == 1 and named == PLAYERS, done.stdout
+
+
+def test_no_mode_name_comparisons_outside_the_drivers_and_no_action_chains() -> None:
+    modes = "|".join(re.escape(name) for name in drivers.DRIVERS)
+    compare = re.compile(rf"""(==|!=)\s*["']({modes})["']|["']({modes})["']\s*(==|!=)""")
+    action = re.compile(r"""\.action\s*(==|!=|in\b|not in\b)|action\s*==\s*["']""")
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(REPO).as_posix()
+        source = path.read_text(encoding="utf-8")
+        if not rel.startswith("workbench/engine/drivers/"):
+            assert not compare.search(source), rel
+        if not rel.startswith("workbench/app/"):  # the app's `action` is Textual's (key bindings)
+            assert not action.search(source), rel
+    for player in PLAYERS:
+        assert "assert_never(" in (REPO / player).read_text(encoding="utf-8"), player
