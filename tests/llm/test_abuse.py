@@ -377,3 +377,35 @@ def test_every_block_type_the_sdks_define_is_accepted(srv: Running) -> None:
         "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"},
                                                   {"type": "image", "source": {"type": "url", "url": "x"}}]}]})  # fmt: skip
     assert reply.status_code == 200, reply.text
+
+
+def test_a_large_body_is_understood_in_another_process(
+    tmp_path: Path, serve: Callable[..., Running], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decoding and reading a 32 MB prompt holds the interpreter lock for seconds, which a thread does not
+    hide from the event loop: large bodies are decoded, parsed and measured in a worker process."""
+    import os
+
+    from workbench.llm import offload
+
+    pids: list[int] = []
+    understand = offload.understand
+
+    def spy(*args: Any) -> Any:
+        pids.append(os.getpid())
+        return understand(*args)
+
+    monkeypatch.setattr(offload, "understand", spy)  # seen only by calls made in this process
+    srv = serve(load(tmp_path, ONE))
+    small = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    big = {**small, "messages": [{"role": "user", "content": "hi " + "word " * 400_000}]}  # 2 MB
+    reply = httpx.post(
+        srv.url + "/v1/messages", json=big, headers={"anthropic-version": "2023-06-01"}, timeout=120
+    )
+    assert reply.status_code == 200 and reply.json()["content"][0]["text"] == "ok"
+    assert pids == []  # not decoded nor parsed here
+    bad = httpx.post(srv.url + "/v1/messages", content=b"[" + b" " * 2_000_000, timeout=120,
+                     headers={"anthropic-version": "2023-06-01", "content-type": "application/json"})  # fmt: skip
+    assert bad.status_code == 400 and "not valid JSON" in bad.json()["error"]["message"]
+    httpx.post(srv.url + "/v1/messages", json=small, headers={"anthropic-version": "2023-06-01"})
+    assert pids == [os.getpid()]  # a small body is read on the spot

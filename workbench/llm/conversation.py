@@ -15,6 +15,8 @@ it out; scenario selection and Claudeless patterns see what the user typed.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -59,6 +61,7 @@ class Message:
     texts: tuple[str, ...] = ()
     tool_results: tuple[ToolResult, ...] = ()
     tool_calls: tuple[str, ...] = ()  # ids of the calls an assistant message made
+    _prompt: str | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -66,7 +69,12 @@ class Message:
 
     @property
     def prompt(self) -> str:
-        return prompt_of(self.texts) if self.role == "user" else ""
+        """What the user typed (computed once: a 32 MB prompt is cleaned of reminders once, not per use)."""
+        prompt = self._prompt
+        if prompt is None:
+            prompt = prompt_of(self.texts) if self.role == "user" else ""
+            object.__setattr__(self, "_prompt", prompt)
+        return prompt
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +110,30 @@ class ChatRequest:
     @property
     def tool_names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.tools)
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A hash of the conversation's texts and tool results (a retried request has the same one)."""
+        h = hashlib.sha256()
+        for msg in self.messages:
+            h.update(msg.role.encode())
+            for text in msg.texts:
+                h.update(b"\0" + text.encode("utf-8", "replace"))
+            for result in msg.tool_results:
+                h.update(b"\1" + result.call_id.encode() + b"\2" + result.text.encode("utf-8", "replace"))
+        return h.hexdigest()
+
+    @functools.cached_property
+    def last_prompt_words(self) -> str:
+        """The last prompt with each run of whitespace made one space (for "is what the user typed in it")."""
+        return " ".join(self.last_prompt().split())
+
+    def understood(self) -> ChatRequest:
+        """This request with what grows with its size computed now (prompts, fingerprint): the server
+        calls it in a worker thread for a large body, so the event loop never does that work."""
+        self.first_prompt()
+        _ = self.last_prompt_words, self.fingerprint
+        return self
 
     def first_prompt(self) -> str:
         """The first thing the user typed in this conversation."""

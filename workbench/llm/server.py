@@ -39,7 +39,6 @@ import gc
 import itertools
 import json
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -48,10 +47,11 @@ from typing import Any
 
 from aiohttp import web
 
-from workbench.httpguard import DEFAULT_LIMITS, BodyError, GuardedRunner, Limits, read_json
+from workbench.httpguard import DEFAULT_LIMITS, BodyError, GuardedRunner, Limits, read_body, read_json
 from workbench.scenario import model as m
 from workbench.timeline import compile_schedule
 
+from . import offload
 from .checks import LlmFailure
 from .conversation import ChatRequest
 from .drift import DriftCheck
@@ -64,8 +64,8 @@ from .responders import AssertHook, Hooks, Responder, StepHook, TurnContext
 from .responders.rules import RulesResponder
 from .responders.timeline import TimelineResponder
 from .sessions import SelectionError, Session, SessionStore
-from .sse import Pacer, dumps
-from .structured import SideRequest, side_request, title_from
+from .sse import Pacer
+from .structured import SideRequest, title_from
 from .wire import WIRES, Output, Route, Wire, WireError, add_routes, wire_for
 from .wire.common import json_response
 
@@ -74,7 +74,6 @@ log = logging.getLogger(__name__)
 MAX_BODY = 32 * 1024 * 1024
 THREAD_PARSE_BYTES = 1024 * 1024  # after a body above this, freed memory is handed back to the system
 MODEL_IDS = ("mock-model",)
-_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -352,7 +351,13 @@ class LlmServer:
 
     async def _json(self, request: web.Request) -> Any:
         try:
-            return await read_json(request, MAX_BODY, self.limits, _decode)
+            return await read_json(request, MAX_BODY, self.limits, offload.decode)
+        except BodyError as exc:
+            raise WireError(exc.message, status=exc.status) from None
+
+    async def _raw(self, request: web.Request) -> bytes:
+        try:
+            return await read_body(request, MAX_BODY, self.limits)
         except BodyError as exc:
             raise WireError(exc.message, status=exc.status) from None
 
@@ -361,7 +366,9 @@ class LlmServer:
             return await self._serve_one(request, wire, params)
         finally:
             if (request.content_length or 0) > THREAD_PARSE_BYTES:
-                release_memory()  # a 10 MB prompt leaves RSS where it started, not 100 MB up
+                await asyncio.to_thread(
+                    release_memory
+                )  # a 10 MB prompt leaves RSS where it started, not 100 MB up
 
     async def _serve_one(
         self, request: web.Request, wire: Wire, params: Mapping[str, str]
@@ -370,14 +377,20 @@ class LlmServer:
         request_id = f"req_mock_{seq:06d}"
         headers = {wire.request_id_header: request_id}
         try:
-            chat = wire.parse(await self._json(request), params)
+            if (request.content_length or 0) > offload.PROCESS_BYTES and offload.offloadable(wire):
+                raw = await self._raw(request)  # work that grows with the body: in a worker process
+                loop = asyncio.get_running_loop()
+                chat, side = await loop.run_in_executor(
+                    offload.pool(), offload.understand_raw, wire.style, raw, dict(params)
+                )
+            else:
+                chat, side = offload.understand(wire, await self._json(request), params)
         except WireError as exc:
             self._recorder.log_request(request, seq, wire.style, f"error {exc.status}: {exc.message[:200]}")
             return self._error(wire, wire.error(exc.status, exc.message), headers)
         if len(chat.model) <= 200:
             self._models.add(chat.model)
         out = Output(self._pacer, self._side_ids, headers, int(time.time()))
-        side = side_request(chat)
         if side is not None:
             return await self._side(request, wire, chat, side, out, seq, None)
         try:
@@ -520,17 +533,6 @@ def _libc() -> Any:
 
 
 _LIBC = _libc()
-
-
-def _decode(raw: bytes) -> Any:
-    """The JSON body; a lone surrogate (valid JSON, invalid Unicode) is refused as the real APIs do."""
-    body = json.loads(raw)
-    if _SURROGATE.search(raw):
-        try:
-            dumps(body).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("the body holds a lone UTF-16 surrogate, which is not valid Unicode") from None
-    return body
 
 
 def _undecodable_header(request: web.Request) -> str | None:

@@ -70,9 +70,13 @@ def side_request(chat: ChatRequest) -> SideRequest | None:
     return None
 
 
+TITLE_SOURCE_CHARS = 64 * 1024
+
+
 def title_from(chat: ChatRequest) -> str:
     """A short, sentence-case title made from what the user asked."""
     text = chat.last_prompt() or (chat.messages[-1].text if chat.messages else "")
+    text = text[:TITLE_SOURCE_CHARS]  # five words are wanted: a 32 MB prompt is not searched whole
     for pattern in (_SESSION, _USER_PROMPT):
         found = pattern.search(text)
         if found:

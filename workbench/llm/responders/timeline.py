@@ -39,7 +39,6 @@ workspace asserts still check the outcome).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -269,7 +268,7 @@ class TimelineResponder:
         """A note when the agent's new prompt is not what the scenario's user typed
         (scenario drift, or the agent rewrote the prompt); never a failure."""
         typed = " ".join(_KEYS.sub(" ", item.text).split())
-        prompt = " ".join(ctx.chat.last_prompt().split())
+        prompt = ctx.chat.last_prompt_words
         if typed and not ctx.chat.ends_with_tool_results() and typed not in prompt:
             self._fail("note", f"the scenario's input {typed[:60]!r} is not in the agent's prompt {prompt[:60]!r}",
                        step.pos.line, step.index)  # fmt: skip
@@ -428,11 +427,4 @@ def _history(ctx: TurnContext) -> int:
 
 
 def _fingerprint(ctx: TurnContext) -> str:
-    h = hashlib.sha256()
-    for msg in ctx.chat.messages:
-        h.update(msg.role.encode())
-        for text in msg.texts:
-            h.update(b"\0" + text.encode("utf-8", "replace"))
-        for result in msg.tool_results:
-            h.update(b"\1" + result.call_id.encode() + b"\2" + result.text.encode("utf-8", "replace"))
-    return h.hexdigest()
+    return ctx.chat.fingerprint

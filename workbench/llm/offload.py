@@ -1,0 +1,71 @@
+"""Work that grows with a request's size, done in another process when the body is large.
+
+Decoding 32 MB of JSON, cleaning a 32 MB prompt of reminders, splitting it into
+words: each is one call into C that holds the interpreter lock for hundreds of
+milliseconds, so a worker *thread* still stalls every other client's request on
+the event loop. A body over :data:`PROCESS_BYTES` is therefore understood (decoded,
+parsed for its API, its prompts and fingerprint computed, its side-request kind
+found) in a worker process; the loop only waits for the result.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import re
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from .conversation import ChatRequest
+from .sse import dumps
+from .structured import SideRequest, side_request
+from .wire import WIRES, Wire, WireError
+
+PROCESS_BYTES = 1024 * 1024
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_POOL: ProcessPoolExecutor | None = None
+
+
+def decode(raw: bytes) -> Any:
+    """The JSON body; a lone surrogate (valid JSON, invalid Unicode) is refused as the real APIs do."""
+    body = json.loads(raw)
+    if _SURROGATE.search(raw):
+        try:
+            dumps(body).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("the body holds a lone UTF-16 surrogate, which is not valid Unicode") from None
+    return body
+
+
+def understand(wire: Wire, body: Any, params: Mapping[str, str]) -> tuple[ChatRequest, SideRequest | None]:
+    """The request parsed, with everything that grows with its size computed (see ChatRequest.understood)."""
+    chat = wire.parse(body, params).understood()
+    return chat, side_request(chat)
+
+
+def understand_raw(
+    style: str, raw: bytes, params: Mapping[str, str]
+) -> tuple[ChatRequest, SideRequest | None]:
+    """:func:`understand` from the raw body (in the worker process); WireError for a body that is not JSON."""
+    wire = next(w for w in WIRES if w.style == style)
+    try:
+        body = decode(raw)
+    except RecursionError:
+        raise WireError("the request body is nested too deeply") from None
+    except ValueError as exc:
+        raise WireError(f"the request body is not valid JSON: {exc}") from None
+    return understand(wire, body, params)
+
+
+def offloadable(wire: Wire) -> bool:
+    """Whether the worker process knows ``wire`` (the registered styles; a test's own wire stays in-process)."""
+    return any(w is wire for w in WIRES)
+
+
+def pool() -> ProcessPoolExecutor:
+    """The worker processes (started on first use, with ``spawn``: the server's loop and threads are not forked)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+    return _POOL
