@@ -133,6 +133,11 @@ def test_sharded_html_reports_merge_into_one(tmp_path: Path) -> None:
         original = next(_page(root / "shards" / shard, r["id"]) for r in _summary(root / "shards" / shard)["scenarios"]
                         if r["name"] == name)  # fmt: skip
         assert _screens_of(root / "merged", page) == _screens_of(root / "shards" / shard, original), name
+    mixed = workbench("report", "merge", "shards/1", "shards/2.json", "--html", "mixed", cwd=root)
+    assert mixed.returncode == 1, mixed.stdout + mixed.stderr
+    rows = _summary(root / "mixed")["scenarios"]
+    assert sorted(r["name"] for r in rows) == ["broken-agent", "hello-agent", "legacy-dialect"]
+    assert all(_page(root / "mixed", r["id"])["steps"] for r in rows), "a JSON shard's runs are found too"
     overlap = workbench("report", "merge", "shards/1", "shards/1.json", "--html", "again", cwd=root)
     assert (
         overlap.returncode == 2 and "the shards overlap" in overlap.stderr and not (root / "again").exists()
@@ -173,3 +178,14 @@ def test_acp_messages_and_model_requests_are_shown_at_their_steps(tmp_path: Path
         t for s in page["steps"] for t in s["traffic"] if t["title"].startswith("→ session/prompt")
     )
     assert json.loads(message["json"])["params"]["prompt"][0]["text"] == "Create hello.txt and show it"
+
+
+def test_a_json_report_finds_runs_without_screenshots_under_the_default_out(tmp_path: Path) -> None:
+    write(
+        tmp_path, "plain.yaml", "name: plain\ntimeline:\n  - llmResponse:\n      - assistant: [[10, 'hi']]\n"
+    )
+    done = workbench("run", "plain.yaml", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    html = workbench("report", "html", "r.json", "-o", "out", cwd=tmp_path)
+    assert html.returncode == 0, html.stderr
+    assert [s["summary"] for s in _page(tmp_path / "out", 0)["steps"]] == ['assistant "hi"']

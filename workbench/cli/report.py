@@ -66,13 +66,15 @@ def _merge(args: argparse.Namespace) -> int:
         report_files,
         write_outputs,
     )
+    from workbench.report.inputs import InputError, gather, tags_of
     from workbench.report.merge import is_html_report, merge_built
     from workbench.report.write import ReportError, read_report_dir, write
 
     html_dirs = [p for p in args.reports if is_html_report(p)]
     others = [p for p in args.reports if p not in html_dirs]
     try:
-        shards = [read_report(p) for p in report_files(others)] if others else []
+        json_files = report_files(others) if others else []
+        shards = [read_report(p) for p in json_files]
         built = [read_report_dir(p) for p in html_dirs]
         for path, report in zip(html_dirs, built, strict=True):
             entries = [row["entry"] for row in report.summary["scenarios"]]
@@ -84,10 +86,11 @@ def _merge(args: argparse.Namespace) -> int:
         return _fail("merge", str(exc))
     code = write_outputs(merged, len(shards), args)
     if args.html:
-        json_entries = [e for shard in shards if shard.path not in html_dirs for e in shard.entries]
         try:
-            index = write(merge_built(built, json_entries, duration_ms=merged.report.duration_ms), args.html)
-        except ReportError as exc:
+            items = gather(json_files)
+            tags_of(items)
+            index = write(merge_built(built, items, duration_ms=merged.report.duration_ms), args.html)
+        except (InputError, ReportError) as exc:
             return _fail("merge", str(exc))
         print(f"HTML report: {index}")
     return code

@@ -5,7 +5,8 @@
   under it, the newest run of each scenario (run folders are named by time);
 * a JSON report (``--report``): its scenarios; each gets the newest run folder of
   the same scenario found under the folders given, else under the run folders
-  beside its screenshots, else none (its page then shows the entry alone).
+  beside its screenshots or under the default ``--out``, else none (its page then
+  shows the entry alone).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Any
 
 from workbench.engine.merge import MergeError, read_report
 from workbench.engine.trace import TRACE_FILE
+from workbench.names import DEFAULT_OUT_DIR
 from workbench.report.collect import ScenarioInput, read_trace
+from workbench.scenario.names import folder_name
 
 
 class InputError(ValueError):
@@ -102,13 +105,17 @@ def gather(paths: Sequence[Path]) -> list[ScenarioInput]:
 
 
 def _beside_screenshots(entry: dict[str, Any]) -> Run | None:
-    """A run folder of the entry's scenario next to its actual screenshots (``<out>/<name>/<profile>/``)."""
+    """A run folder of the entry's scenario next to its actual screenshots (``<out>/<name>/<profile>/``),
+    else under the default ``--out`` (``target/tmp/workbench/<name>/``)."""
+    folders = [DEFAULT_OUT_DIR / folder_name(str(entry.get("name", "")))]
     for shot in entry.get("screenshots") or []:
         actual = Path(str(shot.get("actual", "")))
-        if actual.parent.name == "screenshots" and actual.parent.parent.is_dir():
-            found = _runs_under(actual.parent.parent).get(_key(entry))
-            if found:
-                return found
+        if actual.parent.name == "screenshots":
+            folders.insert(0, actual.parent.parent)
+    for folder in folders:
+        found = _runs_under(folder).get(_key(entry)) if folder.is_dir() else None
+        if found:
+            return found
     return None
 
 

@@ -3,8 +3,9 @@
 Each shard's report is read back (:func:`read_report_dir`), its screens are
 stored again in one shared store (a screen two shards share is stored once),
 and the scenarios are ordered as one run would order them: failures first,
-then by file and name. Scenarios that came from a JSON report alone (no trace)
-get a page with their entry only. That two shards ran the same scenario is
+then by file and name. Scenarios that came from a JSON report get the run
+folder found beside their screenshots, as `report html` finds it, or a page with
+their entry alone. That two shards ran the same scenario is
 found by `report merge` before anything is written (see
 :mod:`workbench.engine.merge`).
 """
@@ -33,9 +34,9 @@ def _moved(page: dict[str, Any], move: Any) -> dict[str, Any]:
 
 
 def merge_built(
-    reports: Sequence[Built], entries: Sequence[dict[str, Any]] = (), *, duration_ms: int = 0
+    reports: Sequence[Built], items: Sequence[ScenarioInput] = (), *, duration_ms: int = 0
 ) -> Built:
-    """One report of every scenario of ``reports`` plus ``entries`` (JSON report entries, no trace)."""
+    """One report of every scenario of ``reports`` plus ``items`` (from JSON reports, see :func:`gather`)."""
     store = ScreenStore()
     parts: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for built in reports:
@@ -48,8 +49,7 @@ def merge_built(
 
         for row, page in zip(built.summary["scenarios"], built.pages, strict=True):
             parts.append((row, _moved(page, move)))
-    for entry in entries:
-        item = ScenarioInput(dict(entry))
+    for item in items:
         parts.append((summary_row(0, item), scenario_page(item, store)))
     parts.sort(
         key=lambda p: (
