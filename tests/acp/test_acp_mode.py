@@ -170,8 +170,8 @@ def test_the_client_records_the_agents_extension_messages_and_answers_them_as_sc
     """`--mode acp` against `workbench acp-agent` playing an agent that sends `_scp/html_panel/show` and asks
     `_scp/file_comment/show`: the engine's client answers as its scenario's `respond` says, each message is
     in the run's `acp.jsonl` (which `workbench show` and the app read), and a missing one fails the turn."""
+    from workbench.app.core.session import RecordedRun
     from workbench.engine.acp_trace import step_messages
-    from workbench.engine.session_controller import RecordedRun
 
     from .test_acp_agent import EXTENSIONS
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SCENARIOS
-from workbench.engine.session_controller import SPEEDS
+from workbench.app.core.session import SPEEDS
 
 SIZE = (200, 50)
 

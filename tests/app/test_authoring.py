@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 from tests.app.conftest import make_app, run, screen_text, settle, wait_until
 from tests.chat_agent import CHAT_AGENT
+from workbench.app.core.recording import InputRecorder
 from workbench.app.model import validate_text
 from workbench.app.screens.new import NewScenarioScreen
 from workbench.app.templates import TEMPLATES, new_file_name
-from workbench.engine.recording import InputRecorder, key_notation
 from workbench.engine.runner import RunOptions, run_scenario
 from workbench.scenario.diagnostics import Severity
-from workbench.terminal.keys import encode_keys
+from workbench.terminal.keys import encode_keys, key_notation
 
 SIZES = [(120, 40), (80, 24)]
 

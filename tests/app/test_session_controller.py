@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, SCENARIOS
-from workbench.engine.report import ScenarioResult
-from workbench.engine.runner import RunOptions
-from workbench.engine.session_controller import (
+from workbench.app.core.session import (
     SPEEDS,
     RecordedRun,
     SessionController,
     speed_text,
     step_from_json,
 )
+from workbench.engine.report import ScenarioResult
+from workbench.engine.runner import RunOptions
 from workbench.engine.trace import StepRecord
 
 
@@ -28,7 +28,7 @@ def _options(tmp: Path, speed: float | None = None) -> RunOptions:
 
 
 def test_the_controller_imports_no_textual() -> None:
-    code = "import sys, workbench.engine.session_controller, workbench.engine.recording, workbench.app.layout, " \
+    code = "import sys, workbench.app.core.session, workbench.app.core.recording, workbench.app.layout, " \
            "workbench.app.templates; sys.exit(any(m.split('.')[0] == 'textual' for m in sys.modules))"  # fmt: skip
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO, check=False).returncode == 0
 

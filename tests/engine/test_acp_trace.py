@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from workbench.app.core.session import RecordedRun
 from workbench.engine.acp_trace import messages_by_step, read_messages, step_messages, summary
-from workbench.engine.session_controller import RecordedRun
 
 
 def write_run(

@@ -16,8 +16,8 @@ from typing import Any
 
 from tests.llm.conftest import CLAUDE_TOOLS, Running, load
 from tests.llm.conftest import serve as serve  # the fixture
+from workbench.app.core.recording import InputRecorder
 from workbench.engine.agent_requests import PLACEHOLDER, AgentRequest, RequestLogReader, reply_steps
-from workbench.engine.recording import InputRecorder
 from workbench.llm.recorder import LOG_FILE
 from workbench.scenario import model as m
 from workbench.timeline.prepare import prepare

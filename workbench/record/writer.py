@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from workbench.atomic import write_atomic
-from workbench.engine.recording import key_notation
 from workbench.llm.checks import result_status
 from workbench.llm.conversation import ChatRequest
 from workbench.llm.drift import request_shape, sidecar_path, write_sidecar
@@ -47,6 +46,7 @@ from workbench.llm.wire import WireError, wire_named
 from workbench.scenario.names import folder_name
 from workbench.scenario.vocabulary import EVENT_ARGUMENTS
 from workbench.terminal.golden import GoldenStore
+from workbench.terminal.keys import key_notation
 from workbench.terminal.shot import Shot
 from workbench.terminal.width import split_cells
 

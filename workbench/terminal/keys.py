@@ -86,3 +86,58 @@ def expand_keys(text: str) -> str:
 def encode_keys(text: str) -> bytes:
     """The bytes to write to the pty for ``text`` in key notation (UTF-8)."""
     return expand_keys(text).encode("utf-8")
+
+
+# --------------------------------------------------------------------------- back to notation
+
+_BY_SEQUENCE: dict[str, str] = {}
+for _name in KEY_NAMES:
+    _seq = key_sequence(_name)
+    if (
+        _seq is not None
+        and _seq not in _BY_SEQUENCE
+        and _name not in ("Return", "CR", "Escape", "Backspace", "Del")
+    ):
+        _BY_SEQUENCE[_seq] = _name
+_BY_SEQUENCE["\x1b"] = "Esc"
+_BY_SEQUENCE["\r"] = "Enter"
+_BY_SEQUENCE["\x7f"] = "BS"
+_BY_SEQUENCE[" "] = " "  # a space is typed as it is
+_BY_SEQUENCE["\x1bOA"], _BY_SEQUENCE["\x1bOB"] = "Up", "Down"  # application cursor keys
+_BY_SEQUENCE["\x1bOC"], _BY_SEQUENCE["\x1bOD"] = "Right", "Left"
+_LONGEST = max(len(s) for s in _BY_SEQUENCE)
+_ALT_NAMES = {"<": "lt", " ": "Space"}
+
+
+def key_notation(data: str) -> str:
+    """Bytes a person typed (decoded) in the scenario's key notation (``<Enter>``, ``<C-c>``, ``<lt>``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(data):
+        following = data[i + 1 : i + 2]
+        alt = f"<M-{_ALT_NAMES.get(following, following)}>"  # Alt with a key: ESC, then the key
+        if (
+            data[i] == "\x1b"
+            and following.isprintable()
+            and following
+            and not _starts_sequence(data[i:])
+            and encode_keys(alt) == data[i : i + 2].encode()  # keys the notation can name (not `>`)
+        ):
+            out.append(alt)
+            i += 2
+            continue
+        for size in range(min(_LONGEST, len(data) - i), 0, -1):
+            name = _BY_SEQUENCE.get(data[i : i + size])
+            if name is not None and (size > 1 or not data[i].isprintable() or name == " "):
+                out.append(name if name == " " else f"<{name}>")
+                i += size
+                break
+        else:
+            out.append("<lt>" if data[i] == "<" else data[i])
+            i += 1
+    return "".join(out)
+
+
+def _starts_sequence(data: str) -> bool:
+    """``data`` starts with a named key's escape sequence (longer than ESC alone)."""
+    return any(len(seq) > 1 and data.startswith(seq) for seq in _BY_SEQUENCE)

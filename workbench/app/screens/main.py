@@ -1,7 +1,7 @@
 """The main screen: it composes the panes and turns keys into calls of the session controller.
 
 The run lifecycle (start, pause, step, stop, step records, speed, follow) lives
-in :class:`workbench.engine.session_controller.SessionController`, which is
+in :class:`workbench.app.core.session.SessionController`, which is
 tested without Textual; this screen draws what it holds. Runs go through
 :class:`workbench.engine.runner.ScenarioRun` on the app's loop. The layout comes
 from :func:`workbench.app.layout.plan`: panes share the width, the terminal pane
@@ -28,6 +28,8 @@ from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane, Tabs, TextArea
 from textual.widgets._tabs import Tab
 
+from workbench.app.core.recording import InputRecorder
+from workbench.app.core.session import SPEEDS, Event, RecordedRun, SessionController
 from workbench.app.layout import plan
 from workbench.app.model import (
     ShotPair,
@@ -51,9 +53,7 @@ from workbench.app.widgets.timeline import TimelineBar, marks_from_records, mark
 from workbench.atomic import write_atomic
 from workbench.engine.agent_requests import RequestLogReader, request_log
 from workbench.engine.options import RunOptions
-from workbench.engine.recording import InputRecorder
 from workbench.engine.report import Failure
-from workbench.engine.session_controller import SPEEDS, Event, RecordedRun, SessionController
 from workbench.engine.trace import StepRecord
 from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.scenario.diagnostics import Severity

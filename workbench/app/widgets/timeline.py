@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from workbench.engine.session_controller import step_failed
+from workbench.app.core.session import step_failed
 from workbench.engine.trace import StepRecord
 from workbench.timeline import Step
 

@@ -8,7 +8,7 @@ enough for them and adds a ``screenshot`` step. The YAML is what a person would
 write, so the recording can be edited like any other scenario. In real-agent
 mode the recorder also reads the run's request log as keys arrive: each request
 of the agent that no step answered closes the keys before it with an
-``llmResponse`` placeholder at its place (:mod:`.agent_requests`). No Textual here.
+``llmResponse`` placeholder at its place (:mod:`workbench.engine.agent_requests`). No Textual here.
 """
 
 from __future__ import annotations
@@ -19,62 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from workbench.engine.agent_requests import AgentRequest, RequestLogReader
-from workbench.terminal.keys import KEY_NAMES, encode_keys, key_sequence
+from workbench.terminal.keys import key_notation
 
 BURST_MS = 60  # keys closer together than this are one entry (a paste, a held key)
 SETTLE_MS = 300  # time left after the last key before a screenshot, for the program to draw
-
-_BY_SEQUENCE: dict[str, str] = {}
-for _name in KEY_NAMES:
-    _seq = key_sequence(_name)
-    if (
-        _seq is not None
-        and _seq not in _BY_SEQUENCE
-        and _name not in ("Return", "CR", "Escape", "Backspace", "Del")
-    ):
-        _BY_SEQUENCE[_seq] = _name
-_BY_SEQUENCE["\x1b"] = "Esc"
-_BY_SEQUENCE["\r"] = "Enter"
-_BY_SEQUENCE["\x7f"] = "BS"
-_BY_SEQUENCE[" "] = " "  # a space is typed as it is
-_BY_SEQUENCE["\x1bOA"], _BY_SEQUENCE["\x1bOB"] = "Up", "Down"  # application cursor keys
-_BY_SEQUENCE["\x1bOC"], _BY_SEQUENCE["\x1bOD"] = "Right", "Left"
-_LONGEST = max(len(s) for s in _BY_SEQUENCE)
-_ALT_NAMES = {"<": "lt", " ": "Space"}
-
-
-def key_notation(data: str) -> str:
-    """Bytes a person typed (decoded) in the scenario's key notation (``<Enter>``, ``<C-c>``, ``<lt>``)."""
-    out: list[str] = []
-    i = 0
-    while i < len(data):
-        following = data[i + 1 : i + 2]
-        alt = f"<M-{_ALT_NAMES.get(following, following)}>"  # Alt with a key: ESC, then the key
-        if (
-            data[i] == "\x1b"
-            and following.isprintable()
-            and following
-            and not _starts_sequence(data[i:])
-            and encode_keys(alt) == data[i : i + 2].encode()  # keys the notation can name (not `>`)
-        ):
-            out.append(alt)
-            i += 2
-            continue
-        for size in range(min(_LONGEST, len(data) - i), 0, -1):
-            name = _BY_SEQUENCE.get(data[i : i + size])
-            if name is not None and (size > 1 or not data[i].isprintable() or name == " "):
-                out.append(name if name == " " else f"<{name}>")
-                i += size
-                break
-        else:
-            out.append("<lt>" if data[i] == "<" else data[i])
-            i += 1
-    return "".join(out)
-
-
-def _starts_sequence(data: str) -> bool:
-    """``data`` starts with a named key's escape sequence (longer than ESC alone)."""
-    return any(len(seq) > 1 and data.startswith(seq) for seq in _BY_SEQUENCE)
 
 
 @dataclass
