@@ -203,7 +203,7 @@ class FileEdit(AgentEvent):
 @dataclass(frozen=True, slots=True)
 class AcpEvent(AgentEvent):
     """ACP-only agent events: agentPlan, setMode, setModel, agentFileReads,
-    agentPermissionRequest, initialize, sessionStart."""
+    agentPermissionRequest, agentExtension, initialize, sessionStart."""
 
     name: str
     data: Json = None
