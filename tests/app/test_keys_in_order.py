@@ -72,3 +72,26 @@ def test_keys_parsed_from_one_read_are_handled_in_order_in_process(work: Path) -
                              what=f"the typed document (now {main.editor.text!r})")  # fmt: skip
 
     run(body)
+
+
+def test_alt_digits_switch_panes_from_the_editor_as_a_terminal_sends_them(work: Path) -> None:
+    """A terminal sends alt+4 as ESC 4, which Textual reads as macOS's option+4 character (¢)."""
+    from textual._xterm_parser import XTermParser
+
+    path = work / "t.yaml"
+    path.write_text(START)
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            main.editor.focus()
+            await pilot.pause()
+            for event in XTermParser().feed("\x1b4"):  # what tmux and xterm send for alt+4
+                app.post_message(event)
+            await wait_until(pilot, lambda: main.panes.display and main.panes.active == "tab-step",
+                             what="the Step pane")  # fmt: skip
+            assert main.editor.text == START, "no ¢ typed into the scenario"
+
+    run(body)

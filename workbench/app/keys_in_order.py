@@ -25,6 +25,10 @@ from textual import events
 from textual.app import App
 from textual.message import Message
 
+# Textual reads ESC+digit (what terminals send for alt+digit) as the character macOS types for option+digit
+# (ESC 4 arrives as "¢"). The app's alt+1..6 pane keys need the alt+digit back; a pasted "¢" is a paste, not a key.
+OPTION_DIGITS = {"¡": "1", "™": "2", "£": "3", "¢": "4", "∞": "5", "§": "6", "¶": "7", "•": "8", "ª": "9"}
+
 # A key whose marker never comes back (its widget was removed while the key was on its way) stops holding
 # the keys after it once this long has passed; it is a safety net, never the normal path.
 STUCK_AFTER_S = 1.0
@@ -47,6 +51,12 @@ class InOrderKeys(App[int]):
             return
         if self._held_input is None:
             self._held_input = deque()
+        if isinstance(event, events.Key) and event.character in OPTION_DIGITS:
+            alt = events.Key(f"alt+{OPTION_DIGITS[event.character]}", None)
+            alt.set_sender(self)
+            if event is self._releasing:
+                self._releasing = alt
+            event = alt
         if event is self._releasing:
             self._releasing = None
         elif self._input_busy_since is not None:
