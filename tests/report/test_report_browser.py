@@ -243,6 +243,8 @@ timeline:
       content: "<script>document.title='pwned'</script>\\n"
       status: ok
   - log: "</script><script>document.title='pwned'</script>"
+  - llmResponse:
+      - assistant: [[10, '<img src="http://127.0.0.1:9/pixel.png"> <link rel=stylesheet href="https://example.com/x.css">']]
 """
 
 
@@ -250,6 +252,8 @@ def test_markup_in_what_the_agent_wrote_is_shown_as_text_never_run(browser: Any,
     write(tmp_path, "markup.yaml", MARKUP)
     done = workbench("run", "markup.yaml", "--html", "report", cwd=tmp_path)
     assert "HTML report" in done.stdout, done.stdout + done.stderr
+    browser.get("about:blank")
+    _requests(browser)  # Chromium's own
     browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0/0")
     _wait(browser, lambda d: _text(d, "#step-title") == "Step 0", "the scenario page")
     steps = len(_css(browser, "#steps li"))
@@ -263,5 +267,11 @@ def test_markup_in_what_the_agent_wrote_is_shown_as_text_never_run(browser: Any,
     text = "\n".join(seen)
     assert "<img src=x onerror=" in text and "+<script>document.title='pwned'</script>" in text
     assert "show <b>this</b>" in text
-    assert browser.title != "pwned" and not _css(browser, "#detail img, #detail b, #detail script")
+    assert browser.title != "pwned" and not _css(
+        browser, "#detail img, #detail b, #detail script, #detail link"
+    )
+    assert '<img src="http://127.0.0.1:9/pixel.png">' in text
+    assert all(u.startswith((tmp_path / "report").as_uri()) for u in _requests(browser)), (
+        "no request elsewhere"
+    )
     _save(browser, tmp_path / "pages", "markup")
