@@ -184,12 +184,12 @@ class WorkbenchApp(InOrderKeys):
 
     def keys_of(self, action: str) -> str:
         """The keys bound to a main-screen ``action`` (remaps applied), as the footer shows them; "" if none."""
-        from workbench.app.screens.main import MainScreen
+        from workbench.app.actions import MAIN_ACTIONS
 
         keymap: dict[str, str] = dict(getattr(self, "_keymap", {}) or {})
-        for binding in MainScreen.BINDINGS:
-            if isinstance(binding, Binding) and binding.action == action:
-                keys = keymap.get(binding.id or "", binding.key)
+        for entry in MAIN_ACTIONS:
+            if entry.action == action and entry.keys:
+                keys = keymap.get(entry.binding_id, entry.keys)
                 return ", ".join(self.get_key_display(Binding(k.strip(), action)) for k in keys.split(","))
         return ""
 

@@ -1,4 +1,4 @@
-"""The command palette: every action of the main screen as ``"category: action"``."""
+"""The command palette: every action of the main screen as ``"category: action"`` (from workbench.app.actions)."""
 
 from __future__ import annotations
 
@@ -8,52 +8,12 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from workbench.app.views import VIEW_LABELS, VIEWS
+from workbench.app.actions import MAIN_ACTIONS, palette
 
 if TYPE_CHECKING:  # the main screen imports this module's neighbours; no import cycle at run time
     from workbench.app.screens.main import MainScreen
 
-COMMANDS: list[tuple[str, str, str]] = [
-    ("run: play", "play", "start a run, or resume a paused one"),
-    ("run: pause", "pause", "hold the engine at its virtual clock"),
-    ("run: step", "step", "let exactly one step run"),
-    ("run: step back", "step_back", "show the recorded screen of the previous step"),
-    ("run: run to cursor", "run_to_cursor", "run until the timeline cursor's step has run"),
-    ("run: restart", "restart", "stop the run and start again"),
-    ("run: stop", "stop", "stop the run (it is recorded as cancelled)"),
-    ("terminal: record", "record", "focus mode that writes what you type as steps at the editor's cursor"),
-    ("file: new scenario", "new_scenario", "a new scenario file from a template"),
-    ("editor: find / go to line", "find", "find text, or :N for line N"),
-    ("view: failures", "show_failures", "every failure of the last run"),
-    (
-        "view: inspect step",
-        "inspect_step",
-        "the selected step in full: event, checks, files, screens, messages",
-    ),
-    ("view: maximize pane", "maximize_pane", "the focused pane fills the screen (again: back)"),
-    ("view: show/hide scenarios", "toggle_browser", "the scenario list"),
-    ("run: faster", "faster", "raise the speed (0.25x .. max)"),
-    ("run: slower", "slower", "lower the speed"),
-    ("file: save", "save", "save the scenario (atomically)"),
-    ("editor: next problem", "next_diagnostic", "jump to the next diagnostic"),
-    ("view: terminal / screenshots", "toggle_pane", "switch the right pane"),
-    ("terminal: focus mode", "focus_mode", "send every key to the program under test (ctrl+] leaves)"),
-    ("view: timeline", "focus_timeline", "focus the timeline scrubber"),
-    ("view: scenarios", "focus_browser", "show and focus the scenario list"),
-    ("view: editor", "focus_editor", "focus the editor"),
-    ("screenshots: accept", "accept_screenshot", "write the highlighted actual capture as its golden"),
-    ("screenshots: compare now", "compare_now", "the highlighted golden against the screen shown now"),
-    ("screenshots: accept all", "accept_all_screenshots", "accept every mismatched or missing screenshot"),
-    (
-        "view: zoom terminal",
-        "zoom_terminal",
-        "the terminal pane takes the program's whole width (again: back)",
-    ),
-    *(
-        (f"view: pane {n} {label.lower()}", f"view('{name}')", f"bring the {label.lower()} forward")
-        for n, (name, label) in enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)
-    ),
-]
+COMMANDS = palette(MAIN_ACTIONS)  # every palette entry, from the one actions table
 
 
 class WorkbenchCommands(Provider):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane, Tabs, TextArea
 from textual.widgets._tabs import Tab
 
+from workbench.app.actions import MAIN_ACTIONS, bindings
 from workbench.app.core.recording import InputRecorder
 from workbench.app.core.session import SPEEDS, Event, RecordedRun, SessionController
 from workbench.app.layout import plan
@@ -109,35 +110,7 @@ class SessionChanged(Message):
 
 class MainScreen(Screen[None]):
     BINDING_GROUP_TITLE = "Workbench"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f5", "play", "Play", priority=True, id="play"),
-        Binding("f6", "pause", "Pause", priority=True, id="pause"),
-        Binding("f7", "step_back", "Back", priority=True, id="step-back"),
-        Binding("f8,f10", "step", "Step", priority=True, id="step"),  # F10: step over, as in debuggers
-        Binding("f9", "run_to_cursor", "To cursor", priority=True, id="run-to-cursor"),
-        Binding("escape", "stop", "Stop", priority=True, id="stop"),
-        Binding("ctrl+c", "stop", "Stop", show=False, priority=True, id="stop-ctrl-c"),
-        Binding("ctrl+s", "save", "Save", id="save"),
-        Binding("ctrl+r", "restart", "Restart", show=False, id="restart"),
-        Binding("f2", "slower", "Slower", show=False, priority=True, id="slower"),
-        Binding("f3", "faster", "Faster", show=False, priority=True, id="faster"),
-        Binding("f4", "next_diagnostic", "Next problem", show=False, priority=True, id="next-diagnostic"),
-        Binding("ctrl+t", "toggle_pane", "Terminal/Shots", show=False, id="toggle-pane"),
-        Binding("ctrl+g", "focus_mode", "Keys to program", show=False, id="focus-mode"),
-        Binding("alt+r", "record", "Record", show=False, priority=True, id="record"),
-        Binding("ctrl+o", "maximize_pane", "Maximize", show=False, id="maximize"),
-        Binding("ctrl+n", "new_scenario", "New", show=False, id="new-scenario"),
-        Binding("ctrl+l", "focus_timeline", "Timeline", show=False, id="focus-timeline"),
-        Binding("ctrl+b", "toggle_browser", "Browser", show=False, id="toggle-browser"),
-        Binding("ctrl+e", "focus_editor", "Editor", show=False, id="focus-editor"),
-        Binding("f12", "show_failures", "Failures", show=False, priority=True, id="show-failures"),
-        Binding("f11", "inspect_step", "Inspect step", show=False, priority=True, id="inspect-step"),
-        Binding("ctrl+f", "find", "Find", show=False, id="find"),
-        *(
-            Binding(f"{n},alt+{n}", f"view('{name}')", label, show=False, id=f"view-{name}")
-            for n, (name, label) in enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings(MAIN_ACTIONS)]  # one table: keys, palette, help
     AUTO_FOCUS = "#editor"
 
     def __init__(self, path: Path | None, run_dir: Path | None = None) -> None:

@@ -1,0 +1,93 @@
+"""The main screen's actions, once: its key bindings, the command palette and the help rows come from here.
+
+Each :class:`Action` names the screen's action, its default keys (remappable by
+its id in the keymap file), the short label the footer and the help screen show,
+and, for the palette, its ``category: name`` and one line of help. An action
+with no keys is reached from the palette only; one with no palette title from
+its keys only. Adding a command is one line here and its ``action_`` method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+from workbench.app.views import VIEW_LABELS, VIEWS
+
+
+@dataclass(frozen=True)
+class Action:
+    action: str  # the screen's action, with its arguments: "view('step')"
+    keys: str  # default keys, comma-separated ("" = the palette only)
+    label: str  # the footer's and the help screen's word for it
+    binding_id: str  # the keymap file's name for the binding
+    palette: str = ""  # "category: name" in the command palette ("" = not there)
+    help: str = ""  # the palette's line of help
+    show: bool = False  # in the footer
+    priority: bool = False  # works whichever pane has the focus (the run's keys)
+
+    @property
+    def name(self) -> str:
+        """The action's method name (``view`` for ``view('step')``)."""
+        return self.action.split("(")[0]
+
+
+MAIN_ACTIONS: tuple[Action, ...] = (
+    Action("play", "f5", "Play", "play", "run: play", "start a run, or resume a paused one", True, True),
+    Action("pause", "f6", "Pause", "pause", "run: pause", "hold the engine at its virtual clock", True, True),
+    Action("step_back", "f7", "Back", "step-back", "run: step back", "show the recorded screen of the previous step",
+           True, True),
+    Action("step", "f8,f10", "Step", "step", "run: step", "let exactly one step run (F10: step over, as in debuggers)",
+           True, True),
+    Action("run_to_cursor", "f9", "To cursor", "run-to-cursor", "run: run to cursor",
+           "run until the timeline cursor's step has run", True, True),
+    Action("stop", "escape", "Stop", "stop", "run: stop", "stop the run (it is recorded as cancelled)", True, True),
+    Action("stop", "ctrl+c", "Stop", "stop-ctrl-c", priority=True),
+    Action("save", "ctrl+s", "Save", "save", "file: save", "save the scenario (atomically)", True),
+    Action("restart", "ctrl+r", "Restart", "restart", "run: restart", "stop the run and start again"),
+    Action("slower", "f2", "Slower", "slower", "run: slower", "lower the speed", priority=True),
+    Action("faster", "f3", "Faster", "faster", "run: faster", "raise the speed (0.25x .. max)", priority=True),
+    Action("next_diagnostic", "f4", "Next problem", "next-diagnostic", "editor: next problem",
+           "jump to the next diagnostic", priority=True),
+    Action("toggle_pane", "ctrl+t", "Terminal/Shots", "toggle-pane", "view: terminal / screenshots",
+           "switch the right pane"),
+    Action("focus_mode", "ctrl+g", "Keys to program", "focus-mode", "terminal: focus mode",
+           "send every key to the program under test (ctrl+] leaves)"),
+    Action("record", "alt+r", "Record", "record", "terminal: record",
+           "focus mode that writes what you type as steps after the step that ran last", priority=True),
+    Action("maximize_pane", "ctrl+o", "Maximize", "maximize", "view: maximize pane",
+           "the focused pane fills the screen (again: back)"),
+    Action("new_scenario", "ctrl+n", "New", "new-scenario", "file: new scenario", "a new scenario file from a template"),
+    Action("focus_timeline", "ctrl+l", "Timeline", "focus-timeline", "view: timeline", "focus the timeline scrubber"),
+    Action("toggle_browser", "ctrl+b", "Browser", "toggle-browser", "view: show/hide scenarios", "the scenario list"),
+    Action("focus_editor", "ctrl+e", "Editor", "focus-editor", "view: editor", "focus the editor"),
+    Action("show_failures", "f12", "Failures", "show-failures", "view: failures", "every failure of the last run",
+           priority=True),
+    Action("inspect_step", "f11", "Inspect step", "inspect-step", "view: inspect step",
+           "the selected step in full: event, checks, files, screens, messages", priority=True),
+    Action("find", "ctrl+f", "Find", "find", "editor: find / go to line", "find text, or :N for line N"),
+    *(Action(f"view('{name}')", f"{n},alt+{n}", label, f"view-{name}", f"view: pane {n} {label.lower()}",
+             f"bring the {label.lower()} forward") for n, (name, label) in
+      enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
+    Action("focus_browser", "", "Scenarios", "", "view: scenarios", "show and focus the scenario list"),
+    Action("zoom_terminal", "", "Zoom", "", "view: zoom terminal",
+           "the terminal pane takes the program's whole width (again: back; z on the terminal)"),
+    Action("accept_screenshot", "", "Accept", "", "screenshots: accept",
+           "write the highlighted actual capture as its golden"),
+    Action("compare_now", "", "Compare", "", "screenshots: compare now",
+           "the highlighted golden against the screen shown now"),
+    Action("accept_all_screenshots", "", "All", "", "screenshots: accept all",
+           "accept every mismatched or missing screenshot"),
+)  # fmt: skip
+
+
+def bindings(actions: tuple[Action, ...]) -> list[Binding]:
+    """The key bindings of ``actions`` (those with keys), in the table's order (the footer's)."""
+    return [Binding(a.keys, a.action, a.label, show=a.show, priority=a.priority, id=a.binding_id)
+            for a in actions if a.keys]  # fmt: skip
+
+
+def palette(actions: tuple[Action, ...]) -> list[tuple[str, str, str]]:
+    """``(title, action, help)`` for the command palette, palette entries only."""
+    return [(a.palette, a.action, a.help) for a in actions if a.palette]
