@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from workbench.engine.steps import register_handler
 from workbench.scenario import model as m
 from workbench.scenario.events import EventSpec, register
+from workbench.scenario.outcomes import CheckOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,7 @@ async def beep(ctx, step):  # its handler
     ctx.write(f"{step.event.text}<Enter>")
     await ctx.settle()
     ok = step.event.text in ctx.screen_text()
-    return [{"ok": ok, "message": f"beeped {step.event.text}"}]
+    return [CheckOutcome(ok, f"beeped {step.event.text}")]
 
 
 register_handler(Beep, beep)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Pos
-from workbench.workspace import Check, Workspace, WorkspaceError, confine, git, json_pointer
+from workbench.workspace import CheckOutcome, Workspace, WorkspaceError, confine, git, json_pointer
 
 POS = Pos("scenario.yaml", 3, 1)
 
@@ -398,7 +398,9 @@ def test_a_plain_workspace_inside_a_repository_does_not_borrow_it(tmp_path: Path
     workspace.apply_patch(scenario_dir / "fix.patch")
     assert (workspace.path / "hello.txt").read_text() == "hello\nthere\n"
     check = workspace.check_git_commit_message_contains("parent")
-    assert check == Check(False, "no commit to look for 'parent' in: the workspace is not a git repository")
+    assert check == CheckOutcome(
+        False, "no commit to look for 'parent' in: the workspace is not a git repository"
+    )
     assert git(workspace.path, "rev-parse", "--show-toplevel", check=False).returncode != 0
 
 
@@ -457,11 +459,11 @@ def test_snapshot_sees_a_same_size_rewrite(ws: Workspace) -> None:
 
 def test_check_fs_exists_and_not_exists(temp_root: Path, scenario_dir: Path) -> None:
     with Workspace.create(scenario_dir, repo(files={"dir/a.txt": b"a"})) as workspace:
-        assert workspace.check_fs_exists("dir/a.txt") == Check(True, "`dir/a.txt` exists")
+        assert workspace.check_fs_exists("dir/a.txt") == CheckOutcome(True, "`dir/a.txt` exists")
         assert workspace.check_fs_exists("dir").ok
-        assert workspace.check_fs_exists("b.txt") == Check(False, "`b.txt` does not exist")
-        assert workspace.check_fs_not_exists("b.txt") == Check(True, "`b.txt` does not exist")
-        assert workspace.check_fs_not_exists("dir/a.txt") == Check(False, "`dir/a.txt` exists")
+        assert workspace.check_fs_exists("b.txt") == CheckOutcome(False, "`b.txt` does not exist")
+        assert workspace.check_fs_not_exists("b.txt") == CheckOutcome(True, "`b.txt` does not exist")
+        assert workspace.check_fs_not_exists("dir/a.txt") == CheckOutcome(False, "`dir/a.txt` exists")
 
 
 def test_checks_on_escaping_paths_fail_with_the_reason(ws: Workspace) -> None:
@@ -476,7 +478,7 @@ def test_checks_read_absolute_paths_anywhere(ws: Workspace, tmp_path: Path) -> N
     """Asserts read: "relative to the workspace unless prefixed with /" lets them look outside."""
     doc = tmp_path / "elsewhere.json"
     doc.write_text('{"a": 1}')
-    assert ws.check_fs_exists(str(doc)) == Check(True, f"`{doc}` exists")
+    assert ws.check_fs_exists(str(doc)) == CheckOutcome(True, f"`{doc}` exists")
     assert ws.check_fs_not_exists(str(tmp_path / "absent")).ok
     assert ws.check_json_file(str(doc), "/a", 1).ok
 
@@ -486,13 +488,13 @@ DOC = {"a": [{"b": 1}, {"b": [True, None]}], "x/y": "slash", "m~n": "tilde", "":
 
 def test_check_json_file(ws: Workspace) -> None:
     (ws.path / "conf.json").write_text(json.dumps(DOC))
-    assert ws.check_json_file("conf.json", "/a/0/b", 1) == Check(True, "`conf.json` /a/0/b is 1")
+    assert ws.check_json_file("conf.json", "/a/0/b", 1) == CheckOutcome(True, "`conf.json` /a/0/b is 1")
     assert ws.check_json_file("conf.json", "/a/1/b", [True, None]).ok
     assert ws.check_json_file("conf.json", "/x~1y", "slash").ok
     assert ws.check_json_file("conf.json", "/m~0n", "tilde").ok
 
     wrong = ws.check_json_file("conf.json", "/a/0/b", 2)
-    assert wrong == Check(False, "`conf.json` /a/0/b is 1, expected 2")
+    assert wrong == CheckOutcome(False, "`conf.json` /a/0/b is 1, expected 2")
 
     missing = ws.check_json_file("conf.json", "/a/0/c", 1)
     assert not missing.ok
@@ -613,11 +615,11 @@ def test_check_artifacts_names_every_missing_pattern_and_ignores_git(
     temp_root: Path, scenario_dir: Path
 ) -> None:
     with Workspace.create(scenario_dir, repo(init=True, files={"a.py": b""})) as workspace:
-        assert workspace.check_artifacts(["a.py", "*.py"]) == Check(
+        assert workspace.check_artifacts(["a.py", "*.py"]) == CheckOutcome(
             True, "every artifact pattern matches (`a.py`, `*.py`)"
         )
         check = workspace.check_artifacts(["*.py", "*.md", "**/HEAD"])
-        assert check == Check(False, "no file matches `*.md`, `**/HEAD`")
+        assert check == CheckOutcome(False, "no file matches `*.md`, `**/HEAD`")
 
 
 # --------------------------------------------------------------------------- confinement, generally

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any, get_args
 
 from workbench.atomic import write_atomic
-from workbench.engine.report import FailureKind, RunReport, ScenarioResult, ShotStatus, Status
+from workbench.engine.report import RunReport, ScenarioResult, ShotStatus, Status
 from workbench.scenario.diagnostics import count
+from workbench.scenario.outcomes import FailureKind
 
 STATUSES: tuple[str, ...] = get_args(Status)
 KINDS: tuple[str, ...] = get_args(FailureKind)

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from workbench.atomic import write_atomic
+from workbench.scenario.outcomes import FailureKind
 
 # `cancelled`: stopped before its end (the app's Stop, Ctrl-C); written to the trace, never counted as passed.
 Status = Literal["passed", "failed", "error", "skipped", "cancelled"]
-FailureKind = Literal["assert", "screenshot", "expect", "tool", "timing", "process", "validation"]
 ShotStatus = Literal["match", "mismatch", "missing", "new", "updated"]
 
 

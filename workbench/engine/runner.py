@@ -52,12 +52,13 @@ from workbench.names import Env
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
 from workbench.scenario.names import folder_name
+from workbench.scenario.outcomes import CheckOutcome, FailureKind, skipped
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
 from workbench.terminal.masks import mask_shot
 from workbench.terminal.session import WaitTimeout
 from workbench.timeline import Schedule, Step, StepKind
 from workbench.timeline.prepare import prepare
-from workbench.workspace import Check, Workspace, WorkspaceError
+from workbench.workspace import Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
 from workbench.workspace.diffs import FileTexts
 from workbench.workspace.landlock import WriteSandbox, default_writable, scratch_folder
@@ -329,7 +330,7 @@ class ScenarioRun:
         if target is None or target in TERMINAL_TARGETS:
             return None
         message = f"input for target `{target}` not typed: this run drives a terminal (targets tui, cli)"
-        return [{"ok": None, "skipped": True, "message": message}]
+        return [skipped(message)]
 
     async def _typed(self, text: str) -> None:
         # Typed the way a person types: once the screen has settled, so what the program shows does not
@@ -357,15 +358,15 @@ class ScenarioRun:
             result.fail(
                 Failure(step.index, step.pos.line, "screenshot", message, result.file, outcome.diff or "")
             )
-            return [{"ok": False, "message": message}]
-        return [{"ok": True, "message": f"screenshot `{label}`: {outcome.status}"}]
+            return [CheckOutcome(False, message)]
+        return [CheckOutcome(True, f"screenshot `{label}`: {outcome.status}")]
 
     async def _assert_vm(self, step: Step) -> Checks:
         """`assertVm` checks the view model of Agent Harbor's own TUI, which no program here exposes: skipped, never passed."""
         assert self.result is not None
         message = f"{step.summary}: not checked by this runner (it asserts the view model of Agent Harbor's own TUI)"
         self.result.skipped_checks.append(SkippedCheck(step.index, step.pos.line, "assertVm", message))
-        return [{"ok": None, "skipped": True, "message": message}]
+        return [skipped(message)]
 
     async def _wait_for(self, step: Step) -> Checks:
         """Hold the timeline until the screen shows the text (or matches the regex); else fail with the screen."""
@@ -379,18 +380,18 @@ class ScenarioRun:
         except WaitTimeout:
             message = f"the screen did not show {what} within {event.timeout_ms} ms; the screen was:\n{self._ctx.screen_text()}"
             self._ctx.fail(step.index, step.pos.line, "timing", message)
-            return [{"ok": False, "message": message}]
-        return [{"ok": True, "message": f"the screen shows {what}"}]
+            return [CheckOutcome(False, message)]
+        return [CheckOutcome(True, f"the screen shows {what}")]
 
     async def _assert(self, step: Step) -> Checks:
         assert self._ctx is not None
         return self._report_checks(step, await self._ctx.assert_outcomes(step), "assert")
 
-    def _report_checks(self, step: Step, outcomes: Sequence[Check], kind: str) -> Checks:
+    def _report_checks(self, step: Step, outcomes: Sequence[CheckOutcome], kind: FailureKind) -> Checks:
         assert self._ctx is not None
         checks: Checks = []
         for outcome in outcomes:
-            checks.append({"ok": outcome.ok, "message": outcome.message})
+            checks.append(outcome)
             if not outcome.ok:
                 self._ctx.fail(step.index, step.pos.line, kind, outcome.message)
         return checks
@@ -416,7 +417,7 @@ class ScenarioRun:
                 self._ctx.fail(
                     step.index, step.pos.line, "process", f"userCommand: `{program}` not found on PATH"
                 )
-                return [{"ok": False, "message": f"`{program}` not found"}]
+                return [CheckOutcome(False, f"`{program}` not found")]
         done = await asyncio.to_thread(_run_command, argv, cwd, env, self._workspace.path)
         return self._report_checks(step, command_checks(event, done, self._workspace), "assert")
 
@@ -433,14 +434,14 @@ class ScenarioRun:
             self._workspace.apply_patch(patch)
         except WorkspaceError as exc:
             self._ctx.fail(step.index, step.pos.line, "process", str(exc))
-            return [{"ok": False, "message": str(exc)}]
-        return [{"ok": True, "message": f"applied {rel}"}]
+            return [CheckOutcome(False, str(exc))]
+        return [CheckOutcome(True, f"applied {rel}")]
 
     async def _apply_patch(self, step: Step) -> Checks:
         event = step.event
         assert isinstance(event, m.ApplyPatch) and self._workspace is not None
         checks = await self._apply(step, event.path)
-        if checks[0]["ok"] and event.commit:
+        if checks[0].ok and event.commit:
             self._workspace.commit(event.message or f"Apply {Path(event.path).name}")
         return checks
 
@@ -459,7 +460,7 @@ class ScenarioRun:
             index=step.index, at_ms=step.at_ms, wall_ms=int((time.monotonic() - self._started) * 1000),
             actor=step.actor, action=step.action, summary=step.summary, line=step.pos.line,
             screen=list(shot.rows) if shot else [], cursor=shot.cursor if shot else (0, 0),
-            files=files, checks=checks,
+            files=files, checks=[check.to_json() for check in checks],
         )  # fmt: skip
         if files and self._texts is not None:
             record.diffs = self._texts.diffs(files)

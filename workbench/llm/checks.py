@@ -20,25 +20,28 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from workbench.agent.tools.compare import ERROR_STATUSES, OK_STATUSES, short
 from workbench.scenario import model as m
+from workbench.scenario.outcomes import FailureKind
 from workbench.workspace import Workspace, json_equal
 from workbench.workspace.asserts import has_workspace_checks, workspace_checks
 
 from .conversation import ToolResult
 
-FailureKind = str  # tool | assert | expect | process (the engine's report kinds)
-
 _EXIT = re.compile(r"(?:Process exited with code|[Ee]xit code:?|exited with (?:code|status)) (-?\d+)")
+
+
+ServerKind = FailureKind | Literal["note"]
+"""A report kind, or `note`: something the server noticed that is not a failure."""
 
 
 @dataclass(frozen=True, slots=True)
 class LlmFailure:
     """A failure found while serving: the step and line of the scenario that scripted it."""
 
-    kind: FailureKind
+    kind: ServerKind
     message: str
     line: int = 0
     step: int = 0

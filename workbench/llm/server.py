@@ -52,7 +52,7 @@ from workbench.scenario import model as m
 from workbench.timeline import compile_schedule
 
 from . import offload
-from .checks import LlmFailure
+from .checks import LlmFailure, ServerKind
 from .conversation import ChatRequest
 from .drift import DriftCheck
 from .faults import inject_wire
@@ -507,7 +507,7 @@ class LlmServer:
             f"the request's tool definitions differ from the {profile.name} tool profile{where}:\n"
             + "\n".join(lines)
         )
-        kind = "tool" if self.strict_tools else "note"
+        kind: ServerKind = "tool" if self.strict_tools else "note"
         failure = LlmFailure(kind, message, 0, 0, session.scenario.file, session.key)
         if self.strict_tools:
             self.failures.append(failure)

@@ -39,6 +39,7 @@ from workbench.playbook.schedule import scenario_yaml, timeline
 from workbench.playbook.server import PlaybookServer
 from workbench.playbook.ui import screen_rules
 from workbench.scenario.names import folder_name
+from workbench.scenario.outcomes import CheckOutcome
 from workbench.timeline import Schedule, Step, StepKind
 
 BUILT_IN = "mock-agent"
@@ -84,7 +85,7 @@ class PlaybookDriver(RealAgentDriver):
         assert isinstance(self.server, PlaybookServer)
         return replace(agent, env={**agent.env, MOCK_TOOLS_ENV: self.server.tools_url})
 
-    async def play(self, step: Step) -> list[dict[str, Any]] | None:
+    async def play(self, step: Step) -> list[CheckOutcome] | None:
         if step.kind is StepKind.ADVANCE:  # a turn's end: its screen is final once the agent is quiet
             await self.settle()
             return self._new_events()
@@ -106,14 +107,14 @@ class PlaybookDriver(RealAgentDriver):
                 await self._collect()  # the server's final check names what the playbook had left
                 raise Stopped
 
-    def _new_events(self) -> list[dict[str, Any]]:
+    def _new_events(self) -> list[CheckOutcome]:
         """The playbook's events since the last step, as the step's checks (the trace and the app show them)."""
         out = []
         for kind, record in self.state.events.all[self._shown :]:
             text = getattr(record, "text", None)
             if kind in ("tool_call", "blocked_call"):
                 text = f"{record.tool} {json.dumps(record.input, default=str)[:200]}"
-            out.append({"ok": kind != "blocked_call", "message": f"playbook {kind}: {str(text)[:300]}"})
+            out.append(CheckOutcome(kind != "blocked_call", f"playbook {kind}: {str(text)[:300]}"))
         self._shown = len(self.state.events.all)
         return out
 

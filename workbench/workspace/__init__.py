@@ -1,14 +1,16 @@
 """The run's workspace: temp folder, real git, patches, path confinement and checks."""
 
+from workbench.scenario.outcomes import CheckOutcome
+
 from .confine import WorkspaceError, confine
 from .git import IDENTITY, GitError, git
 from .globs import glob_match
 from .jsonpointer import json_pointer
-from .workspace import Check, Snapshot, Workspace, json_equal
+from .workspace import Snapshot, Workspace, json_equal
 
 __all__ = [
     "IDENTITY",
-    "Check",
+    "CheckOutcome",
     "GitError",
     "Snapshot",
     "Workspace",

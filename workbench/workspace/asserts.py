@@ -16,27 +16,30 @@ from pathlib import Path
 from typing import Any
 
 from workbench.scenario import model as m
+from workbench.scenario.outcomes import CheckOutcome
 
 from .git import git
-from .workspace import Check, Workspace
+from .workspace import Workspace
 
 
 def assert_checks(
     event: m.Assert, ws: Workspace | None, screen: str | None, *, files: bool = True
-) -> list[Check]:
+) -> list[CheckOutcome]:
     """The outcomes of an `assert`: its ``text.contains`` (when a ``screen`` is given) and its workspace
     checks (when ``files`` and a workspace are given)."""
-    outcomes: list[Check] = []
+    outcomes: list[CheckOutcome] = []
     if screen is not None:
         for text in event.text_contains:
             ok = text in screen or text in screen.replace("\n", "")
-            outcomes.append(Check(ok, f"the screen {'contains' if ok else 'does not contain'} {text!r}"))
+            outcomes.append(
+                CheckOutcome(ok, f"the screen {'contains' if ok else 'does not contain'} {text!r}")
+            )
     if files and ws is not None:
         outcomes += [check for _, check in workspace_checks(event, ws)]
     return outcomes
 
 
-def workspace_checks(event: m.Assert, ws: Workspace) -> list[tuple[str, Check]]:
+def workspace_checks(event: m.Assert, ws: Workspace) -> list[tuple[str, CheckOutcome]]:
     """The workspace part of an `assert`, each outcome with the key that asked for it (`fs.exists`...)."""
     checks = [("fs.exists", ws.check_fs_exists(p)) for p in event.fs_exists]
     checks += [("fs.notExists", ws.check_fs_not_exists(p)) for p in event.fs_not_exists]
@@ -59,68 +62,76 @@ def _git(path: Path, *args: str) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def git_checks(path: Path, checks: Mapping[str, Any]) -> list[Check]:
+def git_checks(path: Path, checks: Mapping[str, Any]) -> list[CheckOutcome]:
     """The ah-cli `assertGit` form: `branch` names the subject (default HEAD)."""
     branch = str(checks.get("branch", "HEAD"))
-    out: list[Check] = []
+    out: list[CheckOutcome] = []
     if "exists" in checks:
         exists = bool(_git(path, "rev-parse", "--verify", "--quiet", branch))
         want = bool(checks["exists"])
-        out.append(Check(exists == want, f"branch {branch!r} {'exists' if exists else 'does not exist'}"))
+        out.append(
+            CheckOutcome(exists == want, f"branch {branch!r} {'exists' if exists else 'does not exist'}")
+        )
     if "commitsAheadOf" in checks:
         base = str(checks["commitsAheadOf"])
         count = int(_git(path, "rev-list", "--count", f"{base}..{branch}") or 0)
         want_count = int(checks.get("commitCount", 1))
         ok = count == want_count if "commitCount" in checks else count > 0
-        out.append(Check(ok, f"{branch!r} is {count} commits ahead of {base!r}"))
+        out.append(CheckOutcome(ok, f"{branch!r} is {count} commits ahead of {base!r}"))
     elif "commitCount" in checks:
         count = int(_git(path, "rev-list", "--count", branch) or 0)
         wanted = int(checks["commitCount"])
-        out.append(Check(count == wanted, f"{branch!r} has {count} commits, expected {wanted}"))
+        out.append(CheckOutcome(count == wanted, f"{branch!r} has {count} commits, expected {wanted}"))
     if "headMessageContains" in checks:
         message = _git(path, "log", "-1", "--format=%B", branch)
         text = str(checks["headMessageContains"])
-        out.append(Check(text in message, f"the last commit message on {branch!r} contains {text!r}"))
+        out.append(CheckOutcome(text in message, f"the last commit message on {branch!r} contains {text!r}"))
     if "remoteExists" in checks:
         remotes = _git(path, "remote").split()
         wanted_remote = checks["remoteExists"]
         if isinstance(wanted_remote, bool):
             expected = "some" if wanted_remote else "none"
             out.append(
-                Check(bool(remotes) == wanted_remote, f"remotes: {remotes or 'none'}, expected {expected}")
+                CheckOutcome(
+                    bool(remotes) == wanted_remote, f"remotes: {remotes or 'none'}, expected {expected}"
+                )
             )
         else:
             out.append(
-                Check(str(wanted_remote) in remotes, f"remote {wanted_remote!r} exists (remotes: {remotes})")
+                CheckOutcome(
+                    str(wanted_remote) in remotes, f"remote {wanted_remote!r} exists (remotes: {remotes})"
+                )
             )
     if "branch" in checks and len(checks) == 1:
         current = _git(path, "rev-parse", "--abbrev-ref", "HEAD")
-        out.append(Check(current == branch, f"the current branch is {current!r}, expected {branch!r}"))
+        out.append(CheckOutcome(current == branch, f"the current branch is {current!r}, expected {branch!r}"))
     return out
 
 
 def command_checks(
     event: m.UserCommand, done: subprocess.CompletedProcess[str], ws: Workspace
-) -> list[Check]:
+) -> list[CheckOutcome]:
     """A `userCommand`'s `expect`: exit code, output, files."""
     expect = event.expect
-    checks: list[Check] = []
+    checks: list[CheckOutcome] = []
     if "exitCode" in expect:
         ok = done.returncode == expect["exitCode"]
         detail = "" if ok else f" (stderr: {done.stderr.strip()[:300]})"
         checks.append(
-            Check(ok, f"userCommand exited {done.returncode}, expected {expect['exitCode']}{detail}")
+            CheckOutcome(ok, f"userCommand exited {done.returncode}, expected {expect['exitCode']}{detail}")
         )
     for key, stream in (("stdoutContains", done.stdout), ("stderrContains", done.stderr)):
         if key in expect:
             wanted = expect[key] if isinstance(expect[key], list) else [expect[key]]
             for text in wanted:
-                checks.append(Check(str(text) in stream, f"userCommand {key[:6]} contains {text!r}"))
+                checks.append(CheckOutcome(str(text) in stream, f"userCommand {key[:6]} contains {text!r}"))
     fs = expect.get("fs") or {}
     checks += [ws.check_fs_exists(p) for p in fs.get("exists", [])]
     checks += [ws.check_fs_not_exists(p) for p in fs.get("notExists", [])]
     for item in fs.get("contains", []):
         path = ws.resolve(item["path"], what="fs.contains path")
         text = path.read_text(errors="replace") if path.is_file() else ""
-        checks.append(Check(item["substring"] in text, f"{item['path']} contains {item['substring']!r}"))
+        checks.append(
+            CheckOutcome(item["substring"] in text, f"{item['path']} contains {item['substring']!r}")
+        )
     return checks

@@ -23,12 +23,12 @@ import json
 import os
 import shutil
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from workbench import tempfolders
 from workbench.scenario import model as m
+from workbench.scenario.outcomes import CheckOutcome
 
 from .beneath import read_beneath, write_beneath
 from .confine import WorkspaceError, confine, confine_read, confine_scenario_path, outside_links
@@ -38,14 +38,6 @@ from .jsonpointer import json_pointer
 
 Snapshot = Mapping[str, tuple[int, ...]]
 """Opaque to callers: relative path -> (size, mtime_ns, inode) of every file outside `.git`."""
-
-
-@dataclass(frozen=True)
-class Check:
-    """The outcome of one check: whether it holds and a sentence that says what was seen."""
-
-    ok: bool
-    message: str
 
 
 class Workspace:
@@ -227,55 +219,57 @@ class Workspace:
 
     # ------------------------------------------------------------------ checks
 
-    def check_fs_exists(self, rel: str) -> Check:
+    def check_fs_exists(self, rel: str) -> CheckOutcome:
         try:
             ok = self.resolve_read(rel, "fs.exists").exists()
         except WorkspaceError as exc:
-            return Check(False, str(exc))
-        return Check(ok, f"`{rel}` {'exists' if ok else 'does not exist'}")
+            return CheckOutcome(False, str(exc))
+        return CheckOutcome(ok, f"`{rel}` {'exists' if ok else 'does not exist'}")
 
-    def check_fs_not_exists(self, rel: str) -> Check:
+    def check_fs_not_exists(self, rel: str) -> CheckOutcome:
         try:
             exists = self.resolve_read(rel, "fs.notExists").exists()
         except WorkspaceError as exc:
-            return Check(False, str(exc))
-        return Check(not exists, f"`{rel}` {'exists' if exists else 'does not exist'}")
+            return CheckOutcome(False, str(exc))
+        return CheckOutcome(not exists, f"`{rel}` {'exists' if exists else 'does not exist'}")
 
-    def check_json_file(self, rel: str, pointer: str, equals: Any) -> Check:
+    def check_json_file(self, rel: str, pointer: str, equals: Any) -> CheckOutcome:
         """The value at the RFC 6901 ``pointer`` in the JSON file ``rel`` equals ``equals``."""
         try:
             path = self.resolve_read(rel, "json.file path")
             value = json_pointer(json.loads(path.read_text(encoding="utf-8")), pointer)
         except (WorkspaceError, OSError, ValueError, LookupError) as exc:
-            return Check(False, f"`{rel}` {pointer or '(whole document)'}: {exc}")
+            return CheckOutcome(False, f"`{rel}` {pointer or '(whole document)'}: {exc}")
         ok = json_equal(value, equals)
         shown = f"`{rel}` {pointer or '(whole document)'} is {json.dumps(value)}"
-        return Check(ok, shown if ok else f"{shown}, expected {json.dumps(equals)}")
+        return CheckOutcome(ok, shown if ok else f"{shown}, expected {json.dumps(equals)}")
 
-    def check_git_commit_message_contains(self, text: str) -> Check:
+    def check_git_commit_message_contains(self, text: str) -> CheckOutcome:
         """The message of HEAD contains ``text``."""
         if not is_repo(self.path):
-            return Check(False, f"no commit to look for {text!r} in: the workspace is not a git repository")
+            return CheckOutcome(
+                False, f"no commit to look for {text!r} in: the workspace is not a git repository"
+            )
         done = git(self.path, "log", "-1", "--format=%B", check=False)
         if done.returncode != 0:
-            return Check(False, f"no commit to look for {text!r} in: {done.stderr.strip()}")
+            return CheckOutcome(False, f"no commit to look for {text!r} in: {done.stderr.strip()}")
         message = done.stdout.strip()
         found = text in message
-        return Check(
+        return CheckOutcome(
             found, f"the last commit message {message!r} {'contains' if found else 'lacks'} {text!r}"
         )
 
-    def check_artifacts(self, patterns: Iterable[str]) -> Check:
+    def check_artifacts(self, patterns: Iterable[str]) -> CheckOutcome:
         """Every glob (relative to the workspace, `**` for any folders) matches at least one file."""
         patterns = list(patterns)
         files = list(self.snapshot())
         try:
             missing = [pat for pat in patterns if not any(glob_match(f, _clean(pat)) for f in files)]
         except GlobError as exc:
-            return Check(False, str(exc))
+            return CheckOutcome(False, str(exc))
         if missing:
-            return Check(False, "no file matches " + ", ".join(f"`{p}`" for p in missing))
-        return Check(True, f"every artifact pattern matches ({', '.join(f'`{p}`' for p in patterns)})")
+            return CheckOutcome(False, "no file matches " + ", ".join(f"`{p}`" for p in missing))
+        return CheckOutcome(True, f"every artifact pattern matches ({', '.join(f'`{p}`' for p in patterns)})")
 
 
 def _scan(folder: str, prefix: str, out: dict[str, tuple[int, ...]]) -> None:

@@ -29,20 +29,21 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from workbench.clock import VirtualClock
 from workbench.engine.options import RunOptions
 from workbench.engine.program import Program
 from workbench.engine.report import Failure, ScenarioResult
 from workbench.scenario import model as m
+from workbench.scenario.outcomes import CheckOutcome, FailureKind
 from workbench.terminal import PtySession, encode_keys
 from workbench.timeline import Schedule, Step
-from workbench.workspace import Check, Workspace
+from workbench.workspace import Workspace
 from workbench.workspace.asserts import assert_checks, git_checks
 
-Checks = list[dict[str, Any]]
-"""What a step checked: ``[{"ok": bool, "message": str}]`` (the trace's `checks`)."""
+Checks = list[CheckOutcome]
+"""What a step checked (in the trace as its `checks`)."""
 
 
 class DriverError(Exception):
@@ -93,11 +94,11 @@ class RunContext:
             return ""
         return "\n".join(row.rstrip() for row in self.session.screen.text_rows())
 
-    def fail(self, index: int, line: int, kind: str, message: str) -> None:
+    def fail(self, index: int, line: int, kind: FailureKind, message: str) -> None:
         """Record a failure of step ``index`` (0: of the run) written at ``line`` in the report."""
-        self.result.fail(Failure(index, line, kind, message, self.result.file))  # type: ignore[arg-type]
+        self.result.fail(Failure(index, line, kind, message, self.result.file))
 
-    async def assert_outcomes(self, step: Step, *, screen_only: bool = False) -> list[Check]:
+    async def assert_outcomes(self, step: Step, *, screen_only: bool = False) -> list[CheckOutcome]:
         """The checks of an `assert` or `assertGit` step, once the screen has settled.
         ``screen_only``: of an `assert`, only `text.contains` (the mock LLM server checks the rest)."""
         event = step.event

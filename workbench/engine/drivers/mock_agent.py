@@ -19,6 +19,7 @@ from typing import assert_never
 from workbench.agent.control import ENV_VAR, EngineLink
 from workbench.engine.program import Program
 from workbench.scenario import model as m
+from workbench.scenario.outcomes import CheckOutcome
 from workbench.timeline import Step, StepKind
 
 from .base import Checks, RunContext, Skip, key_notation
@@ -89,7 +90,7 @@ class MockAgentDriver:
         checks: Checks = []
         for f in done.get("failures", []):
             self.ctx.fail(step.index, f["line"], f["kind"], f["message"])
-            checks.append({"ok": False, "message": f["message"]})
+            checks.append(CheckOutcome(False, f["message"]))
         return checks
 
     async def _type(self, text: str) -> None:

@@ -254,7 +254,7 @@ class RealAgentDriver:
             await self.server.finish()
             self._report_drift()
         for f in self.server.failures:
-            if f is not self.server.fatal:  # that one ended the run: it is the run's failure already
+            if f is not self.server.fatal and f.kind != "note":  # the fatal one is the run's failure already
                 self.ctx.fail(f.step, f.line, f.kind, f.message)
         self.ctx.result.notes.extend(dict.fromkeys(str(n.message) for n in self.server.notes))
 

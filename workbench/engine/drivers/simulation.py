@@ -33,6 +33,7 @@ from workbench.engine.program import Program
 from workbench.engine.report import SkippedCheck
 from workbench.names import Env
 from workbench.scenario import model as m
+from workbench.scenario.outcomes import skipped
 from workbench.timeline import Step, StepKind
 
 from .base import Checks, RunContext
@@ -106,13 +107,13 @@ class SimulationDriver:
         checks: Checks = []
         if event.text_contains:
             for outcome in await self.ctx.assert_outcomes(step, screen_only=True):
-                checks.append({"ok": outcome.ok, "message": outcome.message})
+                checks.append(outcome)
                 if not outcome.ok:
                     self.ctx.fail(step.index, step.pos.line, "assert", outcome.message)
         if event.fs_exists or event.fs_not_exists or event.json_file or event.git_commit_message_contains:
             message = f"{step.summary}: {NOT_EVALUATED}"
             self.ctx.result.skipped_checks.append(SkippedCheck(step.index, step.pos.line, "assert", message))
-            checks.append({"ok": None, "skipped": True, "message": message})
+            checks.append(skipped(message))
         return checks
 
     async def settle(self) -> None:

@@ -48,7 +48,7 @@ from typing import Any, assert_never
 from workbench.scenario import model as m
 from workbench.timeline import Schedule, Step, StepKind
 
-from ..checks import LlmFailure, check_assert, compare_tool_result
+from ..checks import LlmFailure, ServerKind, check_assert, compare_tool_result
 from ..profiles import Call
 from ..reply import ApiError, Block, Chunk, Reply, TextBlock, ThinkingBlock, ToolCallBlock
 from . import Hooks, Record, TurnContext
@@ -292,7 +292,7 @@ class TimelineResponder:
         for note in notes:
             self.record(LlmFailure("note", note, step.pos.line, step.index, self.scenario.file))
 
-    def _fail(self, kind: str, message: str, line: int, step: int) -> None:
+    def _fail(self, kind: ServerKind, message: str, line: int, step: int) -> None:
         self.record(LlmFailure(kind, message, line, step, self.scenario.file))
 
     # ------------------------------------------------------------------ the reply
