@@ -97,3 +97,24 @@ def test_a_run_killed_mid_write_shows_the_steps_it_recorded_as_an_error(tmp_path
     [row] = data_of(tmp_path / "out" / "data" / "report.js")[0]["scenarios"]
     assert (row["name"], row["status"]) == ("killed", "error")
     assert [s["summary"] for s in data_of(tmp_path / "out" / "data" / "s" / "0.js")[1]["steps"]] == ["typed"]
+
+
+def test_a_report_naming_other_files_copies_none_of_them_and_never_blocks(tmp_path: Path) -> None:
+    import os
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password=hunter2\n")
+    os.mkfifo(tmp_path / "pipe.golden")
+    entry = {"name": "sly", "file": str(secret), "mode": "mock-agent", "status": "failed", "duration_ms": 0,
+             "virtual_ms": 0, "failures": [],
+             "screenshots": [{"label": "a", "golden": str(secret), "actual": str(tmp_path / "pipe.golden"),
+                              "status": "mismatch"}]}  # fmt: skip
+    report = {"version": 1, "summary": {"passed": 0, "failed": 1, "errors": 0, "skipped": 0, "duration_ms": 0},
+              "scenarios": [entry]}  # fmt: skip
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    done = workbench("report", "html", "r.json", "-o", "out", cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stderr
+    written = "".join(p.read_text() for p in (tmp_path / "out").rglob("*.js"))
+    assert "hunter2" not in written
+    page = data_of(tmp_path / "out" / "data" / "s" / "0.js")[1]
+    assert page["source"] == [] and page["shots"][0]["golden"] is None and page["shots"][0]["actual"] is None

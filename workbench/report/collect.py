@@ -26,7 +26,7 @@ from workbench.engine.agent_requests import request_log
 from workbench.engine.trace import TRACE_FILE, Trace, read_records
 from workbench.report.cast import cast_frames
 from workbench.report.screens import ScreenStore, shot_of
-from workbench.report.source import highlighted_lines
+from workbench.report.source import highlighted_lines, read_named
 from workbench.terminal.screen_diff import Row, diff_screens
 from workbench.terminal.shot import Shot
 from workbench.terminal.width import split_cells
@@ -135,17 +135,10 @@ def _step(
             "checks": checks, "traffic": traffic}  # fmt: skip
 
 
-def _read_text(path: str) -> str | None:
-    try:
-        return Path(path).read_text(encoding="utf-8") if path else None
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def _sidecar(path: str) -> Any:
     if not path.endswith(".golden"):
         return None
-    text = _read_text(path[: -len(".golden")] + ".style.json")
+    text = read_named(Path(path[: -len(".golden")] + ".style.json"), (".style.json",))
     try:
         return json.loads(text) if text else None
     except ValueError:
@@ -169,7 +162,7 @@ def _shot(
     shots: dict[str, Shot] = {}
     for side in ("golden", "actual"):
         path = _str(shot.get(side))
-        text = _read_text(path)
+        text = read_named(Path(path), (".golden",)) if path else None
         if text is not None:
             shots[side] = shot_of(text.split("\n"), _sidecar(path), width, height)
             out[side] = store.add(shots[side])

@@ -10,11 +10,13 @@ lines (a YAML block scalar) is shown as plain text, which it is.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from html import escape
 from pathlib import Path
 
-MAX_BYTES = 512 * 1024  # a larger source is shown as plain lines
+MAX_BYTES = 1024 * 1024  # a larger file is not shown
 
 _TOKENS = re.compile(
     r"""(?P<c>(?:^|(?<=\s))\#.*$)"""  # a comment: `#` at the start or after a blank
@@ -39,12 +41,39 @@ def highlight(line: str) -> str:
     return "".join(out)
 
 
-def highlighted_lines(path: Path) -> list[str]:
-    """The file's lines as HTML (empty when it cannot be read)."""
+SOURCE_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".py")
+
+
+def read_named(path: Path, suffixes: tuple[str, ...], limit: int = MAX_BYTES) -> str | None:
+    """The text of a file a report or a trace names, if it is what it should be, else None.
+
+    What a run folder or a JSON report names is data: only a regular file with one of
+    ``suffixes`` (a scenario, a golden) is read, never more than ``limit`` bytes, and a
+    FIFO or a device never blocks the report. So a hand-made report cannot copy any
+    other file of the machine into the HTML it writes.
+    """
+    if not path.name.endswith(suffixes):
+        return None
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError):
-        return []
-    if len(text) > MAX_BYTES:
-        return [escape(line, quote=False) for line in text.splitlines()]
-    return [highlight(line) for line in text.splitlines()]
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    with os.fdopen(fd, "rb") as f:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = f.read(limit + 1)
+        except OSError:
+            return None
+    if len(data) > limit:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def highlighted_lines(path: Path) -> list[str]:
+    """The scenario file's lines as HTML (empty when it cannot be read, or is not a scenario file)."""
+    text = read_named(path, SOURCE_SUFFIXES)
+    return [highlight(line) for line in text.splitlines()] if text is not None else []
