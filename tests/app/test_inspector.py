@@ -32,12 +32,13 @@ def test_inspect_step_compares_the_screen_with_the_step_before() -> None:
         )  # type: ignore[arg-type]
 
     records = {0: record(0, ["$ "]), 1: record(1, ["$ ls", "a.txt"], files=[{"path": "a.txt", "change": "added"}],
-                                                 checks=[{"ok": False, "message": "wanted b.txt"}])}  # fmt: skip
+                                                 checks=[{"ok": False, "message": "wanted b.txt"}],
+                                                 diffs={"a.txt": "+hello"})}  # fmt: skip
     failure = Failure(step=1, line=3, kind="assert", message="wanted b.txt")
     details = inspect_step(1, total=3, records=records, planned=None, failures=[failure],
                            scenario_text="a\nb\nc\n", size=(10, 3))  # fmt: skip
     assert details.ran and details.failed and details.failures == (failure,)
-    assert details.files == ({"path": "a.txt", "change": "added"},)
+    assert details.files == ({"path": "a.txt", "change": "added", "diff": "+hello"},)
     assert details.screen is not None and details.screen.changed_rows == (0, 1)
     assert details.source == ("c",)
     pending = inspect_step(2, total=3, records=records, planned=("agent", "think", "think hi", 2), failures=[],
@@ -72,5 +73,28 @@ def test_a_failed_assert_shows_its_whole_reason_in_the_inspector(work: Path, siz
             await pilot.press("f7")
             await pilot.pause(0.05)
             assert main.inspector.details is not None and main.inspector.details.index == failure.step - 1
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_the_inspector_shows_the_files_a_step_changed_with_their_diff(
+    work: Path, size: tuple[int, int]
+) -> None:
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            main = pilot.app.main_screen
+            await play_to_end(pilot)
+            [wrote] = [
+                r.index for r in main.records.values() if any(f["path"] == "hello.py" for f in r.files)
+            ]
+            main.timeline.move_cursor(wrote)
+            await pilot.press("f11")
+            await pilot.pause(0.1)
+            text = main.inspector.text()
+            assert "+ hello.py (added)" in text
+            assert "+print('Hello, World!')" in text, "the step's diff of the file, from the trace"
 
     run(body)

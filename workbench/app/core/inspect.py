@@ -160,6 +160,7 @@ def inspect_step(
         index, total, record.actor, record.action, record.summary, record.line, record.at_ms, record.wall_ms,
         source=step_source(scenario_text, record.line),
         checks=tuple(Check(bool(c.get("ok")), str(c.get("message", ""))) for c in record.checks),
-        failures=tuple(f for f in failures if f.step == index), files=tuple(record.files), screen=screen,
+        failures=tuple(f for f in failures if f.step == index), screen=screen,
+        files=tuple({**f, "diff": (record.diffs or {}).get(f.get("path", ""), "")} for f in record.files),
         conversation=tuple((talk or {}).get(index, ())),
     )  # fmt: skip

@@ -59,11 +59,15 @@ def render_details(details: StepDetails, changed: RichStyle) -> RenderableType:
             failures.append(failure.message + ("\n" if i < len(details.failures) - 1 else ""))
         parts += [_heading("Failures"), failures]
     if details.files:
-        files = Text("\n".join(
-            f"{CHANGE_SIGNS.get(f.get('change', ''), '?')} {f.get('path', '')} ({f.get('change', '')})"
-            + (f"\n{f['diff']}" if f.get("diff") else "")
-            for f in details.files
-        ))  # fmt: skip
+        files = Text()
+        for i, change in enumerate(details.files):
+            kind = change.get("change", "")
+            files.append(f"{CHANGE_SIGNS.get(kind, '?')} {change.get('path', '')} ({kind})", style="bold")
+            for line in (change.get("diff") or "").splitlines():  # the step's diff of it, from the trace
+                style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+                files.append("\n" + line, style=None if line.startswith(" ") else style)
+            if i < len(details.files) - 1:
+                files.append("\n")
         parts += [_heading("Files changed"), files]
     if details.source:
         source = Text()
