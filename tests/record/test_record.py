@@ -43,7 +43,9 @@ def test_a_recorded_session_replays_green(tmp_path: Path, style: str) -> None:
         "Assert",
     ], text
     inputs = loaded.timeline[0]
-    assert isinstance(inputs, m.UserInputs) and inputs.items[0].input == "write hello.txt<Enter>"
+    assert (
+        isinstance(inputs, m.UserInputs) and inputs.items[0].input == "write hello.txt"
+    )  # the replay submits it
     tool = loaded.timeline[3]
     assert isinstance(tool, m.ToolUse) and tool.tool_name == "writeFile", text  # the canonical word
     assert (
@@ -62,3 +64,15 @@ def test_a_recorded_session_replays_green(tmp_path: Path, style: str) -> None:
         "run", "scenarios/hello.yaml", "--mode", "real-agent", "--ci", "--speed", "max", cwd=tmp_path
     )
     assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
+@pytest.mark.slow
+def test_a_recording_stays_green_on_ten_reruns(tmp_path: Path) -> None:
+    with serve_llm(tmp_path, HELLO, "--speed", "1") as url:
+        done = record(
+            tmp_path, url, "scenarios/hello.yaml", agent_command("anthropic"), "--prompt", "write hello.txt"
+        )
+    assert done.returncode == 0, done.stderr
+    for _ in range(10):
+        replay = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--speed", "max", cwd=tmp_path)
+        assert replay.returncode == 0, replay.stdout + replay.stderr

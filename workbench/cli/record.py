@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompt", metavar="TEXT",
                    help="type this one prompt (or put it in COMMAND's {prompt}) and stop once the agent is idle")  # fmt: skip
     p.add_argument("--agent", metavar="NAME", help="a known agent's preset instead of COMMAND")
+    p.add_argument(
+        "--size", metavar="WxH", help="the agent's terminal size (default: your terminal's, else 80x24)"
+    )
     p.add_argument("--max-gap", type=int, metavar="MS", help="cap every recorded delay at MS milliseconds")
     p.add_argument("--goldens", type=Path, default=DEFAULT_GOLDENS_DIR, metavar="DIR",
                    help="where the goldens go (default ./screenshots, where `workbench run` looks)")  # fmt: skip
@@ -51,6 +54,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-gap must be 0 or more milliseconds")
     stdin = default_stdin()
     width, height = terminal_size(stdin)
+    if args.size is not None:
+        try:
+            width, height = (int(n) for n in args.size.lower().split("x"))
+        except ValueError:
+            raise UsageError(f"--size {args.size}: expected WIDTHxHEIGHT, e.g. 100x40") from None
+        if not (2 <= width <= 1000 and 2 <= height <= 1000):
+            raise UsageError(f"--size {args.size}: width and height must be 2 to 1000")
     options = RecordOptions(
         upstream=args.upstream, out=args.output, command=command, agent=args.agent, prompt=args.prompt,
         max_gap_ms=args.max_gap, goldens_dir=args.goldens, timeout_s=args.timeout, width=width, height=height,

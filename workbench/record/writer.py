@@ -4,7 +4,8 @@ The timeline follows the session in time order:
 
 * ``userInputs`` with the keys the user typed, in key notation, each entry at
   its real offset (keys are joined until Enter: in real-agent mode an entry is
-  one prompt), then an ``advanceMs`` that covers them;
+  one prompt, which the replay types and then submits), then an ``advanceMs``
+  that covers them;
 * one ``llmResponse`` per conversation request, with the thinking and text as
   they streamed (one item per read of the upstream, each with its real delay;
   ``--max-gap`` caps the delays), or the ``error`` the upstream answered;
@@ -58,7 +59,8 @@ SETTLE_MS = 300  # after the last key of an input group, as the app's recorder l
 RESERVED = ("result", "status", "progress", "toolCallId", "toolExecution", "_meta", "meta")
 COMMENT_CHARS = 100
 _DURATION = r"\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|minutes?)\b"
-_ID = r"\b(?=[0-9a-f-]*[0-9])(?=[0-9a-f-]*[a-f])[0-9a-f-]{6,}\b"
+_ID = r"\b(?=[0-9a-f-]*[0-9])(?=[0-9a-f-]*[a-f])[0-9a-f-]{6,}\b"  # a hex id (a chunk, a session)
+_NUMBER = r"\b\d{4,}\b"  # a process id, a port, a timestamp
 
 
 @dataclass
@@ -268,7 +270,9 @@ def _inputs(group: list[tuple[float, str]], at: float, rec: Recording) -> list[s
     for t, keys in group:
         offset = _gap(int((t - start) * 1000), rec)
         last = offset
-        out.append(f"    - [{offset}, {_q(key_notation(keys))}]")
+        # A prompt's Enter is left to the replay, which submits it once the agent has drawn the text:
+        # text and Enter in one write look like a paste to some TUIs (the Enter becomes a newline).
+        out.append(f"    - [{offset}, {_q(key_notation(keys.removesuffix(chr(13))))}]")
     out.append(f"- advanceMs: {last + SETTLE_MS}")
     return out
 
@@ -389,8 +393,9 @@ def _result(call: Piece, turn: _Turn, later: list[_Turn]) -> tuple[str, bool] | 
 
 def stable_part(text: str, volatile: Sequence[str]) -> str | None:
     """The longest piece of ``text`` that holds nothing that changes from run to run (the given
-    paths, durations, hex ids); None when no piece of at least 3 characters is left."""
-    words = [re.escape(v) for v in volatile if v] + [_DURATION, _ID]
+    paths, durations, hex ids, numbers of four digits or more); None when no piece of at least 3
+    characters is left."""
+    words = [re.escape(v) for v in volatile if v] + [_DURATION, _ID, _NUMBER]
     pieces = re.split("|".join(words), text)
     best = max((p.strip() for p in pieces), key=len, default="")
     return best if len(best) >= 3 else None
