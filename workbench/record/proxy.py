@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -116,6 +116,7 @@ class RecordingProxy:
         self._client: aiohttp.ClientSession | None = None
         self._in_flight = 0
         self.changed = asyncio.Event()  # set whenever an exchange starts or ends
+        self.on_end: Callable[[Exchange], None] | None = None  # called as each exchange ends
 
     @property
     def busy(self) -> bool:
@@ -190,6 +191,8 @@ class RecordingProxy:
         finally:
             self._in_flight -= 1
             exchange.ended = self.now()
+            if self.on_end is not None:
+                self.on_end(exchange)
             self.changed.set()
 
     async def _relay(

@@ -38,7 +38,7 @@ from workbench.llm.agents import Endpoint, PresetError, endpoint_env, expand_com
 from workbench.llm.agents import agent_named as preset_named
 from workbench.terminal.asciicast import AsciicastRecorder
 from workbench.terminal.masks import mask_shot
-from workbench.terminal.session import PtySession
+from workbench.terminal.session import PtySession, WaitTimeout
 from workbench.workspace import Workspace
 
 from .proxy import RecordingProxy, UpstreamUnreachable, check_reachable, upstream_base
@@ -46,6 +46,7 @@ from .redact import Redactor
 from .writer import Recording, TurnMark, Written, conversation, write_recording
 
 QUIET_MS = 500  # as long as a replay lets the screen settle before a screenshot (real-agent mode)
+DRAW_AFTER_REPLY_S = 5.0
 READY_TIMEOUT_S = 60.0
 JSON_ASSERT_BYTES = 64 * 1024
 
@@ -118,6 +119,7 @@ class Recorder:
         self._workspace: Workspace | None = None
         self._snapshot: Mapping[str, tuple[int, ...]] = {}
         self._masks: tuple[str, ...] = ()
+        self._output_at_end: dict[int, int] = {}  # exchange seq -> the agent's output read when it ended
 
     def now(self) -> float:
         return time.monotonic() - self.t0
@@ -177,6 +179,7 @@ class Recorder:
             except OSError as exc:
                 raise RecordError(f"cannot start the agent: {exc}") from None
             self._session = session
+            proxy.on_end = lambda exchange: self._output_at_end.__setitem__(exchange.seq, session.bytes_read)
             if self.stdin_fd is not None and opts.prompt is None:
                 if os.isatty(self.stdin_fd):
                     saved_tty = termios.tcgetattr(self.stdin_fd)
@@ -284,6 +287,11 @@ class Recorder:
             if len(turns) <= self._turns_marked or turns[-1].reply.tool_calls:
                 continue
             self._pending_turn_end, self._pending_turns = True, len(turns)
+            # The quiet before the answer arrived is not the end: first the agent draws something of it
+            # (as the replay waits, see the real-agent driver's settle).
+            drawn_from = self._output_at_end.get(turns[-1].exchange.seq, session.bytes_read)
+            with contextlib.suppress(WaitTimeout):
+                await session.wait_bytes_read(drawn_from + 1, DRAW_AFTER_REPLY_S)
             await session.wait_stable(QUIET_MS, self.options.timeout_s)
             if proxy.busy or proxy.changed.is_set() or not self._pending_turn_end:
                 continue  # the agent asked again (a retry, a title) or the user typed: look again

@@ -32,11 +32,13 @@ exits hold only the model's text) or, for the agents' TUIs, by the scenario's
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import TYPE_CHECKING, Any, assert_never
 
 from workbench.engine.program import Program
 from workbench.scenario import model as m
+from workbench.terminal.session import WaitTimeout
 from workbench.timeline import AGENT_KINDS, Step, StepKind
 
 from .base import Checks, DriverError, RunContext
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 AGENT_EXIT_GRACE_S = 0.5
 MIN_SETTLE_MS = 500
 READY_TIMEOUT_S = 60.0
+DRAW_AFTER_REPLY_S = 5.0  # how long a settle waits for the agent to draw a reply it was sent
 
 
 class RealAgentDriver:
@@ -62,6 +65,7 @@ class RealAgentDriver:
         self._typed_prompt = False
         self._finished = False
         self._last_agent_step = -1
+        self._drawn_from: int | None = None  # output read when the last reply went out, until it is drawn
 
     # ------------------------------------------------------------------ start
 
@@ -191,6 +195,7 @@ class RealAgentDriver:
     async def _wait_served(self, step: Step) -> None:
         assert self.server is not None and self.ctx.session is not None
         session = self.ctx.session
+        served = self.server.position() >= step.index
         while not await self.server.wait_step(step.index, timeout=0.2):
             if self.server.fatal is not None:  # the step cannot be sent (no offered tool does it)
                 fatal = self.server.fatal
@@ -203,6 +208,8 @@ class RealAgentDriver:
                     f"the agent exited (code {session.exit_code}) before step {step.index} "
                     f"(line {step.pos.line}, {step.summary}) was served"
                 )
+        if not served:
+            self._drawn_from = session.bytes_read
 
     async def _wait_ready(self) -> None:
         session = self.ctx.session
@@ -220,6 +227,12 @@ class RealAgentDriver:
         session = self.ctx.session
         assert session is not None
         ms = max(self.ctx.options.settle_ms, MIN_SETTLE_MS)
+        if self._drawn_from is not None:
+            # A reply just went out: quiet only counts once the agent has drawn something of it (a busy
+            # machine may take a while to get it on screen; the quiet before the reply is not the end).
+            with contextlib.suppress(WaitTimeout):
+                await session.wait_bytes_read(self._drawn_from + 1, DRAW_AFTER_REPLY_S)
+            self._drawn_from = None
         await session.wait_stable(ms, timeout=min(30.0, self.ctx.options.timeout_s))
 
     async def _on_assert(self, step: Step) -> list[LlmFailure]:
