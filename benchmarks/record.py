@@ -90,7 +90,9 @@ async def main(rounds: int) -> None:
     print(f"  direct to the upstream:      {d:.2f} ms  [{p90(direct_ms):.2f}]")
     print(f"  through the recording proxy: {p:.2f} ms  [{p90(proxy_ms):.2f}]")
     added = p - d
-    print(f"  the proxy adds {added:.2f} ms ({p / d:.2f}x): {'met' if added < 2 else 'NOT met'} (target < 2 ms)")
+    print(
+        f"  the proxy adds {added:.2f} ms ({p / d:.2f}x): {'met' if added < 2 else 'NOT met'} (target < 2 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import json
 
 from .base import MODEL, AcpAdapter, Agent, Endpoint, Launch
 
-WORKSPACE = r"/\S*/wb-ws-\w+"  # a run's workspace (an absolute path ending in wb-ws-XXXXXXXX)
+WORKSPACE = r"/\S*/wb-ws-[\w-]+"  # a run's workspace (an absolute path ending in wb-ws-<owner>-XXXXXXXX)
 
 
 def build(exe: str, e: Endpoint, ui: str) -> Launch:
