@@ -81,11 +81,18 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                         rc[x - 1] = " "
                     if e < cols and rc[e] == "":
                         rc[e] = " "
-                    rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
-                    if attr is not DEFAULT or x < clean:
-                        rs[x:e] = [attr] * n
-                        if e > clean:
-                            clean = e
+                    if n == 1:  # a lone character (much of highlighted code's punctuation): no lists to build
+                        rc[x] = s
+                        if attr is not DEFAULT or x < clean:
+                            rs[x] = attr
+                            if e > clean:
+                                clean = e
+                    else:
+                        rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
+                        if attr is not DEFAULT or x < clean:
+                            rs[x:e] = [attr] * n
+                            if e > clean:
+                                clean = e
                     x = e
                 else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
                     cursor.x, cursor.y, cursor.attrs = x, y, attr
