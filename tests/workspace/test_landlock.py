@@ -12,10 +12,20 @@ import pytest
 
 from tests.conftest import write
 from workbench.agent.tools import ShellRegistry, execute_tool
-from workbench.workspace import Workspace, landlock
+from workbench.workspace import Workspace, landlock, sandbox
 from workbench.workspace.landlock import WriteSandbox, default_writable
 
 needs_landlock = pytest.mark.skipif(not landlock.available(), reason="this kernel has no Landlock")
+
+
+@pytest.fixture(autouse=True)
+def landlock_alone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """These tests are about the Landlock level: bubblewrap, where installed, is set aside (tests/workspace/
+    test_sandbox.py covers it)."""
+    monkeypatch.setenv(sandbox.DISABLE_VAR, "1")
+    sandbox._bwrap.cache_clear()
+    yield
+    sandbox._bwrap.cache_clear()
 
 
 @pytest.fixture

@@ -33,6 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lenient", action="store_true", help="with --ci: unknown keys stay warnings, as without --ci"
     )
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="say how shell commands are confined here (the sandbox level; the JSON report has it too)")  # fmt: skip
     from workbench.engine.drivers import DEFAULT_MODE, driver_summaries
 
     modes = driver_summaries()
@@ -122,6 +124,11 @@ def run(args: argparse.Namespace) -> int:
         masks=tuple(args.mask), mode=args.mode, mode_options=chosen,
     )  # fmt: skip
     from workbench import tempfolders
+
+    if args.verbose:
+        from workbench.workspace import sandbox
+
+        print(f"workbench: sandbox: {sandbox.LEVELS[sandbox.level()]}", file=sys.stderr)
 
     swept = tempfolders.sweep()
     if swept:

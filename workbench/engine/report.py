@@ -149,6 +149,7 @@ class RunReport:
                 "duration_ms": self.duration_ms,
             },
             "scenarios": [r.to_json() for r in self.results],
+            "sandbox": _sandbox_level(),
         } | self._matrix()
 
     def _matrix(self) -> dict[str, Any]:
@@ -195,3 +196,10 @@ def write_json_report(report: RunReport, path: Path) -> None:
 
 def write_junit(report: RunReport, path: Path) -> None:
     write_atomic(path, report.to_junit())
+
+
+def _sandbox_level() -> str:
+    """How this run's shell commands were confined (workbench.workspace.sandbox)."""
+    from workbench.workspace.sandbox import level
+
+    return level()

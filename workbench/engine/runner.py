@@ -61,7 +61,8 @@ from workbench.timeline.prepare import prepare
 from workbench.workspace import Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
 from workbench.workspace.diffs import FileTexts
-from workbench.workspace.landlock import WriteSandbox, default_writable, scratch_folder
+from workbench.workspace.landlock import default_writable, scratch_folder
+from workbench.workspace.sandbox import Sandbox
 
 __all__ = ["Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenario"]
 
@@ -534,10 +535,10 @@ def _run_command(
     scratch = scratch_folder()
     home = [Path(env["HOME"])] if env.get("HOME") else []
     try:
-        with WriteSandbox(default_writable(workspace, scratch, *home)) as sandbox:
-            return sandbox.run(lambda: subprocess.run(argv, cwd=cwd, env={**env, "TMPDIR": str(scratch)},
-                                                      capture_output=True, text=True, timeout=USER_COMMAND_TIMEOUT_S,
-                                                      check=False, start_new_session=True))  # fmt: skip
+        with Sandbox(default_writable(workspace, scratch, *home)) as sandbox:
+            return sandbox.call(
+                argv, cwd=cwd, env={**env, "TMPDIR": str(scratch)}, timeout=USER_COMMAND_TIMEOUT_S
+            )
     except subprocess.TimeoutExpired as exc:
         return subprocess.CompletedProcess(
             argv, 124, str(exc.stdout or ""), f"timed out after {USER_COMMAND_TIMEOUT_S:g} s"

@@ -156,7 +156,9 @@ def _confined_run(cwd: Path, argv: list[str], env: dict[str, str]) -> subprocess
     """git writes only in ``cwd`` (and ``/dev``): whatever a repository's config manages to run is confined too."""
     with Sandbox([Path(cwd), Path("/dev")]) as sandbox:
         return sandbox.run(
-            lambda: subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+            lambda: subprocess.run(
+                sandbox.wrap(argv), cwd=cwd, env=env, capture_output=True, text=True, check=False
+            )
         )
 
 

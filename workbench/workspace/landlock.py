@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import stat
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -143,6 +144,8 @@ class WriteSandbox:
         except OSError:
             return  # a folder that does not exist needs no rule
         try:
+            if not stat.S_ISDIR(os.fstat(target).st_mode):  # a device or file: only file rights apply to it
+                access &= _WRITE_FILE | _TRUNCATE
             rule = _PathBeneathAttr(access, target)
             if (
                 int(

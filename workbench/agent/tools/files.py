@@ -23,7 +23,8 @@ import subprocess
 from collections.abc import Mapping
 
 from workbench.scenario.vocabulary import ARGUMENTS
-from workbench.workspace.landlock import WriteSandbox, default_writable
+from workbench.workspace.landlock import default_writable
+from workbench.workspace.sandbox import Sandbox
 
 from .base import (
     Json,
@@ -147,17 +148,8 @@ def sed(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
         os.path.relpath(path, ctx.workspace.path.resolve()),  # relative: sed's messages name no temp folder
     ]
     try:
-        with WriteSandbox(default_writable(ctx.workspace.path, ctx.shells.scratch())) as sandbox:  # `-i` too
-            done = sandbox.run(
-                lambda: subprocess.run(
-                    argv,
-                    cwd=ctx.workspace.path,
-                    capture_output=True,
-                    text=True,
-                    check=False,
-                    timeout=_SED_TIMEOUT_S,
-                )
-            )
+        with Sandbox(default_writable(ctx.workspace.path, ctx.shells.scratch())) as sandbox:  # `-i` too
+            done = sandbox.call(argv, cwd=ctx.workspace.path, timeout=_SED_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise ToolError(f"sed took longer than {_SED_TIMEOUT_S} s") from None
     if done.returncode != 0:

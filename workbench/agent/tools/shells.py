@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from workbench.workspace.landlock import WriteSandbox, default_writable, scratch_folder
+from workbench.workspace.landlock import default_writable, scratch_folder
+from workbench.workspace.sandbox import Sandbox
 
 from .base import Json, ToolContext, ToolError, ToolOutcome, arg, flag_arg, text_arg
 
@@ -55,10 +56,10 @@ def _spawn(
 ) -> subprocess.Popen[bytes]:
     """bash in its own process group; where Landlock allows, it writes only under ``root`` and ``scratch``
     (its TMPDIR)."""
-    with WriteSandbox(default_writable(root, scratch)) as sandbox:
+    with Sandbox(default_writable(root, scratch)) as sandbox:
         return sandbox.run(
             lambda: subprocess.Popen(
-                ["bash", "-c", cmd],
+                sandbox.wrap(["bash", "-c", cmd]),
                 cwd=cwd,
                 env={**os.environ, "TMPDIR": str(scratch)},
                 stdout=stdout,

@@ -1,0 +1,105 @@
+"""What the sandbox closes beyond Landlock's writes: /dev/shm, and (under bubblewrap) chmod and file times.
+
+The commands run through the mock agent's `runCmd`, as a scenario's would; files outside are in the test's
+own folder, and /dev/shm names are unique to the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from workbench.agent.tools import ShellRegistry, execute_tool
+from workbench.workspace import Workspace, sandbox
+
+confined = pytest.mark.skipif(
+    sandbox.level() == "none", reason="this machine has neither bubblewrap nor Landlock"
+)
+bubblewrap = pytest.mark.skipif(
+    sandbox.level() != "bubblewrap", reason="bubblewrap is not installed or cannot make namespaces here"
+)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    (tmp_path / "ws").mkdir()
+    return Workspace.attach(tmp_path / "ws")
+
+
+@pytest.fixture
+def shells() -> Iterator[ShellRegistry]:
+    registry = ShellRegistry()
+    yield registry
+    registry.close()
+
+
+def run(ws: Workspace, shells: ShellRegistry, cmd: str) -> str:
+    return str(execute_tool("runCmd", {"cmd": cmd}, ws, shells=shells).result)
+
+
+@pytest.fixture(params=["bubblewrap", "landlock"])
+def each_level(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The test at each confinement level this machine has (Landlock alone: bubblewrap set aside)."""
+    if request.param == "landlock":
+        monkeypatch.setenv(sandbox.DISABLE_VAR, "1")
+    sandbox._bwrap.cache_clear()
+    if sandbox.level() != request.param:
+        pytest.skip(f"no {request.param} here")
+    yield request.param
+    sandbox._bwrap.cache_clear()
+
+
+@confined
+def test_a_file_written_to_dev_shm_does_not_outlive_the_command(
+    ws: Workspace, shells: ShellRegistry, each_level: str
+) -> None:
+    name = f"/dev/shm/wb-test-{uuid.uuid4().hex}"
+    try:
+        run(ws, shells, f"echo x > {name} 2>/dev/null; echo done")
+        assert not os.path.exists(name)
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
+@bubblewrap
+def test_chmod_and_file_times_outside_the_workspace_are_refused(
+    ws: Workspace, shells: ShellRegistry, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep\n")
+    before = outside.stat()
+    said = run(ws, shells, f"chmod 600 {outside}; touch -d 2000-01-01 {outside}; chmod 700 {tmp_path}")
+    assert "Read-only file system" in said
+    after = outside.stat()
+    assert (after.st_mode, after.st_mtime_ns) == (before.st_mode, before.st_mtime_ns)
+    assert tmp_path.stat().st_mode == (tmp_path.stat().st_mode)  # unchanged folder mode, re-read
+    inside = run(
+        ws, shells, "echo hi > a.txt && chmod 600 a.txt && touch -d 2000-01-01 a.txt && stat -c %a a.txt"
+    )
+    assert inside == "600\n" and (ws.path / "a.txt").read_text() == "hi\n"
+    shm = run(ws, shells, "echo private > /dev/shm/x && cat /dev/shm/x")
+    assert shm == "private\n"  # a private /dev/shm works for the command itself
+
+
+def test_the_level_names_what_it_does() -> None:
+    assert sandbox.level() in sandbox.LEVELS
+    assert sandbox.LEVELS[sandbox.level()].startswith(
+        sandbox.level() if sandbox.level() != "landlock" else "Landlock"
+    )
+
+
+def test_a_run_says_which_level_it_used(tmp_path: Path) -> None:
+    """`workbench run -v` prints the level and the JSON report records it."""
+    (tmp_path / "s.yaml").write_text("name: s\ntimeline:\n  - log: hi\n")
+    done = subprocess.run([sys.executable, "-m", "workbench", "run", "-v", "s.yaml", "--out", "out", "--report",
+                           "r.json"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"workbench: sandbox: {sandbox.LEVELS[sandbox.level()]}" in done.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["sandbox"] == sandbox.level()
