@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from workbench.agent.tools import ShellRegistry
+from workbench.workspace import Workspace
 
 
 @pytest.fixture
@@ -15,3 +19,18 @@ def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(root))
     return root
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    """An attached folder ``ws`` (a module may define its own ``ws``)."""
+    (tmp_path / "ws").mkdir()
+    return Workspace.attach(tmp_path / "ws")
+
+
+@pytest.fixture
+def shells() -> Iterator[ShellRegistry]:
+    """The shell commands' registry (its background shells and scratch folder end with the test)."""
+    registry = ShellRegistry()
+    yield registry
+    registry.close()

@@ -7,7 +7,6 @@ engine commit: the marker must never appear.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,13 +24,6 @@ def outside(tmp_path: Path) -> Path:
     folder = tmp_path / "outside"
     folder.mkdir()
     return folder
-
-
-@pytest.fixture
-def shells() -> Iterator[ShellRegistry]:
-    registry = ShellRegistry()
-    yield registry
-    registry.close()
 
 
 def planted(outside: Path, name: str) -> str:

@@ -36,19 +36,6 @@ def outside(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    (tmp_path / "ws").mkdir()
-    return Workspace.attach(tmp_path / "ws")
-
-
-@pytest.fixture
-def shells() -> Iterator[ShellRegistry]:
-    registry = ShellRegistry()
-    yield registry
-    registry.close()
-
-
 def run(ws: Workspace, shells: ShellRegistry, cmd: str) -> str:
     outcome = execute_tool("runCmd", {"cmd": cmd}, ws, shells=shells)
     return str(outcome.result)

@@ -27,19 +27,6 @@ bubblewrap = pytest.mark.skipif(
 )
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    (tmp_path / "ws").mkdir()
-    return Workspace.attach(tmp_path / "ws")
-
-
-@pytest.fixture
-def shells() -> Iterator[ShellRegistry]:
-    registry = ShellRegistry()
-    yield registry
-    registry.close()
-
-
 def run(ws: Workspace, shells: ShellRegistry, cmd: str) -> str:
     return str(execute_tool("runCmd", {"cmd": cmd}, ws, shells=shells).result)
 
