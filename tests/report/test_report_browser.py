@@ -113,6 +113,13 @@ def test_a_failed_scenario_is_understood_from_the_report_alone(
     _key(browser, Keys.HOME)
     _wait(browser, lambda d: _text(d, "#step-title") == "Step 0", "Home: the first step")
     assert "Create hello.py that prints Hello, World!" in _text(browser, "#detail pre.screen")
+    _key(browser, Keys.ARROW_RIGHT)
+    _wait(browser, lambda d: _text(d, "#step-title") == "Step 1", "the right arrow: step 1")
+    _css(browser, "#mark-changes")[0].click()  # the cells the step changed on the screen
+    _wait(browser, lambda d: _css(d, "#detail pre.screen .x"), "the changed cells marked")
+    marked = "".join(e.text for e in _css(browser, "#detail pre.screen .x"))
+    assert "Theuserwantsahello-worldscript." in marked, marked  # (blanks that stay blank are no change)
+    _save(browser, pages, "scenario-changes-marked")
     while not _css(browser, "#files"):  # step on with the right arrow until a step wrote a file
         title = _text(browser, "#step-title")
         _key(browser, Keys.ARROW_RIGHT)

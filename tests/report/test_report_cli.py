@@ -54,6 +54,17 @@ def test_screens_are_stored_once_however_many_steps_show_them(failed_run: Path) 
     assert len(set(steps)) < len(steps), "steps that leave the screen alone share it"
     assert len(screens["screens"]) == len({tuple(s) for s in screens["screens"]}), "no screen twice"
     assert len(screens["rows"]) == len(set(screens["rows"])), "no row twice"
+    page = _page(failed_run / "report", 0)
+    [first, second] = page["steps"][:2]
+    assert first["changes"] is None and second["changes"] is not None, (
+        "step 1 wrote on the screen step 0 left"
+    )
+    plain, marked = (screens["screens"][second[k]] for k in ("screen", "changes"))
+    differ = [a != b for a, b in zip(plain, marked, strict=True)]
+    has_marks = [bool(re.search(r'class="[^"]*\bx\b', screens["rows"][b])) for b in marked]
+    assert differ == has_marks and 0 < sum(differ) < len(differ), (
+        "only the rows with changes are stored again"
+    )
     store = ScreenStore()
     a = store.add(Shot.from_text("same\nrow", 10, 3))
     assert (

@@ -96,8 +96,13 @@ def scenario_page(item: ScenarioInput, store: ScreenStore) -> dict[str, Any]:
         width, height = _side(profile.get("width"), 80), _side(profile.get("height"), 24)
         page["profile"] = {"id": _str(profile.get("id")), "width": width, "height": height}
         traffic = _traffic(item.run_dir, trace.steps) if item.run_dir else {}
-        page["steps"] = [_step(record, store, width, height, traffic.get(_int(record.get("index"), -1), []))
-                         for record in trace.steps]  # fmt: skip
+        before: Shot | None = None
+        for record in trace.steps:
+            step, shot = _step(record, store, width, height, traffic.get(_int(record.get("index"), -1), []))
+            if shot is not None and before is not None and (changed := changed_since(before, shot)):
+                step["changes"] = store.add(shot, changed)
+            before = shot if shot is not None else before
+            page["steps"].append(step)
         if item.run_dir is not None:
             page["cast"] = cast_frames(item.run_dir / "terminal.cast", store)
     page["shots"] = [
@@ -116,9 +121,27 @@ def read_trace(run_dir: Path | None) -> Trace | None:
     return Trace(header, [r for r in records if r.get("type") == "step"], result)
 
 
+def changed_since(before: Shot, after: Shot) -> list[frozenset[int]]:
+    """Per row of ``after``, the columns whose character differs from ``before`` (none when nothing does).
+
+    Rows are compared as text first, so a step that changes one line cuts only that line into cells.
+    """
+    changed: list[frozenset[int]] = []
+    for y in range(after.height):
+        old = before.rows[y] if y < len(before.rows) else ""
+        new = after.rows[y] if y < len(after.rows) else ""
+        if old.rstrip() == new.rstrip():
+            changed.append(frozenset())
+            continue
+        a, b = after.row_cells(y), before.row_cells(y) if y < before.height else []
+        changed.append(frozenset(x for x in range(after.width) if (b[x] if x < len(b) else " ") != a[x]))
+    return changed if any(changed) else []
+
+
 def _step(
     record: dict[str, Any], store: ScreenStore, width: int, height: int, traffic: list[dict[str, Any]]
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], Shot | None]:
+    """The step's part of the page, and its screen (None when it recorded none)."""
     rows, found = record.get("screen"), record.get("diffs")
     screen = [row for row in rows if isinstance(row, str)] if isinstance(rows, list) else []
     shot = shot_of(screen, record.get("style"), width, height, record.get("cursor"))
@@ -129,10 +152,11 @@ def _step(
         {"ok": c.get("ok") is not False, "message": _str(c.get("message"))}
         for c in _dicts(record.get("checks"))
     ]
-    return {"index": _int(record.get("index")), "at_ms": _int(record.get("at_ms")), "wall_ms": _int(record.get("wall_ms")),
+    step = {"index": _int(record.get("index")), "at_ms": _int(record.get("at_ms")), "wall_ms": _int(record.get("wall_ms")),
             "actor": _str(record.get("actor")), "action": _str(record.get("action")), "summary": _str(record.get("summary")),
-            "line": _int(record.get("line")), "screen": store.add(shot) if screen else None, "files": files,
-            "checks": checks, "traffic": traffic}  # fmt: skip
+            "line": _int(record.get("line")), "screen": store.add(shot) if screen else None, "changes": None,
+            "files": files, "checks": checks, "traffic": traffic}  # fmt: skip
+    return step, shot if screen else None
 
 
 def _sidecar(path: str) -> Any:

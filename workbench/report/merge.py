@@ -26,7 +26,9 @@ SHOT_SIDES = ("golden", "actual", "golden_marked", "actual_marked")
 def _moved(page: dict[str, Any], move: Any) -> dict[str, Any]:
     """``page`` with every screen id passed through ``move`` (old id -> new id)."""
     page = dict(page)
-    page["steps"] = [{**s, "screen": move(s["screen"])} for s in page.get("steps", [])]
+    page["steps"] = [
+        {**s, "screen": move(s["screen"]), "changes": move(s.get("changes"))} for s in page.get("steps", [])
+    ]
     page["shots"] = [{**s, **{k: move(s.get(k)) for k in SHOT_SIDES}} for s in page.get("shots", [])]
     if page.get("cast"):
         page["cast"] = {**page["cast"], "frames": [[t, move(i)] for t, i in page["cast"]["frames"]]}

@@ -232,7 +232,8 @@ const WB = (() => {
         el("span", { class: "what" }, `${step.actor} · ${step.action} · ${step.summary}`),
         el("span", { class: "muted" }, `at ${step.at_ms} ms virtual, ${step.wall_ms} ms wall`)),
       el("div", { class: "panes" },
-        el("div", { class: "pane" }, el("h3", {}, "Screen"), step.screen === null ? el("p", { class: "empty" }, "no screen") : term(step.screen, "screen")),
+        el("div", { class: "pane" }, el("h3", {}, "Screen ", changesToggle(step)),
+          step.screen === null ? el("p", { class: "empty" }, "no screen") : term(marking && step.changes !== null ? step.changes : step.screen, "screen")),
         el("div", { class: "pane grow" }, el("h3", {}, `Source · ${view.row.file}:${step.line}`), sourceView(page.source, step.line))),
       ...[checksView(step), filesView(step), trafficView(step)].filter(Boolean));
     const hl = detail.querySelector("pre.src .hl");
@@ -244,6 +245,14 @@ const WB = (() => {
     const start = item[`offset${side}`] - (item.offsetParent === box ? 0 : box[`offset${side}`]);
     if (start < box[`scroll${side}`]) box[`scroll${side}`] = start;
     else if (start + item[`offset${size}`] > box[`scroll${side}`] + box[`client${size}`]) box[`scroll${side}`] = start + item[`offset${size}`] - box[`client${size}`];
+  }
+
+  // Whether the step's screen marks the cells that changed since the step before (remembered across steps).
+  let marking = false;
+  function changesToggle(step) {
+    const box = el("input", { type: "checkbox", id: "mark-changes", checked: marking, onchange: () => { marking = box.checked; select(view.pos, false); } });
+    return el("label", { class: "toggle", title: "mark the cells this step changed on the screen" }, box,
+      step.changes === null ? " mark changes (none in this step)" : " mark changes since the step before");
   }
 
   function sourceView(lines, line) {
