@@ -56,6 +56,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     history = vt.history
     full = top == 0 and bottom == lines - 1 and vt._primary is None and bool(history.maxlen)
     zwj: bool = vt._after_zwj
+    bulk = fast and not zwj  # text may go in as a run (after a ZWJ the next character may join the cell)
     cup: dict[str, tuple[int, int]] = vt._cup
     # Every style in rs from this column on is DEFAULT (known for a row the scroll below made), so text in
     # the default style needs no style written: most of a log's or a listing's lines.
@@ -76,7 +77,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
             if s:
                 n = len(s)
                 e = x + n
-                if e <= cols and fast and not zwj and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
+                if e <= cols and bulk and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
                     if x and rc[x] == "":
                         rc[x - 1] = " "
                     if e < cols and rc[e] == "":
@@ -98,6 +99,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                     cursor.x, cursor.y, cursor.attrs = x, y, attr
                     vt.draw(s)
                     x, y, zwj = cursor.x, cursor.y, vt._after_zwj
+                    bulk = fast and not zwj
                     rc, rs = rows[y], style_rows[y]
                     clean = cols
             if not nl:

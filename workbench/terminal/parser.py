@@ -46,8 +46,8 @@ INCOMPLETE = re.compile(
 """An input tail that is the beginning of a sequence: keep it for the next read."""
 
 FAST = re.compile(
-    rf"((?:\x1b\[[0-9;:]*m)*)({PRINTABLE}+)(\r\n)?"  # 0, 1, 2: SGR sequences, text, CR LF
-    r"|((?:\x1b\[[0-9;:]*m)+)(\r\n)?"  # 3, 4: SGR sequences alone, CR LF
+    rf"((?:\x1b\[[0-9;:]*+m)*+)({PRINTABLE}++)(\r\n)?"  # 0, 1, 2: SGR sequences, text, CR LF
+    r"|((?:\x1b\[[0-9;:]*+m)++)(\r\n)?"  # 3, 4: SGR sequences alone, CR LF
     r"|(\r\n|[\x00-\x1a\x1c-\x1f\x7f-\x9f])"  # 5: one control character (or CR LF)
     r"|\x1b\[([0-9]*;?[0-9]*H)"  # 6: cursor position
     r"|(\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-OQ-WYZ\\`-~])"  # 7: any other
@@ -56,8 +56,9 @@ FAST = re.compile(
 """The tokenizer of :func:`~.fastpath.feed_tokens`, for ``findall``: one tuple of groups per token.
 
 Its shapes are those of :data:`TOKEN` with the frequent ones merged (SGR, then
-text, then CR LF is one token) and the rare ones in one group (7), which
-:data:`TOKEN` parses again. Unmatched groups are ``""``, so each group of the
+text, then CR LF is one token; possessive, as nothing after them could match
+what they gave back) and the rare ones in one group (7), which :data:`TOKEN`
+parses again. Unmatched groups are ``""``, so each group of the
 frequent shapes is never empty when it matched (the cursor position keeps its
 ``H``). Only whole sequences are tokens: :func:`incomplete_tail` cuts an
 unfinished one off the input first. What is ignored matches no group: a
