@@ -6,7 +6,6 @@ scenario `scenarios/any-agent.yaml` (canonical tools only) and must be green."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -114,4 +113,3 @@ def test_the_matrix_over_the_installed_agents_is_green(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "r.json").read_text())
     statuses = {s["agent"]: s["status"] for s in report["scenarios"]}
     assert statuses == {name: ("passed" if name in installed else "skipped") for name in AGENTS}, done.stdout
-    assert os.environ.get("CI") != "true" or len(installed) == len(AGENTS), "CI installs every agent"

@@ -280,7 +280,7 @@ def _score(canon: str, intent: Intent, args: Mapping[str, Any], tool: ToolDef, w
     patching = bool(name_words & PATCH_VERBS) or any("patch" in roles(p) for p in props)
     if canon in ("writeFile", "editFile") and patching and not _plain_roles(intent, props):
         return _patch(canon, args, tool, props, where)
-    if against and name_score == 0:
+    if against and name_score < 8:  # `view_image` views, but images: no file reader
         return Candidate(tool.name, 0, f"its name says {', '.join(sorted(against))}")
     built, problem = _fill(canon, intent, args, tool, props, where)
     if built is None:

@@ -14,10 +14,13 @@ from collections.abc import Sequence
 
 from workbench.names import Env
 
-from . import claude_code, codex, gemini_cli, pi
+from . import claude_code, codex, continue_cli, gemini_cli, kilo, pi
 from .base import MODEL, UIS, AcpAdapter, Agent, Endpoint, Launch, PresetError, find_program
 
-AGENTS: dict[str, Agent] = {a.name: a for a in (claude_code.AGENT, codex.AGENT, pi.AGENT, gemini_cli.AGENT)}
+AGENTS: dict[str, Agent] = {
+    a.name: a
+    for a in (claude_code.AGENT, codex.AGENT, pi.AGENT, gemini_cli.AGENT, continue_cli.AGENT, kilo.AGENT)
+}
 ACP_ADAPTERS: dict[str, Agent] = {a.acp.name: a for a in AGENTS.values() if a.acp is not None}
 """The agents with an ACP adapter, by the adapter's name (what ``--mode acp --agent`` takes)."""
 
