@@ -133,7 +133,11 @@ class WorkbenchApp(InOrderKeys):
             self.main_screen.retheme()
 
     def get_default_screen(self) -> Screen[None]:
-        return MainScreen(self.path, self.run_dir)
+        if self.run_dir is not None:
+            from workbench.app.screens.show import ShowScreen
+
+            return ShowScreen(self.run_dir)
+        return MainScreen(self.path)
 
     def on_mount(self) -> None:
         for warning in getattr(self, "_startup_warnings", []):
@@ -204,7 +208,7 @@ class WorkbenchApp(InOrderKeys):
         except LookupError:
             self.exit(0)
             return
-        if main.editor.dirty and not main.read_only:
+        if main.editor.dirty:
 
             def answered(choice: str | None) -> None:
                 if choice == "save" and not main.action_save():

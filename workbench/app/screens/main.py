@@ -30,14 +30,13 @@ from textual.widgets._tabs import Tab
 
 from workbench.app.actions import MAIN_ACTIONS, bindings
 from workbench.app.core.recording import InputRecorder
-from workbench.app.core.session import SPEEDS, Event, RecordedRun, SessionController
+from workbench.app.core.session import SPEEDS, Event, SessionController
 from workbench.app.layout import plan
 from workbench.app.model import (
     ShotPair,
     Validation,
     golden_store,
     last_verdicts,
-    recorded_pairs,
     validate_text,
 )
 from workbench.app.screens.confirm import ConfirmScreen
@@ -50,7 +49,7 @@ from workbench.app.widgets.failures import FailuresList
 from workbench.app.widgets.footer import StableFooter
 from workbench.app.widgets.inspector import StepInspector
 from workbench.app.widgets.terminal import TerminalView
-from workbench.app.widgets.timeline import TimelineBar, marks_from_records, marks_from_schedule
+from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
 from workbench.atomic import write_atomic
 from workbench.engine.agent_requests import RequestLogReader, request_log
 from workbench.engine.options import RunOptions
@@ -112,12 +111,11 @@ class MainScreen(Screen[None]):
     BINDING_GROUP_TITLE = "Workbench"
     BINDINGS: ClassVar[list[BindingType]] = [*bindings(MAIN_ACTIONS)]  # one table: keys, palette, help
     AUTO_FOCUS = "#editor"
+    PLANS_FROM_TEXT = True  # the timeline and the goldens follow the editor's text (a recorded run's do not)
 
-    def __init__(self, path: Path | None, run_dir: Path | None = None) -> None:
+    def __init__(self, path: Path | None) -> None:
         super().__init__(id="main")
         self.root = path
-        self.run_dir = run_dir
-        self.read_only = run_dir is not None
         self.path: Path | None = None
         self.validation: Validation | None = None
         self.session = SessionController(listener=self._session_event)
@@ -174,7 +172,7 @@ class MainScreen(Screen[None]):
             yield ScenarioBrowser(id="browser")
             with Vertical(id="editor-pane"):
                 yield FindBar(id="find")
-                yield ScenarioEditor(id="editor", read_only=self.read_only)
+                yield ScenarioEditor(id="editor")
                 yield DiagnosticsList(id="diagnostics")
             with TabbedContent(id="panes", initial="tab-terminal"):
                 with TabPane("Terminal", id="tab-terminal"):
@@ -248,13 +246,13 @@ class MainScreen(Screen[None]):
         browser, editor_pane = self.browser, self.query_one("#editor-pane")
         if layout.tabs:
             view = self.view_name
-            browser.display = view == "browser" and not self.read_only
+            browser.display = view == "browser" and self.browser_mode != "hidden"
             browser.styles.width = "1fr"
             editor_pane.display = view == "editor"
             self.panes.display = view in PANE_TABS
             self.panes.styles.width = "1fr"
         else:
-            browser.display = layout.browser and not self.read_only
+            browser.display = layout.browser
             browser.styles.width = layout.browser_width
             editor_pane.display = True
             self.panes.display = True
@@ -290,10 +288,10 @@ class MainScreen(Screen[None]):
         self.retheme()
         self.apply_layout()
         self._status()
-        if self.read_only:
-            assert self.run_dir is not None
-            self.open_run(self.run_dir)
-            return
+        self.open_initial()
+
+    def open_initial(self) -> None:
+        """The file or folder the app was started on (the show screen opens its recorded run instead)."""
         root = self.root if self.root is not None else DEFAULT_SCENARIOS_DIR
         if not root.exists() and not root.suffix:
             self.call_after_refresh(self._offer_folder, root)  # the first minute: make one, from a template
@@ -369,8 +367,7 @@ class MainScreen(Screen[None]):
         self.diff.show_pairs([], *self.term_size)
         self.validate_now()
         self._status()
-        if not self.read_only:
-            self.editor.follow_on_disk()
+        self.editor.follow_on_disk()
 
     @on(ScenarioBrowser.Opened)
     def _opened(self, event: ScenarioBrowser.Opened) -> None:
@@ -416,8 +413,8 @@ class MainScreen(Screen[None]):
         self.show_view("editor")
 
     def action_save(self) -> bool:
-        if self.read_only or self.path is None:
-            self.notify("read-only", severity="warning")
+        if self.path is None:
+            self.notify("no file to save", severity="warning")
             return False
         text = self.editor.text
         try:
@@ -432,8 +429,6 @@ class MainScreen(Screen[None]):
         return True
 
     def action_new_scenario(self) -> None:
-        if self.read_only:
-            return
         folder = self.browser.root or DEFAULT_SCENARIOS_DIR
 
         def made(path: Path | None) -> None:
@@ -498,7 +493,7 @@ class MainScreen(Screen[None]):
             self.failures.show_rules(scenario)
             self.show_view("failures" if self._tabs else self.view_name)
             self.panes.active = "tab-failures"
-        if not self.live and not self.read_only and result.schedule is not None:
+        if not self.live and self.PLANS_FROM_TEXT and result.schedule is not None:
             self.timeline.set_steps(marks_from_schedule(result.schedule.steps))
             for record in self.records.values():
                 self.timeline.set_record(record)
@@ -510,7 +505,7 @@ class MainScreen(Screen[None]):
             if not self.live:
                 self.terminal.resize_screen(*self.term_size)
             store = golden_store(self.workbench.goldens_dir, self.workbench.out_dir, scenario)
-            if not self.read_only and (self._store is None or store.folder != self._store.folder):
+            if self.PLANS_FROM_TEXT and (self._store is None or store.folder != self._store.folder):
                 self._store = store  # read the goldens again only when the scenario or its terminal changed
                 self.refresh_shots()
 
@@ -557,9 +552,6 @@ class MainScreen(Screen[None]):
         self.session._apply_speed()
 
     def start_run(self, *, paused: bool) -> ScenarioRun | None:
-        if self.read_only:
-            self.notify("a recorded run is read-only", severity="warning")
-            return None
         if self.path is None:
             return None
         if self.live:
@@ -666,8 +658,6 @@ class MainScreen(Screen[None]):
         )
 
     def _status(self) -> None:
-        if self.read_only:
-            return
         text = self.session.status_text()
         if self.run is None:
             text = "idle: F5 play, F8 step, F9 run to cursor  ·  " + text.split("  ·  ", 1)[1]
@@ -688,22 +678,14 @@ class MainScreen(Screen[None]):
         self.session.pause()
         self._status()
 
-    # Actions that change a run or the file; a recorded run (workbench show) hides them.
-    WRITING_ACTIONS = frozenset(
-        {"play", "pause", "run_to_cursor", "restart", "slower", "faster", "save", "focus_mode", "record",
-         "accept_screenshot", "accept_all_screenshots", "compare_now", "stop", "new_scenario"}
-    )  # fmt: skip
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.read_only and action in self.WRITING_ACTIONS:
-            return False
         if action == "stop":
             return self.live  # Esc and ctrl+c stop a run; otherwise they keep their usual meaning
         return True
 
     def action_step(self) -> None:
         if not self.live:
-            if self.read_only or (self.result is not None and not self.session.follow):
+            if self.result is not None and not self.session.follow:
                 self._view(min(self.timeline.cursor + 1, len(self.timeline.marks) - 1))
                 return
             if self.start_run(paused=True) is None:
@@ -754,8 +736,6 @@ class MainScreen(Screen[None]):
         self.notify("run stopped: cancelled", timeout=2)
 
     async def action_restart(self) -> None:
-        if self.read_only:
-            return
         await self.stop_run()
         self.session.reset()
         self.start_run(paused=False)
@@ -817,6 +797,11 @@ class MainScreen(Screen[None]):
         self.show_view("step" if failure.step in self.records else "terminal")  # the full reason, the screens
         self._inspect()
 
+    @property
+    def inspected_run_dir(self) -> Path | None:
+        """The run folder whose messages the inspector reads: the live or last run's."""
+        return self.run.run_dir if self.run is not None else None
+
     def _inspect(self, force: bool = False) -> None:
         """Draw the timeline cursor's step (or the newest) in the inspector, when the inspector is shown."""
         if not force and self.panes.active != "tab-step":
@@ -830,7 +815,7 @@ class MainScreen(Screen[None]):
 
         mark = marks[index]
         records = self.records
-        run_dir = self.run_dir if self.read_only else (self.run.run_dir if self.run is not None else None)
+        run_dir = self.inspected_run_dir
         talk = conversation(run_dir, list(records.values())) if index in records else {}
         failures = list(getattr(self.session.result, "failures", None) or self._recorded_failures)
         self.inspector.show(inspect_step(
@@ -854,36 +839,6 @@ class MainScreen(Screen[None]):
         self.failures.focus()
         if self.failures.failures and self.failures.highlighted is None:
             self.failures.highlighted = 0  # Enter works at once on the first failure
-
-    # ------------------------------------------------------------------ recorded runs (workbench show)
-
-    def open_run(self, run_dir: Path) -> None:
-        try:
-            recorded = RecordedRun.read(run_dir)
-        except (OSError, ValueError, KeyError) as exc:
-            self.notify(f"cannot read the trace of {run_dir}: {exc}", severity="error", timeout=10)
-            return
-        self.term_size = recorded.size
-        self.terminal.resize_screen(*self.term_size)
-        self.apply_layout()
-        self.title = f"workbench show: {recorded.scenario}"
-        if recorded.file is not None and recorded.file.is_file():
-            self.path = recorded.file
-            self.editor.open_text(recorded.file, recorded.file.read_text(encoding="utf-8", errors="replace"))
-            self.editor.border_title = f"{recorded.file} (read-only)"
-        self.session.load_recorded(recorded)
-        failed = {f.step for f in recorded.failures}
-        from workbench.engine.acp_trace import step_messages  # here: only ACP runs need it
-
-        marks = marks_from_records(recorded.steps, failed, step_messages(run_dir, recorded.steps))
-        self.timeline.set_steps(marks)
-        if marks:
-            self._view(marks[-1].index)
-        self.diff.show_pairs(recorded_pairs(recorded.screenshots), *self.term_size)
-        self.failures.show(recorded.failures, recorded.status)
-        self._recorded_failures = list(recorded.failures)
-        self.timeline.status = (f"read-only: {run_dir}  ·  {recorded.status}  ·  {len(marks)} of "
-                                f"{recorded.total_steps} steps  ·  F7/F8 step")  # fmt: skip
 
     # ------------------------------------------------------------------ screenshots
 

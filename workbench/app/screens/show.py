@@ -1,0 +1,89 @@
+"""The show screen: a recorded run (``workbench show RUN``), read-only.
+
+It is the main screen without what changes a file or starts a run: the steps,
+screens, failures, screenshots and the step inspector come from the run's trace;
+F7/F8 move through its steps. Keys that would write are hidden (and do nothing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbench.app.core.session import RecordedRun
+from workbench.app.model import recorded_pairs
+from workbench.app.screens.main import MainScreen
+from workbench.app.widgets.timeline import marks_from_records
+
+# Actions that change a run or the file: a recorded run has none of them.
+WRITING_ACTIONS = frozenset(
+    {"play", "pause", "run_to_cursor", "restart", "slower", "faster", "save", "focus_mode", "record",
+     "accept_screenshot", "accept_all_screenshots", "compare_now", "stop", "new_scenario"}
+)  # fmt: skip
+
+
+class ShowScreen(MainScreen):
+    """A recorded run folder, read-only."""
+
+    PLANS_FROM_TEXT = False
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(None)
+        self.run_dir = run_dir
+        self.browser_mode = "hidden"  # one run, not a folder of scenarios
+
+    def on_mount(self) -> None:
+        self.editor.read_only = True
+        super().on_mount()
+
+    def open_initial(self) -> None:
+        self.open_run(self.run_dir)
+
+    @property
+    def inspected_run_dir(self) -> Path | None:
+        return self.run_dir
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in WRITING_ACTIONS:
+            return False
+        return super().check_action(action, parameters)
+
+    def _status(self) -> None:
+        """The status line says which run this is (set when it is read); nothing runs here."""
+
+    def start_run(self, *, paused: bool) -> None:
+        self.notify("a recorded run is read-only", severity="warning")
+
+    def action_save(self) -> bool:
+        self.notify("a recorded run is read-only", severity="warning")
+        return False
+
+    def action_step(self) -> None:
+        self._view(min(self.timeline.cursor + 1, len(self.timeline.marks) - 1))
+
+    def open_run(self, run_dir: Path) -> None:
+        try:
+            recorded = RecordedRun.read(run_dir)
+        except (OSError, ValueError, KeyError) as exc:
+            self.notify(f"cannot read the trace of {run_dir}: {exc}", severity="error", timeout=10)
+            return
+        self.term_size = recorded.size
+        self.terminal.resize_screen(*self.term_size)
+        self.apply_layout()
+        self.title = f"workbench show: {recorded.scenario}"
+        if recorded.file is not None and recorded.file.is_file():
+            self.path = recorded.file
+            self.editor.open_text(recorded.file, recorded.file.read_text(encoding="utf-8", errors="replace"))
+            self.editor.border_title = f"{recorded.file} (read-only)"
+        self.session.load_recorded(recorded)
+        failed = {f.step for f in recorded.failures}
+        from workbench.engine.acp_trace import step_messages  # here: only ACP runs need it
+
+        marks = marks_from_records(recorded.steps, failed, step_messages(run_dir, recorded.steps))
+        self.timeline.set_steps(marks)
+        if marks:
+            self._view(marks[-1].index)
+        self.diff.show_pairs(recorded_pairs(recorded.screenshots), *self.term_size)
+        self.failures.show(recorded.failures, recorded.status)
+        self._recorded_failures = list(recorded.failures)
+        self.timeline.status = (f"read-only: {run_dir}  ·  {recorded.status}  ·  {len(marks)} of "
+                                f"{recorded.total_steps} steps  ·  F7/F8 step")  # fmt: skip
