@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.app.conftest import make_app, run, settle, wait_until
 from workbench.terminal import PtySession
 
@@ -53,7 +55,8 @@ def test_fifty_mixed_keys_in_one_write_reach_the_document_in_order(work: Path) -
     asyncio.run(body())
 
 
-def test_keys_parsed_from_one_read_are_handled_in_order_in_process(work: Path) -> None:
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_keys_parsed_from_one_read_are_handled_in_order_in_process(work: Path, size: tuple[int, int]) -> None:
     from textual._xterm_parser import XTermParser
 
     path = work / "t.yaml"
@@ -61,7 +64,7 @@ def test_keys_parsed_from_one_read_are_handled_in_order_in_process(work: Path) -
 
     async def body() -> None:
         app = make_app(path, work)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await settle(pilot)
             main = app.main_screen
             main.editor.focus()
