@@ -18,7 +18,12 @@ given) in YAML, JSON and TOML, through three families of mutation:
   values) and write it back out in any of the three formats;
 * attacks: deep nesting (YAML flow and block, JSON, TOML arrays, inline tables,
   dotted keys and headers, deep tool ``args``), 4,301-digit integers, alias
-  bombs, duplicate keys, bad tags (``!!bool maybe``), invalid UTF-8.
+  bombs, duplicate keys, bad tags (``!!bool maybe``), invalid UTF-8; and
+  integers in other bases (``0b``, ``0x``, ``0o``, YAML 1.1 octal) and base 60
+  up to 20,000 digits in numeric fields, keys and tags, YAML merge keys (lists,
+  non-mappings, nested, repeated), tags and directives, TOML's edge cases
+  (infinities, dates, times, bad underscores, surrogate escapes, repeated and
+  dotted tables).
 
 Run: nice python benchmarks/fuzz.py [-n 100000] [--seed 1] [--out DIR] [FOLDER...]
 Failing inputs are written to ``--out`` (default: a temp folder) to replay.
@@ -234,7 +239,9 @@ def deep(rng: random.Random, suffix: str) -> str:
 def attack(rng: random.Random, suffix: str) -> bytes:
     """One of the input classes known to break parsers."""
     digits = "9" * rng.choice([4300, 4301, 5000, 20_000])
-    kind = rng.randrange(6)
+    kind = rng.randrange(10)
+    if kind >= 6:
+        return numbers_tags_and_edges(rng, suffix, kind - 6).encode("utf-8", "surrogatepass")
     if kind == 0:
         text = deep(rng, suffix)
     elif kind == 1:
@@ -264,7 +271,77 @@ def attack(rng: random.Random, suffix: str) -> bytes:
     return text.encode()
 
 
-INSERTS = ["[", "]", "{", "}", ":", "- ", "\t", "'", '"', "\n  ", "&a", "*a", "!!int ", "0x", "<<: ", "=", ",", "#", "\\", "${", "---\n", "\x00", "1" * 4301]  # fmt: skip
+def other_base(rng: random.Random) -> str:
+    """An integer literal in another base or base 60, from a few digits to far past 4,300 decimal ones."""
+    n = rng.choice([3, 40, 4000, 14_300, 20_000])
+    sign = rng.choice(["", "-", "+"])
+    kind = rng.randrange(6)
+    if kind == 0:
+        return sign + "0b" + "1" * n
+    if kind == 1:
+        return sign + "0x" + "f" * max(1, n // 4)
+    if kind == 2:
+        return sign + "0o" + "7" * max(1, n // 3)
+    if kind == 3:
+        return sign + "0" + "7" * max(1, n // 3)  # YAML 1.1 octal
+    if kind == 4:
+        return sign + "0x" + "f_" * max(1, n // 8) + "f"
+    return sign + "1" + ":59" * max(1, n // 6)  # YAML 1.1 sexagesimal
+
+
+MERGES = [
+    "base: &b {advanceMs: 5}\ntimeline:\n  - <<: *b\n",
+    "a: &a {x: 1}\nb: &b {y: 2}\nc:\n  <<: [*a, *b]\ntimeline: []\n",
+    "a: &a [1, 2]\nc:\n  <<: *a\ntimeline: []\n",
+    "c:\n  <<: 1\ntimeline: []\n",
+    "c: {<<: {<<: {<<: {a: 1}}}}\ntimeline: []\n",
+    "c:\n  !!merge <<: {a: 1}\ntimeline: []\n",
+    "a: &a {timeline: []}\n<<: *a\n<<: *a\n",
+]
+TAGS = ["!!str 1", "!!int 0x1F", "!!int 1:30", "!!float .inf", "!!float -.nan", "!!float 1:30.5",
+        "!!timestamp 2001-12-14t21:59:43.10-05:00", "!!timestamp 99999-01-01", "!<tag:yaml.org,2002:int> 0b1",
+        "!!binary aGk=", "!custom x", "!!map {a: 1}", "!!seq [1]", "!!pairs [a: 1]"]  # fmt: skip
+DIRECTIVES = ["", "%YAML 1.1\n---\n", "%TAG !e! tag:example.com,2000:\n---\n", "%YAML 9.9\n---\n"]
+TOML_EDGES = ["inf", "-inf", "+nan", "nan", "1e400", "-0.0", "0x_1", "1__0", "0b", "0o8", "1979-05-27T07:32:00Z",
+              "1979-05-27", "07:32:00", "1979-05-27T07:32:00.999999999-07:00", "9999-12-31T23:59:60Z",
+              '"\\U0010FFFF"', '"\\uD800"', "'''x\n'''", '"""\\\n  x"""', "[]", "{}", "[[]]", "{a.b = 1}",
+              "18446744073709551616", "-9223372036854775809"]  # fmt: skip
+TOML_KEYS = ["x", '""', "a.b.c", "'quoted'", "timeouts.exit_hint_ms", "responses"]
+TOML_TABLES = ["", "[timeouts]\n", "[[responses]]\n", "[a]\n[a]\n", "[a.b]\n[a]\nb = 1\n"]
+NUMERIC_FIELDS = ["advanceMs", "width", "timeoutMs", "delay_ms", "exit_hint_ms", "max_matches"]
+
+
+def numbers_tags_and_edges(rng: random.Random, suffix: str, kind: int) -> str:
+    """Integers in other bases and base 60 in numeric fields and keys, YAML merge keys and tags, TOML's
+    edge cases (the classes that found the int-string crash of issue 26)."""
+    literal = other_base(rng)
+    if kind == 0:
+        if suffix == ".toml":
+            bare = literal.lstrip("+")
+            toml = bare if bare.lstrip("-")[:2] in ("0x", "0o", "0b") else literal.replace(":", "")
+            field = rng.choice(NUMERIC_FIELDS)
+            return rng.choice([f'default_response = "x"\n[timeouts]\nexit_hint_ms = {toml}\n',
+                               f'name = "x"\n{field} = {toml}\n', f"x = [{toml}, {toml}]\n"])  # fmt: skip
+        if suffix == ".json":
+            return '{"timeline": [{"advanceMs": "' + literal + '"}]}'
+        return rng.choice([f"name: x\ntimeline:\n  - advanceMs: {literal}\n",
+                           f"name: x\nterminal:\n  width: {literal}\ntimeline: []\n",
+                           f"name: x\ntimeline: []\nx:\n  {literal}: 1\n",
+                           f"name: x\ntimeline:\n  - waitFor: {{regex: a, timeoutMs: {literal}}}\n",
+                           f"name: !!int {literal}\ntimeline: []\n"])  # fmt: skip
+    if kind == 1 and suffix == ".yaml":
+        return rng.choice([*MERGES, f"a: &a {{advanceMs: {literal}}}\ntimeline:\n  - <<: *a\n"])
+    if kind == 2 and suffix == ".yaml":
+        tag = rng.choice([*TAGS, "!!int " + literal, "!!float " + literal, "!!str " + literal])
+        return f"{rng.choice(DIRECTIVES)}name: {tag}\ntimeline:\n  - advanceMs: {tag}\n"
+    if suffix == ".toml" or kind == 3:
+        edge, key, table = rng.choice(TOML_EDGES), rng.choice(TOML_KEYS), rng.choice(TOML_TABLES)
+        return f'default_response = "x"\n{table}{key} = {edge}\n'
+    value = rng.choice(["1e400", "-0", "1.5", "9007199254740993", "-1", "NaN", "Infinity"])
+    return '{"timeline": [{"advanceMs": ' + value + "}]}"
+
+
+INSERTS = ["[", "]", "{", "}", ":", "- ", "\t", "'", '"', "\n  ", "&a", "*a", "!!int ", "0x", "0b" + "1" * 15000, ":59" * 3000, "<<: *a\n", "<<: ", "=", ",", "#", "\\", "${", "---\n", "\x00", "1" * 4301]  # fmt: skip
 EDGE_VALUES: list[Any] = [-1, 0, 1, 2**40, 2**64, -(2**63), 1e308, "", "x", None, True, [], {}, "../x", "/abs", [[1, "a"]], {"a": 1}, "(", "[]", "\x1b[2J", "a" * 5000]  # fmt: skip
 
 
