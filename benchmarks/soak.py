@@ -78,29 +78,31 @@ def start(argv: list[str], stderr: Path) -> tuple[subprocess.Popen[str], str]:
     return proc, proc.stdout.readline().strip()
 
 
-async def llm_stream(client: httpx.AsyncClient, url: str, tally: Tally, leave: bool) -> None:
-    async with client.stream("POST", url + "/v1/messages", json=STREAMED, headers=HEADERS) as response:
+async def read_stream(client: httpx.AsyncClient, request: httpx.Request, tally: Tally, leave: bool) -> None:
+    """Read a streamed reply to its end, or leave after the first chunk."""
+    response = await client.send(request, stream=True)
+    try:
         tally.status(response.status_code)
         async for _chunk in response.aiter_bytes():
             if leave:
                 tally.left_mid_stream += 1
                 break
+    finally:
+        await response.aclose()
     tally.requests += 1
+
+
+async def llm_stream(client: httpx.AsyncClient, url: str, tally: Tally, leave: bool) -> None:
+    request = client.build_request("POST", url + "/v1/messages", json=STREAMED, headers=HEADERS)
+    await read_stream(client, request, tally, leave)
 
 
 async def rest_stream(client: httpx.AsyncClient, api: str, tally: Tally, leave: bool) -> None:
     created = await client.post(api + "/sessions", json={})
     tally.status(created.status_code)
-    if created.status_code != 201:
-        return
-    sid = created.json()["id"]
-    async with client.stream("GET", f"{api}/sessions/{sid}/events") as response:
-        tally.status(response.status_code)
-        async for _chunk in response.aiter_bytes():
-            if leave:
-                tally.left_mid_stream += 1
-                break
-    tally.requests += 1
+    if created.status_code == 201:
+        request = client.build_request("GET", f"{api}/sessions/{created.json()['id']}/events")
+        await read_stream(client, request, tally, leave)
 
 
 async def streamer(kind: str, url: str, tally: Tally, until: float, index: int) -> None:
