@@ -125,6 +125,7 @@ class MainScreen(Screen[None]):
         self.view_name = "editor"  # the pane shown when the window is narrow
         self.recorder: InputRecorder | None = None
         self._validate_timer: Timer | None = None
+        self._validated_text: tuple[Path, str] | None = None  # what the last validation was asked for
         self._diag_index = -1
         self._store: GoldenStore | None = None
         self._tabs = False
@@ -463,10 +464,17 @@ class MainScreen(Screen[None]):
         self.editor.border_title = f"{self.path}{' ●' if self.editor.dirty else ''}"
         if self._validate_timer is not None:
             self._validate_timer.stop()
-        self._validate_timer = self.set_timer(VALIDATE_DELAY_S, self.validate_now)
+        self._validate_timer = self.set_timer(VALIDATE_DELAY_S, self._validate_edits)
+
+    def _validate_edits(self) -> None:
+        """The debounce's end: validate, unless this very text was validated already (a busy loop can
+        run the timer between two edit messages of one burst, whose text was already whole)."""
+        if self.path is not None and (self.path, self.editor.text) != self._validated_text:
+            self.validate_now()
 
     def validate_now(self) -> None:
         if self.path is not None:
+            self._validated_text = (self.path, self.editor.text)
             self._validate(self.path, self.editor.text)
 
     @work(thread=True, exclusive=True, group="validate")
