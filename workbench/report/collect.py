@@ -15,6 +15,7 @@ are placed by their wall clock, as the app does (:mod:`workbench.engine.acp_trac
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -133,9 +134,20 @@ def changed_since(before: Shot, after: Shot) -> list[frozenset[int]]:
         if old.rstrip() == new.rstrip():
             changed.append(frozenset())
             continue
-        a, b = after.row_cells(y), before.row_cells(y) if y < before.height else []
-        changed.append(frozenset(x for x in range(after.width) if (b[x] if x < len(b) else " ") != a[x]))
+        a, b = _cells(new), _cells(old)
+        width = min(after.width, max(len(a), len(b)))
+        changed.append(
+            frozenset(
+                x for x in range(width) if (b[x] if x < len(b) else " ") != (a[x] if x < len(a) else " ")
+            )
+        )
     return changed if any(changed) else []
+
+
+@functools.lru_cache(maxsize=8192)
+def _cells(row: str) -> tuple[str, ...]:
+    """A row cut into cells, once per distinct row (a run shows the same rows step after step)."""
+    return tuple(split_cells(row))
 
 
 def _step(
