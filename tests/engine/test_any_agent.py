@@ -95,3 +95,57 @@ def test_nothing_maps_stops_the_run_at_the_line_at_once(tmp_path: Path) -> None:
         "`weather`: no property takes the path"
     )
     assert "timed out" not in done.stdout
+
+
+SLOW_TUI = '''\
+"""A TUI that starts slowly: quiet for a while, then raw mode (discarding what was typed before, as
+tcsetattr's TCSAFLUSH does), then one line read key by key and sent to the model."""
+import os, sys, termios, time, tty
+import openai
+
+base_url, key = sys.argv[1:3]
+print("starting...", flush=True)
+time.sleep(1.5)
+tty.setraw(0, termios.TCSAFLUSH)
+line = b""
+while not line.endswith(b"\\r"):
+    line += os.read(0, 1)
+client = openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
+reply = client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": line.decode().strip()}])
+sys.stdout.write("\\r\\n" + (reply.choices[0].message.content or "") + "\\r\\n")
+sys.stdout.flush()
+'''
+
+TYPED = """\
+command: {command}
+name: slow-tui
+timeline:
+  - userInputs: [[0, "hello there"]]
+  - llmResponse:
+      - assistant: [[0, "General Kenobi."]]
+  - assert:
+      text: {{contains: ["General Kenobi."]}}
+"""
+
+
+def test_the_first_input_waits_until_the_program_asks_for_input(tmp_path: Path) -> None:
+    """Typed while the program is still starting, the line would be discarded: the run waits for the
+    terminal to leave line mode (no preset, no ready text, no quiet period decides it)."""
+    program = write(tmp_path, "slow.py", SLOW_TUI)
+    command = json.dumps([sys.executable, str(program), "{openai_base_url}", "{api_key}"])
+    scenario = write(tmp_path, "slow.yaml", TYPED.format(command=command))
+    done = workbench("run", "--mode", "real-agent", str(scenario), "--report", "r.json", "--timeout", "60",
+                     cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_program_that_never_asks_for_input_ends_the_run_with_its_screen(tmp_path: Path) -> None:
+    program = write(tmp_path, "busy.py", "import time\nprint('busy forever', flush=True)\ntime.sleep(600)\n")
+    command = json.dumps([sys.executable, str(program)])
+    scenario = write(tmp_path, "busy.yaml", TYPED.format(command=command))
+    done = workbench("run", "--mode", "real-agent", str(scenario), "--report", "r.json", "--timeout", "3",
+                     cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    message = entry["failures"][0]["message"]
+    assert "busy forever" in message and entry["failures"][0]["line"] == 4, entry["failures"]

@@ -378,10 +378,9 @@ class ScenarioRun:
         what = repr(event.text) if event.text is not None else f"/{event.regex}/"
         try:
             await self._session.wait_for_text(wanted, timeout=event.timeout_ms / 1000)
-        except WaitTimeout:
+        except WaitTimeout:  # what follows was written for that screen: the run ends here, with it
             message = f"the screen did not show {what} within {event.timeout_ms} ms; the screen was:\n{self._ctx.screen_text()}"
-            self._ctx.fail(step.index, step.pos.line, "timing", message)
-            return [CheckOutcome(False, message)]
+            raise DriverError(message, at=(step.index, step.pos.line, "timing")) from None
         return [CheckOutcome(True, f"the screen shows {what}")]
 
     async def _assert(self, step: Step) -> Checks:

@@ -32,6 +32,7 @@ exits hold only the model's text) or, for the agents' TUIs, by the scenario's
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 from typing import TYPE_CHECKING, Any, assert_never
@@ -63,6 +64,7 @@ class RealAgentDriver:
         self.ui = ctx.options.option("agent-ui") or "tui"
         self.ready: str | None = None
         self._typed_prompt = False
+        self._ready_seen = False  # the program has taken input once: later keys need no wait
         self._finished = False
         self._last_agent_step = -1
         self._drawn_from: int | None = None  # output read when the last reply went out, until it is drawn
@@ -212,11 +214,26 @@ class RealAgentDriver:
             self._drawn_from = session.bytes_read
 
     async def _wait_ready(self) -> None:
+        """Before the first key: the preset's ready text, else until the program's terminal asks for input
+        (:mod:`workbench.terminal.reading`); a program that never does ends the run with its screen."""
         session = self.ctx.session
-        if self.ready is None or session is None:
+        if session is None or self._ready_seen:
             return
-        await session.wait_for_text(self.ready, timeout=READY_TIMEOUT_S)
-        self.ready = None
+        if self.ready is not None:
+            await session.wait_for_text(self.ready, timeout=READY_TIMEOUT_S)
+        else:
+            from workbench.terminal.reading import reads_input
+
+            deadline = asyncio.get_running_loop().time() + min(READY_TIMEOUT_S, self.ctx.options.timeout_s)
+            while not reads_input(session.fd):
+                if not session.alive:
+                    raise DriverError(f"the agent exited (code {session.exit_code}) before it took input; "
+                                      f"the screen was:\n{self.ctx.screen_text()}")  # fmt: skip
+                if asyncio.get_running_loop().time() > deadline:
+                    raise DriverError(f"the agent never asked for input (its terminal stayed in line mode and "
+                                      f"nothing read it); the screen was:\n{self.ctx.screen_text()}")  # fmt: skip
+                await asyncio.sleep(0.05)
+        self._ready_seen = True
 
     async def _wait_exit(self) -> None:
         session = self.ctx.session
