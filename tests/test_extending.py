@@ -3,9 +3,10 @@
 A temporary package, outside `workbench/`, adds:
 
 * a control event (`beep`): its model class, one spec line (`workbench.scenario.events.register`)
-  and its handler (`workbench.engine.steps.register_handler`);
+  and its handler (`workbench.engine.steps.register_handler`): the README's example;
 * an execution mode with an option (`shout --shout-prefix`): its driver module and its registry line;
-* an agent (`tiny`): one module that registers itself (`workbench.llm.agents.register`);
+* an agent (`tiny`): one module that registers itself (`workbench.llm.agents.register`): the README's
+  example;
 
 and a scenario runs through each. A new *agent* event kind is a member of `StepKind`:
 strict mypy on a copy of the package with one more member names exactly the players that
@@ -37,39 +38,17 @@ from workbench.scenario.events import EVENT_SPECS
 
 PACKAGE = REPO / "workbench"
 
-BEEP = '''
-"""A control event `beep: TEXT`: types TEXT into the program and checks the screen shows it."""
-from dataclasses import dataclass
 
-from workbench.engine.steps import register_handler
-from workbench.scenario import model as m
-from workbench.scenario.events import EventSpec, register
-from workbench.scenario.outcomes import CheckOutcome
-
-
-@dataclass(frozen=True, slots=True)
-class Beep(m.Event):  # the model class
-    text: str = ""
+def readme_example(section: str) -> str:
+    """The one Python block of the README's section ``section``: the docs' examples are what runs here."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", body, re.S)
+    return code
 
 
-def parse(value, pos, key_pos, meta, ctx):
-    return [Beep(key_pos, str(value))]
-
-
-register(EventSpec("beep", Beep, "beep", lambda e: f"beep {e.text}", parse=parse,
-                   schema={"type": "string", "description": "typed into the program"}))  # the spec line
-
-
-async def beep(ctx, step):  # its handler
-    await ctx.settle()
-    ctx.write(f"{step.event.text}<Enter>")
-    await ctx.settle()
-    ok = step.event.text in ctx.screen_text()
-    return [CheckOutcome(ok, f"beeped {step.event.text}")]
-
-
-register_handler(Beep, beep)
-'''
+BEEP = readme_example("Adding an event")
+TINY = readme_example("Adding an agent")
 
 SHOUT = '''
 """A mode `shout`: `cat` is the program, the agent's messages are typed in upper case after --shout-prefix."""
@@ -99,19 +78,6 @@ class ShoutDriver:
 
     async def stop(self):
         return None
-'''
-
-TINY = '''
-"""An agent `tiny`: a tool loop over the OpenAI Chat Completions API, registered from its own module."""
-from workbench.llm.agents import Agent, Endpoint, Launch, register
-
-
-def build(exe: str, e: Endpoint, ui: str) -> Launch:
-    return Launch((exe, e.openai_base_url, e.api_key, e.prompt), {})
-
-
-AGENT = register(Agent(name="tiny", program="tiny-agent", package="tiny-agent", version="1.0.0",
-                       profile="generic", build=build, summary="a tiny agent"))
 '''
 
 TINY_PROGRAM = """#!{python}
