@@ -25,15 +25,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from .base import Driver
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """One option a mode takes: ``--<name>`` on `workbench run` and in the pytest plugin, a choice in the app.
 
     ``choices`` is called only when the choices are needed (a help text, a check), so that
@@ -54,8 +52,7 @@ class Option:
         return self.name.replace("-", "_")
 
 
-@dataclass(frozen=True)
-class Mode:
+class Mode(NamedTuple):
     """A mode: where its driver class is (``module:Class``), one line for help texts, its options, and what it
     can do."""
 
