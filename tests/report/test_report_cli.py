@@ -200,3 +200,13 @@ def test_a_json_report_finds_runs_without_screenshots_under_the_default_out(tmp_
     html = workbench("report", "html", "r.json", "-o", "out", cwd=tmp_path)
     assert html.returncode == 0, html.stderr
     assert [s["summary"] for s in _page(tmp_path / "out", 0)["steps"]] == ['assistant "hi"']
+
+
+def test_a_check_that_was_not_made_is_not_shown_as_holding(tmp_path: Path) -> None:
+    shutil.copytree(SCENARIOS, tmp_path / "scenarios")
+    done = workbench("run", "scenarios/every-event.yaml", "--html", "report", cwd=tmp_path)
+    assert "HTML report" in done.stdout, done.stdout + done.stderr
+    checks = [c for s in _page(tmp_path / "report", 0)["steps"] for c in s["checks"]]
+    [vm] = [c for c in checks if "assertVm" in c["message"]]
+    assert vm["ok"] is None, "a skipped check is neither a pass nor a failure"
+    assert any(c["ok"] is True for c in checks)

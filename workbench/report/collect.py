@@ -161,7 +161,7 @@ def _step(
     files = [{"path": _str(f.get("path")), "change": _str(f.get("change")), "diff": _str(diffs.get(_str(f.get("path"))))}
              for f in _dicts(record.get("files"))]  # fmt: skip
     checks = [
-        {"ok": c.get("ok") is not False, "message": _str(c.get("message"))}
+        {"ok": c.get("ok") if isinstance(c.get("ok"), bool) else None, "message": _str(c.get("message"))}
         for c in _dicts(record.get("checks"))
     ]
     step = {"index": _int(record.get("index")), "at_ms": _int(record.get("at_ms")), "wall_ms": _int(record.get("wall_ms")),

@@ -146,7 +146,7 @@ const WB = (() => {
     const page = pages[id];
     document.title = `${row.name} · ${report.title}`;
     const failedSteps = new Set(page.failures.map((f) => f.step));
-    page.steps.forEach((s, i) => { if (s.checks.some((c) => !c.ok) || failedSteps.has(s.index)) s.bad = true; s.pos = i; });
+    page.steps.forEach((s, i) => { if (s.checks.some((c) => c.ok === false) || failedSteps.has(s.index)) s.bad = true; s.pos = i; });
     const firstBad = page.steps.findIndex((s) => s.bad);
     view = { id, page, row, pos: 0, timer: null, cast: null };
     renderScenario();
@@ -264,7 +264,8 @@ const WB = (() => {
   function checksView(step) {
     if (!step.checks.length) return null;
     return el("div", { class: "box", id: "checks" }, el("h3", {}, "Checks"),
-      step.checks.map((c) => el("div", { class: "check" + (c.ok ? "" : " bad") }, el("strong", {}, c.ok ? "✓ holds" : "✗ fails"), el("pre", {}, c.message))));
+      step.checks.map((c) => el("div", { class: "check" + (c.ok === false ? " bad" : c.ok === null ? " skipped" : "") },
+        el("strong", {}, c.ok === true ? "✓ holds" : c.ok === false ? "✗ fails" : "– not checked"), el("pre", {}, c.message))));
   }
   function filesView(step) {
     if (!step.files.length) return null;
