@@ -131,23 +131,77 @@ def scripted_extensions(scenario: m.Scenario) -> dict[str, list[dict[str, object
     return out
 
 
-def scripted_answers(scenario: m.Scenario) -> list[tuple[int, Mapping[str, object]]]:
-    """The scenario's permission answers in order (the user's side of ``agentPermissionRequest``), with their lines."""
-    return [(e.pos.line, e.data) for e in scenario.timeline
-            if isinstance(e, m.AcpEvent) and e.name == "agentPermissionRequest" and isinstance(e.data, Mapping)]  # fmt: skip
+Answer = tuple[int, Mapping[str, object], tuple[str, tuple[str, ...]] | None]
+"""A scripted permission answer: its line, its data, and the tool it precedes (kind, identifying words)."""
+
+
+def scripted_answers(scenario: m.Scenario, steps: Sequence[Step] = ()) -> list[Answer]:
+    """The scenario's permission answers in order (the user's side of ``agentPermissionRequest``), with their
+    lines and, from the schedule's ``steps``, the tool call each one precedes in the scenario (as in
+    `workbench acp-agent`, an answer belongs to the next tool or edit before any other agent step)."""
+    ordered = sorted(steps, key=lambda s: (s.event_index, s.index))
+    out: list[Answer] = []
+    for n, step in enumerate(ordered):
+        event = step.event
+        if not (isinstance(event, m.AcpEvent) and event.name == "agentPermissionRequest"):
+            continue
+        if isinstance(event.data, Mapping):
+            out.append((event.pos.line, event.data, _target(ordered[n + 1 :])))
+    if not steps:  # no schedule: the answers alone, in order
+        out = [(e.pos.line, e.data, None) for e in scenario.timeline
+               if isinstance(e, m.AcpEvent) and e.name == "agentPermissionRequest" and isinstance(e.data, Mapping)]  # fmt: skip
+    return out
+
+
+def _target(after: Sequence[Step]) -> tuple[str, tuple[str, ...]] | None:
+    from .content import tool_kind
+
+    for step in after:
+        if step.kind is StepKind.EDIT and isinstance(step.event, m.FileEdit):
+            return "edit", (step.event.path.rsplit("/", 1)[-1],)
+        if step.kind is StepKind.TOOL_START:
+            tool = step.tool
+            keys = [str(v) for k, v in tool.args.items() if k in ("cmd", "command", "path", "file_path")
+                    and isinstance(v, str) and v]  # fmt: skip
+            words = tuple(k.rsplit("/", 1)[-1] if "/" in k and " " not in k else k.split()[0] for k in keys)
+            return tool_kind(tool.tool_name), words
+        if step.kind in (StepKind.THINK, StepKind.ASSISTANT, StepKind.LLM_ERROR, StepKind.CANCEL):
+            return None
+    return None
 
 
 class ScriptedAnswers:
-    """A permission answerer for :class:`~workbench.acp.client.WorkbenchClient`: the scenario's
-    answers in order (``decision.optionId``, ``decision.outcome: cancelled``, ``granted: false``
-    -> the first reject option), then the first allow option for any further request."""
+    """A permission answerer for :class:`~workbench.acp.client.WorkbenchClient`: each of the scenario's
+    answers belongs to the tool it precedes, so a request gets the answer of the first unanswered tool
+    whose kind and words (its command's program, its file's name) the request shows; a request no
+    scripted tool matches gets the next answer with no tool, then the first allow option
+    (``decision.optionId``, ``decision.outcome: cancelled``, ``granted: false`` -> the first reject option)."""
 
-    def __init__(self, answers: Sequence[tuple[int, Mapping[str, object]]]) -> None:
-        self.queue = list(answers)
+    def __init__(self, answers: Sequence[Answer | tuple[int, Mapping[str, object]]]) -> None:
+        self.queue: list[Answer] = [a if len(a) == 3 else (a[0], a[1], None) for a in answers]
         self.problems: list[tuple[int, str]] = []
 
+    def _take(self, call: dict[str, object]) -> tuple[int, Mapping[str, object]]:
+        import json
+
+        shown = json.dumps(call, ensure_ascii=False, default=str)
+        kind = call.get("kind")
+        for n, (line, data, target) in enumerate(self.queue):
+            if (
+                target is not None
+                and kind in (target[0], None, "other")
+                and all(w in shown for w in target[1])
+            ):
+                del self.queue[n]
+                return line, data
+        for n, (line, data, target) in enumerate(self.queue):  # an answer that names no tool
+            if target is None:
+                del self.queue[n]
+                return line, data
+        return 0, {}  # meant for another tool: this one is allowed
+
     def __call__(self, call: dict[str, object], options: list[PermissionOption]) -> str | None:
-        line, data = self.queue.pop(0) if self.queue else (0, {})
+        line, data = self._take(call)
         ids = [o.option_id for o in options]
         decision = data.get("decision")
         if isinstance(decision, Mapping):

@@ -106,7 +106,7 @@ class AcpDriver(RealAgentDriver):
         _, writer = await self._within(self._first(ends[STDIN_TAG], session), "the connection")
         reader, _ = await self._within(self._first(ends[STDOUT_TAG], session), "the connection")
         self.recorder = WireRecorder(ctx.run_dir / WIRE_FILE)
-        self.client = WorkbenchClient(ctx.workspace.path, answer=ScriptedAnswers(scripted_answers(ctx.scenario)),
+        self.client = WorkbenchClient(ctx.workspace.path, answer=ScriptedAnswers(scripted_answers(ctx.scenario, ctx.schedule.steps)),
                                       extensions=scripted_extensions(ctx.scenario))  # fmt: skip
         checked, self._guard = guarded(reader, writer, self._garbage)
         self.conn = connect_to_agent(self.client, writer, checked, observers=[self.recorder])
