@@ -57,7 +57,7 @@ from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Scree
 from workbench.terminal.masks import mask_shot
 from workbench.terminal.session import WaitTimeout
 from workbench.timeline import Schedule, Step, StepKind
-from workbench.timeline.prepare import prepare
+from workbench.timeline.prepare import Prepared, prepare
 from workbench.workspace import Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
 from workbench.workspace.diffs import FileTexts
@@ -85,6 +85,8 @@ class ScenarioRun:
     path: Path
     options: RunOptions
     observers: Sequence[Observer] = ()
+    prepared: Prepared | None = None
+    """The scenario already loaded and compiled (a playbook, a batch): the run does not read ``path``."""
     clock: VirtualClock = field(default_factory=lambda: VirtualClock(None))
     scenario: m.Scenario | None = None
     schedule: Schedule | None = None
@@ -147,8 +149,10 @@ class ScenarioRun:
         self._started = time.monotonic()
         result = ScenarioResult(name=self.path.stem, file=display_name(self.path), mode=self.options.mode)
         self.result = result
-        prepared = loaded.take(self.path, self.options.defines) or prepare(
-            self.path, defines=self.options.defines
+        prepared = (
+            self.prepared
+            or loaded.take(self.path, self.options.defines)
+            or prepare(self.path, defines=self.options.defines)
         )
         if prepared.scenario is None or prepared.schedule is None:
             result.status = "error"
@@ -546,8 +550,11 @@ def _run_command(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-async def run_scenario(path: Path, options: RunOptions, observers: Sequence[Observer] = ()) -> ScenarioResult:
-    return await ScenarioRun(path, options, observers).run()
+async def run_scenario(
+    path: Path, options: RunOptions, observers: Sequence[Observer] = (), prepared: Prepared | None = None
+) -> ScenarioResult:
+    """Run the scenario at ``path``, or ``prepared`` (already loaded and compiled, as if it were at ``path``)."""
+    return await ScenarioRun(path, options, observers, prepared).run()
 
 
 def _new_run_dir(parent: Path) -> Path:

@@ -41,6 +41,7 @@ from workbench.playbook.ui import screen_rules
 from workbench.scenario.names import folder_name
 from workbench.scenario.outcomes import CheckOutcome
 from workbench.timeline import Schedule, Step, StepKind
+from workbench.timeline.prepare import prepare
 
 BUILT_IN = "mock-agent"
 EVENTS_FILE = "playbook-events.jsonl"
@@ -153,7 +154,7 @@ class PlaybookRun:
     result: ScenarioResult
     events: Events
     failures: list[PlaybookFailure]
-    scenario_file: Path
+    scenario_file: Path  # the path the scenario was played as (its name and folder); played from memory
     consumed: int = 0  # playbook actions served to the agent
     remaining: int = 0  # actions it never asked for
 
@@ -197,10 +198,10 @@ async def run_playbook(
     text = scenario_yaml(playbook, command, terminal)
     if masks:
         text += "masks:\n" + "".join(f"  - {json.dumps(mask)}\n" for mask in masks)
-    path.write_text(text, encoding="utf-8")
+    prepared = prepare(path, defines=options.defines, text=text)  # played from memory: no file to read back
     state = PlaybookState(playbook)
     preset = None if command is not None else agent
     run_options = replace(options, mode=AGENT_MODE, mode_options={"agent": preset} if preset else {},
                           on_screen=screen_rules(playbook.mock_ui), driver=lambda ctx: PlaybookDriver(ctx, state))  # fmt: skip
-    result = await run_scenario(path, run_options, [UiEvents(state.events)])
+    result = await run_scenario(path, run_options, [UiEvents(state.events)], prepared)
     return PlaybookRun(result, state.events, state.failures, path, state.consumed, state.remaining)
