@@ -58,6 +58,7 @@ class Tally:
     probes: list[float] = field(default_factory=list)
     slow_reconnects: int = 0
     errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
 
     def status(self, code: int) -> None:
         self.statuses[code] = self.statuses.get(code, 0) + 1
@@ -115,8 +116,9 @@ async def streamer(kind: str, url: str, tally: Tally, until: float, index: int) 
                     await llm_stream(client, url, tally, leave)
                 else:
                     await rest_stream(client, url, tally, leave)
-            except (httpx.HTTPError, OSError):
+            except (httpx.HTTPError, OSError) as exc:
                 tally.errors += 1
+                tally.error_kinds[type(exc).__name__] = tally.error_kinds.get(type(exc).__name__, 0) + 1
             await asyncio.sleep(rng.uniform(*THINK_S))  # a client reads what it got before asking again
 
 
@@ -150,7 +152,9 @@ def probe_process(kind: str, url: str, seconds: float, out: Path) -> None:
     thousands of sockets, must not be what the probe measures. Writes ``status seconds`` lines."""
     until = time.monotonic() + seconds
     with httpx.Client(timeout=30) as client, out.open("w") as sink:
-        while time.monotonic() < until:
+        first = True
+        while first or time.monotonic() < until:  # one probe at least, however late this process started
+            first = False
             started = time.perf_counter()
             try:
                 if kind == "llm":
@@ -243,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{before[kind]:8.0f}M {after[kind]:7.0f}M {baseline[kind] * 1000:8.0f}ms {worst * 1000:7.0f}ms "
               f"{tally.slow_reconnects:15,}")  # fmt: skip
         print(
-            f"       statuses {json.dumps(dict(sorted(tally.statuses.items())))}, client errors {tally.errors}"
+            f"       statuses {json.dumps(dict(sorted(tally.statuses.items())))}, client errors {tally.errors} "
+            f"{json.dumps(tally.error_kinds)}"
         )
     print("targets (no 500, no traceback, RSS within 20 MB, probe < 1 s):", "met" if ok else "NOT met")
     return 0 if ok else 1

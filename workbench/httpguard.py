@@ -50,6 +50,9 @@ HEADER_TIMEOUT_S = 5.0
 BODY_TIMEOUT_S = 30.0
 IDLE_TIMEOUT_S = 75.0  # nginx's keepalive_timeout
 MAX_CONNECTIONS = 512
+BACKLOG = 2048
+"""Connections the kernel queues before the server accepts them (aiohttp's 128 overflowed under 2,000
+reconnecting slow clients: a new client's SYN was dropped and retried after 1 s, then 3 s)."""
 LINGER_S = 1.0
 """How long a connection is kept after an answer sent before its body was read (aiohttp drains it for
 the client's sake; its default of 10 s let a body shorter than its length hold a connection that long)."""

@@ -47,7 +47,15 @@ from typing import Any
 
 from aiohttp import web
 
-from workbench.httpguard import DEFAULT_LIMITS, BodyError, GuardedRunner, Limits, read_body, read_json
+from workbench.httpguard import (
+    BACKLOG,
+    DEFAULT_LIMITS,
+    BodyError,
+    GuardedRunner,
+    Limits,
+    read_body,
+    read_json,
+)
 from workbench.scenario import model as m
 from workbench.timeline import compile_schedule
 
@@ -162,7 +170,7 @@ class LlmServer:
         app.router.add_get("/", self._root)
         self._runner = GuardedRunner(app, self._shape_error, self.limits, name="mock LLM")
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True, backlog=BACKLOG)
         await site.start()
         addresses = self._runner.addresses
         self._site_port = int(addresses[0][1]) if addresses else self.port

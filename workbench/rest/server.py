@@ -33,7 +33,7 @@ from typing import Any
 
 from aiohttp import web
 
-from workbench.httpguard import DEFAULT_LIMITS, BodyError, GuardedRunner, Limits, read_json
+from workbench.httpguard import BACKLOG, DEFAULT_LIMITS, BodyError, GuardedRunner, Limits, read_json
 
 from .query import EventQuery, QueryError, parse_query
 from .session import RestSession, Subscriber
@@ -76,7 +76,7 @@ class RestServer:
         app.router.add_get(API + "/sessions/{id}/diff/{n}", self._diff)
         self._runner = GuardedRunner(app, _shape_error, self.limits, name="REST", shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True, backlog=BACKLOG)
         await site.start()
         server = site._server
         assert server is not None
