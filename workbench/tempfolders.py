@@ -35,8 +35,11 @@ def _start_time(pid: int) -> int | None:
 
 
 def _owner_tag() -> str:
+    """Of fixed width (pids up to 7 digits, start times up to 12): a workspace path is on agents' screens,
+    masked in goldens, and a TUI lays out around its length (Claude Code's banner), so every run's must
+    be as long as every other's."""
     pid = os.getpid()
-    return f"p{pid}s{_start_time(pid) or 0}"
+    return f"p{pid:07d}s{_start_time(pid) or 0:012d}"
 
 
 def make(kind: str) -> Path:

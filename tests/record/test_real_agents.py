@@ -41,6 +41,11 @@ timeline:
 """
 
 
+# Volatile text a preset's masks do not cover yet: Claude Code draws its effort indicator ("● high · /effort")
+# at the right of the footer a moment after the rest, so a settled screen may or may not show it.
+EXTRA_MASKS = {"claude-code": ["(?<=← for agents).*"]}
+
+
 def cli(*args: str, cwd: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, capture_output=True, text=True,
                           check=False, timeout=300, stdin=subprocess.DEVNULL, env={**os.environ, "TMPDIR": str(tmp)})  # fmt: skip
@@ -54,10 +59,11 @@ def test_a_real_agent_is_recorded_and_replays_green(tmp_path: Path, agent: str) 
     try:
         with serve_llm(tmp_path, UPSTREAM) as url:
             done = cli("record", "--upstream", url, "-o", f"scenarios/{agent}.yaml", "--agent", agent,
-                       "--size", f"{width}x{height}", "--prompt", "write hello.txt and show it", cwd=tmp_path, tmp=tmp)  # fmt: skip
+                       "--size", f"{width}x{height}", "--prompt", "write hello.txt and show it",
+                       *(f"--mask={mask}" for mask in EXTRA_MASKS.get(agent, ())), cwd=tmp_path, tmp=tmp)  # fmt: skip
         assert done.returncode == 0, done.stderr
         scenario = load_scenario(tmp_path / "scenarios" / f"{agent}.yaml", env={})
-        assert scenario.masks == AGENTS[agent].masks
+        assert scenario.masks == (*AGENTS[agent].masks, *EXTRA_MASKS.get(agent, ()))
         tools = [e for e in scenario.timeline if isinstance(e, m.ToolUse)]
         assert len(tools) == 2 and all(t.status == "ok" for t in tools), tools
         replies = [e for e in scenario.timeline if isinstance(e, m.LlmResponse)]

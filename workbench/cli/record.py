@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--size", metavar="WxH", help="the agent's terminal size (default: your terminal's, else 80x24)"
     )
+    p.add_argument("--mask", action="append", default=[], metavar="REGEX",
+                   help="volatile screen text: blanked in the goldens and kept in the scenario's `masks`; repeatable")  # fmt: skip
     p.add_argument("--max-gap", type=int, metavar="MS", help="cap every recorded delay at MS milliseconds")
     p.add_argument("--goldens", type=Path, default=DEFAULT_GOLDENS_DIR, metavar="DIR",
                    help="where the goldens go (default ./screenshots, where `workbench run` looks)")  # fmt: skip
@@ -52,6 +54,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.output}: a recording is a YAML scenario (*.yaml or *.yml)")
     if args.max_gap is not None and args.max_gap < 0:
         raise UsageError("--max-gap must be 0 or more milliseconds")
+    import re
+
+    for mask in args.mask:
+        try:
+            re.compile(mask)
+        except re.error as exc:
+            raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
     stdin = default_stdin()
     width, height = terminal_size(stdin)
     if args.size is not None:
@@ -63,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--size {args.size}: width and height must be 2 to 1000")
     options = RecordOptions(
         upstream=args.upstream, out=args.output, command=command, agent=args.agent, prompt=args.prompt,
-        max_gap_ms=args.max_gap, goldens_dir=args.goldens, timeout_s=args.timeout, width=width, height=height,
+        max_gap_ms=args.max_gap, masks=tuple(args.mask), goldens_dir=args.goldens, timeout_s=args.timeout, width=width, height=height,
     )  # fmt: skip
     stdout = sys.stdout.fileno() if args.prompt is None or sys.stdout.isatty() else None
     try:

@@ -63,6 +63,7 @@ class RecordOptions:
     agent: str | None = None
     prompt: str | None = None
     max_gap_ms: int | None = None
+    masks: tuple[str, ...] = ()  # --mask: besides the preset's
     goldens_dir: Path = Path("screenshots")
     timeout_s: float = 600.0
     width: int = 80
@@ -170,6 +171,7 @@ class Recorder:
             else:
                 env.update(endpoint_env(endpoint))
                 argv = expand_command(opts.command, endpoint)
+            self._masks = (*self._masks, *(m for m in opts.masks if m not in self._masks))
             on_command_line = any("{prompt}" in word for word in opts.command)
             self._snapshot = self._workspace.snapshot()
             try:

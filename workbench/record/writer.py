@@ -208,7 +208,9 @@ def _yaml(rec: Recording, turns: list[_Turn], redactor: Redactor) -> str:
     if (rec.width, rec.height) != (80, 24):
         lines.append(f"terminal: {{width: {rec.width}, height: {rec.height}}}")
     if rec.masks:
-        lines.append("# volatile text on the agent's screen, masked in goldens (its preset's masks)")
+        lines.append(
+            "# volatile text on the agent's screen, masked in goldens (its preset's masks and --mask)"
+        )
         lines.append("masks:")
         lines += [f"  - {_q(mask)}" for mask in rec.masks]
     lines.append("timeline:")
