@@ -59,6 +59,8 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     Action("maximize_pane", "ctrl+o", "Maximize", "maximize", "view: maximize pane",
            "the focused pane fills the screen (again: back)"),
     Action("new_scenario", "ctrl+n", "New", "new-scenario", "file: new scenario", "a new scenario file from a template"),
+    Action("record_session", "", "Record", "", "file: record a session",
+           "a real agent through a recording proxy into a new scenario (workbench record), opened when written"),
     Action("focus_timeline", "ctrl+l", "Timeline", "focus-timeline", "view: timeline", "focus the timeline scrubber"),
     Action("toggle_browser", "ctrl+b", "Browser", "toggle-browser", "view: show/hide scenarios", "the scenario list"),
     Action("focus_editor", "ctrl+e", "Editor", "focus-editor", "view: editor", "focus the editor"),

@@ -63,6 +63,7 @@ from workbench.terminal.masks import mask_shot
 
 if TYPE_CHECKING:  # the app imports this screen; the runner comes with the first run
     from workbench.app.app import WorkbenchApp
+    from workbench.app.screens.record import RecordRequest
     from workbench.engine.drivers import Mode
     from workbench.engine.runner import ScenarioRun
 
@@ -438,6 +439,40 @@ class MainScreen(Screen[None]):
                 self.request_open(path)
 
         self.app.push_screen(NewScenarioScreen(folder), made)
+
+    def action_record_session(self) -> None:
+        """`workbench record` with the upstream and the open scenario's command filled in; the recording opens
+        as soon as it is written."""
+        if self.read_only:
+            return
+        from workbench.app.screens.record import RecordScreen
+
+        scenario = self.validation.scenario if self.validation is not None else None
+        command = scenario.command if scenario is not None and scenario.command else ()
+        folder = self.browser.root or DEFAULT_SCENARIOS_DIR
+        self.app.push_screen(RecordScreen(folder, command), self._record)
+
+    def _record(self, request: RecordRequest | None) -> None:
+        if request is not None:
+            self._recording(request)
+
+    @work(exclusive=True, group="record")
+    async def _recording(self, request: RecordRequest) -> None:
+        import asyncio
+        import sys
+
+        self.notify(f"recording {request.output} (the agent runs until it is idle)", timeout=4)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "workbench", *request.argv(), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        _, err = await proc.communicate()
+        if proc.returncode != 0 or not request.output.exists():
+            lines = err.decode("utf-8", "replace").strip().splitlines()
+            self.notify(f"recording failed: {lines[-1] if lines else proc.returncode}", severity="error")
+            return
+        self.browser.add_file(request.output)
+        self.request_open(request.output)
 
     def action_find(self) -> None:
         """Find in the editor, or go to a line (``:42``)."""
