@@ -38,6 +38,7 @@ from workbench.llm.agents import Endpoint, PresetError, endpoint_env, expand_com
 from workbench.llm.agents import agent_named as preset_named
 from workbench.terminal.asciicast import AsciicastRecorder
 from workbench.terminal.masks import mask_shot
+from workbench.terminal.reading import reads_input
 from workbench.terminal.session import PtySession, WaitTimeout
 from workbench.workspace import Workspace
 
@@ -259,6 +260,10 @@ class Recorder:
         assert session is not None
         if ready is not None:
             await session.wait_for_text(ready, READY_TIMEOUT_S)
+        else:  # until its terminal asks for input, as the replay waits (workbench.terminal.reading)
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while not reads_input(session.fd) and session.alive and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
         await session.wait_stable(QUIET_MS, READY_TIMEOUT_S)
         self._type(prompt.encode())
         await session.wait_stable(QUIET_MS, READY_TIMEOUT_S)

@@ -443,8 +443,6 @@ class MainScreen(Screen[None]):
     def action_record_session(self) -> None:
         """`workbench record` with the upstream and the open scenario's command filled in; the recording opens
         as soon as it is written."""
-        if self.read_only:
-            return
         from workbench.app.screens.record import RecordScreen
 
         scenario = self.validation.scenario if self.validation is not None else None
