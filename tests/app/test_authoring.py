@@ -213,6 +213,46 @@ def test_recording_round_trip_replays_green_in_ci(work: Path) -> None:
     assert result.status == "passed", (result.failures, path.read_text())
 
 
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_recording_starts_from_a_finished_run(work: Path, size: tuple[int, int]) -> None:
+    """After a run has ended, alt+r starts a fresh run held after its first step and records from there
+    (F8 would move along the finished run's steps instead); the steps replay green in CI."""
+    path = work / "scenarios" / "recorded-repl.yaml"
+    path.write_text(REPL, encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.result is not None, what="the first run's end")
+            first = main.run
+            await pilot.press("alt+r")
+            await wait_until(pilot, lambda: main.recorder is not None, what="recording")
+            assert main.run is not first and main.live, "a fresh run"
+            assert main.terminal.passthrough and main.terminal.display, "the terminal shows, keys go to it"
+            assert sorted(main.records) == [0], "held after its first step"
+            await wait_until(pilot, lambda: ">>>" in main.terminal.text(), what="the prompt")
+            await pilot.press(*"print(6*7)", "enter")
+            await wait_until(pilot, lambda: "42" in main.terminal.text(), what="the answer")
+            await pilot.press("ctrl+backslash")
+            await pilot.pause(0.1)
+            await pilot.press("ctrl+right_square_bracket")
+            await wait_until(pilot, lambda: "recorded-1" in main.editor.text, what="the steps in the editor")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+            await pilot.press("ctrl+s")
+            await pilot.pause(0.1)
+
+    run(body)
+    text = path.read_text()
+    assert text.index("advanceMs: 300") < text.index("userInputs") < text.index("advanceMs: 100"), text
+    options = RunOptions(ci=True, goldens_dir=work / "goldens", out_dir=work / "ci-runs")
+    result = asyncio.run(run_scenario(path, options))
+    assert result.status == "passed", (result.failures, text)
+
+
 def test_recorder_delays_and_screenshots() -> None:
     clock = [0.0]
     recorder = InputRecorder(shots=2, now=lambda: clock[0])

@@ -45,7 +45,8 @@ watch the program under test and accept or reject its screenshots.
   screen recorded there. Esc or ctrl+c stops a run (it is then recorded as cancelled).
 • [b]Terminal[/b]: the program under test, live while a run goes on. [b]ctrl+g[/b] (focus mode) sends
   every key to the program, the app's own keys included; [b]ctrl+][/b] gives the keys back.
-  [b]alt+r[/b] records: what you type becomes userInputs steps after the step that ran last,
+  [b]alt+r[/b] records (starting a fresh run held after its first step if none is going on):
+  what you type becomes userInputs steps after the step that ran last,
   and [b]ctrl+backslash[/b] adds a screenshot step there. [b]z[/b] zooms a panned terminal.
 • [b]Step[/b] (F11): the timeline's step in full: its checks with their whole messages, the files it
   changed, its scenario lines, its messages, the screen before and after with changes marked.

@@ -125,6 +125,7 @@ class MainScreen(Screen[None]):
         self.zoomed = False  # the terminal pane has the program's whole width for now (z on the terminal)
         self.view_name = "editor"  # the pane shown when the window is narrow
         self.recorder: InputRecorder | None = None
+        self._record_pending = False  # alt+r started a fresh run: recording begins after its first step
         self._validate_timer: Timer | None = None
         self._validated_text: tuple[Path, str] | None = None  # what the last validation was asked for
         self._diag_index = -1
@@ -659,9 +660,14 @@ class MainScreen(Screen[None]):
                 self._mark_step_line(session.newest)
                 self._follow_step_line()
                 self._inspect()
+            if self._record_pending and session.records and session.live and self.terminal.is_live:
+                self.action_record()
         elif event == "clock" and run is not None and session.live:
             self.timeline.engine_step = run.clock.state.step
         elif event == "finished":
+            if self._record_pending:
+                self._record_pending = False
+                self.notify("the run ended before its first step: nothing to record", severity="warning")
             self._run_done()
         self._status()
 
@@ -938,9 +944,18 @@ class MainScreen(Screen[None]):
 
     def action_record(self) -> None:
         """Focus mode that writes what is typed as scenario steps at the editor's cursor when it ends."""
-        if not self.live or not self.terminal.is_live:
-            self.notify("start a run first (F8 holds it at the first step), then record", severity="warning")
+        if not self.live:  # idle or after a run: a fresh run, held after its first step, as F8 starts one
+            if self.start_run(paused=True) is None:
+                return
+            self.session.step()
+            self._record_pending = True
+            self.notify("a fresh run starts; recording begins once its first step has run", timeout=3)
+            self._status()
             return
+        if not self.terminal.is_live:
+            self.notify("the program has no screen to record yet", severity="warning")
+            return
+        self._record_pending = False
         marks = self.timeline.marks
         if self.records:  # what is typed now happens after the newest step: the steps go after it
             self.editor.move_to_block_end(marks[self.session.newest].line - 1)
