@@ -5,7 +5,8 @@ The timeline follows the session in time order:
 * ``userInputs`` with the keys the user typed, in key notation, each entry at
   its real offset (keys are joined until Enter: in real-agent mode an entry is
   one prompt, which the replay types and then submits), then an ``advanceMs``
-  that covers them;
+  that covers them; keys typed after the agent did something start a new
+  segment (an ``advanceMs`` before them), so they are typed after it, not beside it;
 * one ``llmResponse`` per conversation request, with the thinking and text as
   they streamed (one item per read of the upstream, each with its real delay;
   ``--max-gap`` caps the delays), or the ``error`` the upstream answered;
@@ -228,14 +229,19 @@ def _timeline(rec: Recording, turns: list[_Turn], redactor: Redactor) -> list[st
         events.append((mark.at, 2, mark))
     events.sort(key=lambda e: (e[0], e[1]))
     out: list[str] = []
+    previous: float | None = None
     for at, kind, item in events:
         if kind == 0:
+            if previous is not None:
+                # a new segment: these keys come after what the agent did before them, not beside it
+                out.append(f"- advanceMs: {max(1, _gap(int((at - previous) * 1000), rec))}")
             out += _inputs(item, at, rec)
         elif kind == 1:
             n, turn = item
             out += _reply(turn, turns[n + 1 :], rec, redactor)
         else:
             out += _mark(item)
+        previous = at
     if not out:
         out.append("[]")
     return out
