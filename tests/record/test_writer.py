@@ -14,10 +14,15 @@ from workbench.scenario.loader import load_scenario
 
 def test_the_stable_part_of_a_tool_result() -> None:
     ws = "/tmp/wb-x/wb-ws-p0001234s000000000042-abcd1234"
-    assert stable_part(f"File created successfully at: {ws}/hello.txt", [ws]) == "File created successfully at:"
+    assert (
+        stable_part(f"File created successfully at: {ws}/hello.txt", [ws]) == "File created successfully at:"
+    )
     codex = "Chunk ID: 3867bb\nWall time: 0.0012 seconds\nProcess exited with code 0\nOutput:\ndone\n"
     assert stable_part(codex, []) == "Process exited with code 0\nOutput:\ndone"
-    assert stable_part("Process Group PGID: 18524\nOutput: hello from the agent", []) == "Output: hello from the agent"
+    assert (
+        stable_part("Process Group PGID: 18524\nOutput: hello from the agent", [])
+        == "Output: hello from the agent"
+    )
     assert stable_part("12345", []) is None  # nothing stable left: only the status is checked
     assert stable_part("plain output", []) == "plain output"
 
