@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given
@@ -174,6 +175,22 @@ def test_find_go_to_line_indent_and_the_step_line(work: Path, size: tuple[int, i
     run(body)
 
 
+async def record_answer_stop_and_save(pilot: Any, main: Any) -> None:
+    """While recording into the REPL: ask it 6*7, take a screenshot step, end, stop the run, save."""
+    await pilot.press(*"print(6*7)", "enter")
+    await wait_until(pilot, lambda: "42" in main.terminal.text(), what="the answer")
+    await pilot.pause(0.3)
+    await pilot.press("ctrl+backslash")
+    await pilot.pause(0.1)
+    await pilot.press("ctrl+right_square_bracket")
+    await wait_until(pilot, lambda: "recorded-1" in main.editor.text, what="the steps in the editor")
+    assert "userInputs" in main.editor.text and "<Enter>" in main.editor.text
+    await pilot.press("escape")  # stop the run
+    await wait_until(pilot, lambda: main.result is not None, what="the stop")
+    await pilot.press("ctrl+s")
+    await pilot.pause(0.1)
+
+
 def test_recording_round_trip_replays_green_in_ci(work: Path) -> None:
     """Record keys into a Python REPL, with a screenshot; save; `run --ci` passes with the golden recorded."""
     path = work / "scenarios" / "recorded-repl.yaml"
@@ -191,18 +208,7 @@ def test_recording_round_trip_replays_green_in_ci(work: Path) -> None:
             await pilot.press("alt+r")
             assert main.terminal.passthrough and main.recorder is not None
             assert "recording" in str(main.terminal.border_subtitle)
-            await pilot.press(*"print(6*7)", "enter")
-            await wait_until(pilot, lambda: "42" in main.terminal.text(), what="the answer")
-            await pilot.pause(0.3)
-            await pilot.press("ctrl+backslash")
-            await pilot.pause(0.1)
-            await pilot.press("ctrl+right_square_bracket")
-            await wait_until(pilot, lambda: "recorded-1" in main.editor.text, what="the steps in the editor")
-            assert "userInputs" in main.editor.text and "<Enter>" in main.editor.text
-            await pilot.press("escape")  # stop the run
-            await wait_until(pilot, lambda: main.result is not None, what="the stop")
-            await pilot.press("ctrl+s")
-            await pilot.pause(0.1)
+            await record_answer_stop_and_save(pilot, main)
 
     run(body)
     golden = work / "goldens" / "recorded-repl" / "60x12" / "recorded-1.golden"
@@ -234,16 +240,7 @@ def test_recording_starts_from_a_finished_run(work: Path, size: tuple[int, int])
             assert main.terminal.passthrough and main.terminal.display, "the terminal shows, keys go to it"
             assert sorted(main.records) == [0], "held after its first step"
             await wait_until(pilot, lambda: ">>>" in main.terminal.text(), what="the prompt")
-            await pilot.press(*"print(6*7)", "enter")
-            await wait_until(pilot, lambda: "42" in main.terminal.text(), what="the answer")
-            await pilot.press("ctrl+backslash")
-            await pilot.pause(0.1)
-            await pilot.press("ctrl+right_square_bracket")
-            await wait_until(pilot, lambda: "recorded-1" in main.editor.text, what="the steps in the editor")
-            await pilot.press("escape")
-            await wait_until(pilot, lambda: main.result is not None, what="the stop")
-            await pilot.press("ctrl+s")
-            await pilot.pause(0.1)
+            await record_answer_stop_and_save(pilot, main)
 
     run(body)
     text = path.read_text()
