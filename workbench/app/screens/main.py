@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
@@ -44,7 +44,8 @@ from workbench.app.screens.new import NewScenarioScreen
 from workbench.app.views import VIEW_LABELS, VIEWS
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.diff import ScreenshotDiff
-from workbench.app.widgets.editor import DiagnosticsList, FindBar, ScenarioEditor
+from workbench.app.widgets.editor import ScenarioEditor
+from workbench.app.widgets.editor_pane import EditorPane
 from workbench.app.widgets.failures import FailuresList
 from workbench.app.widgets.footer import StableFooter
 from workbench.app.widgets.inspector import StepInspector
@@ -56,7 +57,6 @@ from workbench.engine.options import RunOptions
 from workbench.engine.report import Failure
 from workbench.engine.trace import StepRecord
 from workbench.names import DEFAULT_SCENARIOS_DIR
-from workbench.scenario.diagnostics import Severity
 from workbench.scenario.loader import discover
 from workbench.terminal import GoldenStore, Shot
 from workbench.terminal.masks import mask_shot
@@ -128,7 +128,6 @@ class MainScreen(Screen[None]):
         self._record_pending = False  # alt+r started a fresh run: recording begins after its first step
         self._validate_timer: Timer | None = None
         self._validated_text: tuple[Path, str] | None = None  # what the last validation was asked for
-        self._diag_index = -1
         self._store: GoldenStore | None = None
         self._tabs = False
         self._shown_result: object | None = None
@@ -173,10 +172,7 @@ class MainScreen(Screen[None]):
                    active="view-editor", id="views")  # fmt: skip
         with Horizontal(id="body"):
             yield ScenarioBrowser(id="browser")
-            with Vertical(id="editor-pane"):
-                yield FindBar(id="find")
-                yield ScenarioEditor(id="editor")
-                yield DiagnosticsList(id="diagnostics")
+            yield EditorPane(id="editor-pane")
             with TabbedContent(id="panes", initial="tab-terminal"):
                 with TabPane("Terminal", id="tab-terminal"):
                     yield TerminalView(id="terminal")
@@ -192,6 +188,10 @@ class MainScreen(Screen[None]):
     @property
     def workbench(self) -> WorkbenchApp:
         return cast("WorkbenchApp", self.app)
+
+    @property
+    def editor_pane(self) -> EditorPane:
+        return self.query_one("#editor-pane", EditorPane)
 
     @property
     def editor(self) -> ScenarioEditor:
@@ -287,7 +287,7 @@ class MainScreen(Screen[None]):
             self.apply_layout()
 
     def on_mount(self) -> None:
-        self.query_one("#diagnostics", DiagnosticsList).show([])
+        self.editor_pane.show_problems([])
         self.retheme()
         self.apply_layout()
         self._status()
@@ -474,22 +474,8 @@ class MainScreen(Screen[None]):
         self.request_open(request.output)
 
     def action_find(self) -> None:
-        """Find in the editor, or go to a line (``:42``)."""
         self.show_view("editor")
-        self.query_one("#find", FindBar).open()
-
-    @on(FindBar.Find)
-    def _find(self, event: FindBar.Find) -> None:
-        needle = event.needle.strip()
-        if needle.startswith(":") and needle[1:].isdigit():
-            self.editor.jump_to(int(needle[1:]))
-            self.query_one("#find", FindBar).action_close()
-        elif not self.editor.find(event.needle, backwards=event.backwards):
-            self.notify(f"not found: {event.needle!r}", severity="warning", timeout=2)
-
-    @on(FindBar.Closed)
-    def _find_closed(self) -> None:
-        self.editor.focus()
+        self.editor_pane.action_find()
 
     # ------------------------------------------------------------------ validation
 
@@ -524,12 +510,7 @@ class MainScreen(Screen[None]):
         if path != self.path or text != self.editor.text:
             return  # stale: the buffer changed since
         self.validation = result
-        self.query_one("#diagnostics", DiagnosticsList).show(result.diagnostics)
-        self.editor.show_problems(result.diagnostics)
-        errors = result.errors
-        self.editor.border_subtitle = (
-            f"line {errors[0].pos.line}: {errors[0].message.splitlines()[0]}" if errors else ""
-        )
+        self.editor_pane.show_problems(result.diagnostics)
         scenario = result.scenario
         if scenario is not None and scenario.format == "claudeless":
             self.failures.show_rules(scenario)
@@ -551,21 +532,9 @@ class MainScreen(Screen[None]):
                 self._store = store  # read the goldens again only when the scenario or its terminal changed
                 self.refresh_shots()
 
-    @on(DiagnosticsList.Jump)
-    def _jump(self, event: DiagnosticsList.Jump) -> None:
-        self.editor.jump_to(event.diagnostic.pos.line, event.diagnostic.pos.col)
-
     def action_next_diagnostic(self) -> None:
-        diagnostics = self.query_one("#diagnostics", DiagnosticsList).diagnostics
-        if not diagnostics:
-            self.notify("no problems")
-            return
-        self._diag_index = (self._diag_index + 1) % len(diagnostics)
-        d = diagnostics[self._diag_index]
         self.show_view("editor")
-        self.editor.jump_to(d.pos.line, d.pos.col)
-        self.notify(f"{d.pos.line}:{d.pos.col}: {d.message}", timeout=4,
-                    severity="error" if d.severity == Severity.ERROR else "warning")  # fmt: skip
+        self.editor_pane.action_next_diagnostic()
 
     @on(TextArea.SelectionChanged, "#editor")
     def _editor_cursor(self, event: TextArea.SelectionChanged) -> None:
@@ -760,7 +729,7 @@ class MainScreen(Screen[None]):
 
     async def action_stop(self) -> None:
         """Stop the live run (asking first when it would lose a recording); Esc in the find bar closes it."""
-        find = self.query_one("#find", FindBar)
+        find = self.editor_pane.find_bar
         if find.has_focus:
             find.action_close()
             return
