@@ -81,3 +81,49 @@ def test_select_by_text_moves_the_cursor_to_it(tmp_path: Path) -> None:
     assert done.run_dir is not None
     screens = ["\n".join(step["screen"]) for step in Trace.read(done.run_dir).steps]
     assert any("chose Haiku" in screen for screen in screens), screens[-1]
+
+
+LINE_AGENT = Path(__file__).parent / "line_agent.py"
+
+
+def test_a_free_text_question_is_answered_only_while_a_line_is_awaited() -> None:
+    screen = "> commit it\n[note] typed meanwhile: ''\nCommit message:"
+    responders = Responders(screen_rules(MockUi()))
+    assert responders.answer(screen) is None, "a screen ending in ':' is not a question by itself"
+    found = responders.answer(screen, reading=True)
+    assert found is not None and (found.rule.kind, found.matched, found.keys, found.value) == (
+        "input", "Commit message:", "<Enter>", "")  # fmt: skip
+    again = responders.answer(screen, reading=True)
+    assert again is not None and again.keys == "<Enter>", "each line awaited is a new question"
+    text = Responders(screen_rules(MockUi(input=lambda line: f"<{line}>"))).answer(screen, reading=True)
+    assert text is not None and (text.keys, text.value) == (
+        "<lt>Commit message:><Enter>",
+        "<Commit message:>",
+    )
+    confirm = Responders(screen_rules(MockUi())).answer("Delete it? (y/n) ", reading=True)
+    assert confirm is not None and confirm.rule.kind == "confirm", "a question with a shape keeps its kind"
+
+
+@pytest.mark.slow
+def test_a_line_agents_free_text_question_mid_turn_is_answered_empty_and_its_colon_output_is_not(
+    tmp_path: Path,
+) -> None:
+    from workbench.playbook import call
+
+    playbook = Playbook(
+        when("commit it", [call("note", {"text": "Working:"}), call("ask", {"question": "Commit message: "}),
+                           say("Committed.")]),
+        when("and again", [call("ask", {"question": "Tag name: "}), say("Tagged.")]),
+        name="line-agent", mock_ui=MockUi(input=lambda line: "v1" if line.startswith("Tag") else ""),
+    )  # fmt: skip
+    command = [sys.executable, str(LINE_AGENT), "{base_url}", "{api_key}"]
+    options = RunOptions(out_dir=tmp_path / "runs", goldens_dir=tmp_path / "goldens", timeout_s=120)
+    done = asyncio.run(run_playbook(playbook, command=command, options=options))
+    assert done.passed, done.explain()
+    assert [(u.matched, u.keys, u.value) for u in done.events.ui_calls_for("input")] == [
+        ("Commit message:", "<Enter>", ""), ("Tag name:", "v1<Enter>", "v1")]  # fmt: skip
+    assert [r.text for r in done.events.tool_results] == ["typed meanwhile: ''", "answer: ''", "answer: 'v1'"], (
+        "nothing is typed while the agent prints 'Working:' and reads nothing")  # fmt: skip
+    prompts = [m.text for m in done.events.messages if m.role == "user"]
+    assert prompts == ["commit it", "and again"], "the agent reading its next prompt is not a question"
+    assert done.events.ui_calls_for("confirm") == [] and done.events.ui_calls_for("select") == []

@@ -54,6 +54,7 @@ from workbench.scenario.loader import display_name
 from workbench.scenario.names import folder_name
 from workbench.scenario.outcomes import CheckOutcome, FailureKind, skipped
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
+from workbench.terminal.line_read import line_reader
 from workbench.terminal.masks import mask_shot
 from workbench.terminal.session import WaitTimeout
 from workbench.timeline import Schedule, Step, StepKind
@@ -117,6 +118,15 @@ class ScenarioRun:
     def screen(self) -> Screen | None:
         """The live screen of the program under test (None before it starts): for observers such as the app."""
         return self._session.screen if self._session is not None else None
+
+    def asks_for_a_line(self) -> bool:
+        """Whether the program waits to read a line from its terminal while the run waits for it to act:
+        a free-text question (see :mod:`workbench.terminal.line_read`), never the agent reading its next
+        prompt (the run then waits to type it, not for the agent)."""
+        session, ctx = self._session, self._ctx
+        if session is None or ctx is None or not ctx.waiting_for_program or not session.alive:
+            return False
+        return line_reader(session.fd) is not None
 
     def send_input(self, data: bytes) -> bool:
         """Write a person's keys to the program under test (the app's focus mode); False if none runs.

@@ -62,7 +62,7 @@ class ScreenResponders:
             if (now - since) * 1000 < SETTLED_MS:
                 continue
             try:
-                answer = responders.answer(text)
+                answer = responders.answer(text, responders.answers_input and run.asks_for_a_line())
             except Exception as exc:  # a Python answer (a playbook's mock_ui) that cannot answer this screen
                 file = run.result.file if run.result is not None else ""
                 run.abort(

@@ -175,18 +175,22 @@ class UiRule:
 
 Confirm: TypeAlias = "bool | Callable[[str], bool]"
 Select: TypeAlias = "int | str | Callable[[list[str]], int | str]"
+Text: TypeAlias = "str | Callable[[str], str]"
 
 
 @dataclass(frozen=True)
 class MockUi:
     """Answers to the agent's TUI questions, with the pi harness's defaults: a `(y/n)` confirm is
     answered yes, a numbered menu with a cursor gets its first option, text rules answer what they
-    match. ``confirm``: a bool or a function of the question's line; ``select``: an index, an option's
-    text (or a unique part of it), or a function of the options returning either; ``rules``: text rules
-    (:class:`UiRule`) tried first."""
+    match, and a free-text question (the program waits to read a line from its terminal while the run
+    waits for it) gets an empty line. ``confirm``: a bool or a function of the question's line;
+    ``select``: an index, an option's text (or a unique part of it), or a function of the options
+    returning either; ``input``: the text to type, or a function of the question's line; ``rules``:
+    text rules (:class:`UiRule`) tried first."""
 
     confirm: Confirm = True
     select: Select = 0
+    input: Text = ""
     rules: Sequence[UiRule] = ()
 
 
@@ -198,9 +202,11 @@ def as_mock_ui(value: MockUi | Sequence[UiRule] | Mapping[str, Any] | None) -> M
     if isinstance(value, MockUi):
         return value
     if isinstance(value, Mapping):
-        unknown = set(value) - {"confirm", "select", "rules"}
+        unknown = set(value) - {"confirm", "select", "input", "rules"}
         if unknown:
-            raise TypeError(f"mock_ui: unknown key(s) {sorted(unknown)}; allowed: confirm, select, rules")
+            raise TypeError(
+                f"mock_ui: unknown key(s) {sorted(unknown)}; allowed: confirm, select, input, rules"
+            )
         return MockUi(**dict(value))
     rules = tuple(value)
     for rule in rules:

@@ -47,8 +47,8 @@ class UiRecord:
     matched: str
     keys: str
     at_ms: int = 0
-    method: str = ""  # confirm | select | match (a text rule)
-    value: Any = None  # what was answered: True/False, the option's text, the keys
+    method: str = ""  # confirm | select | input | match (a text rule)
+    value: Any = None  # what was answered: True/False, the option's text, the text typed, the keys
 
 
 Listener = Callable[[str, dict[str, Any]], None]
@@ -72,7 +72,8 @@ class Events:
         return [c for c in self.tool_calls if c.tool == tool]
 
     def ui_calls_for(self, method: str) -> list[UiRecord]:
-        """The screen answers of one kind (``confirm``, ``select``, ``match``), as the pi harness's ``uiCallsFor``."""
+        """The screen answers of one kind (``confirm``, ``select``, ``input``, ``match``), as the pi harness's
+        ``uiCallsFor``."""
         return [u for u in self.ui if u.method == method]
 
     def tool_results_for(self, tool: str) -> list[ToolResultRecord]:

@@ -12,10 +12,15 @@ shape (:mod:`workbench.terminal.responders`) and answered with keys:
   (default: the first). An index or a text that names no option fails the run
   with the options shown, never a silent fallback (the pi harness falls back to
   the first item);
+* a free-text question: ``MockUi.input`` (default: empty, as pi's) and Enter.
+  It has no shape on the screen (agent output ending in `:` looks the same), so
+  it is asked only when the program waits to read a line from its terminal
+  while the run waits for the program (:mod:`workbench.terminal.line_read`
+  says what the kernel shows; ``ScenarioRun.asks_for_a_line``);
 * text rules (:class:`~workbench.playbook.dsl.UiRule`) are tried first, as written.
 
-Each answer is a ``ui`` event with its kind (``confirm``, ``select``, ``match``)
-and value (True/False, the option's text, the keys), so ``events.ui_calls_for``
+Each answer is a ``ui`` event with its kind (``confirm``, ``select``, ``input``,
+``match``) and value (True/False, the option's text, the text typed, the keys), so ``events.ui_calls_for``
 works as in the pi harness.
 """
 
@@ -25,7 +30,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from workbench.playbook.dsl import MockUi, Select, UiRule
+from workbench.playbook.dsl import MockUi, Select, Text, UiRule
 from workbench.scenario.on_screen import OnScreen, ScreenRule
 from workbench.terminal.responders import select_options
 
@@ -37,10 +42,12 @@ class UiAnswerError(ValueError):
 
 
 def screen_rules(mock_ui: MockUi) -> OnScreen:
-    """The run's responders: the text rules, then the confirm and select defaults (each answers every time)."""
+    """The run's responders: the text rules, then the confirm, select and input defaults (each answers every
+    time)."""
     rules = [_text_rule(rule) for rule in mock_ui.rules]
     rules.append(ScreenRule("", kind="confirm", times=None, answer=_confirm(mock_ui.confirm)))
     rules.append(ScreenRule("", kind="select", times=None, answer=_select(mock_ui.select)))
+    rules.append(ScreenRule("", kind="input", times=None, answer=_input(mock_ui.input)))
     return OnScreen(tuple(rules))
 
 
@@ -67,6 +74,14 @@ def _select(choice: Select) -> Callable[[str, str], tuple[str, Any]]:
         target = option_index(choice(list(labels)) if callable(choice) else choice, labels)
         moves = "<Down>" * (target - cursor) if target >= cursor else "<Up>" * (cursor - target)
         return moves + "<Enter>", labels[target]
+
+    return answer
+
+
+def _input(choice: Text) -> Callable[[str, str], tuple[str, Any]]:
+    def answer(line: str, screen: str) -> tuple[str, Any]:
+        text = str(choice(line)) if callable(choice) else str(choice)
+        return text.replace("<", "<lt>") + "<Enter>", text
 
     return answer
 

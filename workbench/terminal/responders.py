@@ -15,6 +15,12 @@ and types what it returns (:mod:`workbench.engine.screen_responders`).
   one of which carries a cursor (`❯`, `>`, `›`, `▶`). A question of a known
   kind that stays on the screen unanswered for ``unanswered_ms`` is reported
   once, by :meth:`Responders.unanswered`.
+* A free-text ``input`` question has no shape: the caller says when the
+  program waits to read a line (``reading``, from
+  :mod:`workbench.terminal.line_read`); its text is the screen's last line
+  that is not blank. Each such wait is a new question (a line that was typed
+  and not yet read never counts as one), so no count of answered questions
+  applies to it.
 """
 
 from __future__ import annotations
@@ -110,10 +116,18 @@ class Responders:
         rules = sorted(self.config.rules, key=lambda r: r.kind is not None)
         self._order = [(rule, _RuleState()) for rule in rules]
 
-    def answer(self, screen: str) -> Answer | None:
-        """The answer to type for this settled screen, if any (at most one per call)."""
-        counts = [self._occurrences(rule, screen) for rule, _ in self._order]
+    @property
+    def answers_input(self) -> bool:
+        """Whether a rule answers free-text questions (then the caller says when a line is awaited)."""
+        return any(rule.kind == "input" for rule, _ in self._order)
+
+    def answer(self, screen: str, reading: bool = False) -> Answer | None:
+        """The answer to type for this settled screen, if any (at most one per call). ``reading``: the
+        program waits to read a line from its terminal (a free-text question)."""
+        counts = [self._occurrences(rule, screen, reading) for rule, _ in self._order]
         for (rule, state), (count, matched) in zip(self._order, counts, strict=True):
+            if rule.kind == "input":
+                state.handled = 0  # every line awaited is a new question (see the module docstring)
             state.handled = min(state.handled, count)  # answered questions scrolled away or were redrawn
             if count <= state.handled or (rule.times is not None and state.used >= rule.times):
                 continue
@@ -129,8 +143,11 @@ class Responders:
             return Answer(rule, matched, rule.keys)
         return None
 
-    def _occurrences(self, rule: ScreenRule, screen: str) -> tuple[int, str]:
+    def _occurrences(self, rule: ScreenRule, screen: str, reading: bool) -> tuple[int, str]:
         """How often the rule's question is on the screen, and the newest occurrence's text."""
+        if rule.kind == "input":
+            last = next((line.strip() for line in reversed(screen.split("\n")) if line.strip()), "")
+            return (1, last) if reading else (0, "")
         if rule.match is not None:
             count = screen.count(rule.match) or screen.replace("\n", "").count(rule.match)
             return count, rule.match

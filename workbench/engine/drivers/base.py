@@ -81,6 +81,9 @@ class RunContext:
     typed_bytes: int = 0
     """Every byte written to the program so far (typed steps and the app's focus mode)."""
     settle: Callable[[], Awaitable[None]] = field(default=lambda: _nothing())
+    waiting_for_program: bool = False
+    """True while the driver waits for the program to act (a real agent's next request to the model), so
+    a line the program then waits to read from its terminal is a question nobody else will answer."""
 
     def write(self, text: str) -> None:
         """Type ``text`` (key notation: ``<Enter>``, ``<C-d>``) into the program now."""

@@ -159,7 +159,11 @@ class RealAgentDriver:
         match step.kind:
             case (StepKind.THINK | StepKind.ASSISTANT | StepKind.LLM_ERROR | StepKind.LLM_RESPONSE | StepKind.TOOL_START
                   | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT | StepKind.EDIT | StepKind.ACP):  # fmt: skip
-                await self._wait_served(step)
+                self.ctx.waiting_for_program = True
+                try:
+                    await self._wait_served(step)
+                finally:
+                    self.ctx.waiting_for_program = False
                 return []
             case StepKind.INPUT:
                 if self.ui == "print" and not self._typed_prompt:
