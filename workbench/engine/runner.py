@@ -122,11 +122,16 @@ class ScenarioRun:
     def asks_for_a_line(self) -> bool:
         """Whether the program waits to read a line from its terminal while the run waits for it to act:
         a free-text question (see :mod:`workbench.terminal.line_read`), never the agent reading its next
-        prompt (the run then waits to type it, not for the agent)."""
+        prompt (the run then waits to type it, not for the agent). When it does, the screen is brought up
+        to date first: the program wrote its question before it began to read, and all of it is on the
+        screen once the pty is drained."""
         session, ctx = self._session, self._ctx
         if session is None or ctx is None or not ctx.waiting_for_program or not session.alive:
             return False
-        return line_reader(session.fd) is not None
+        if line_reader(session.fd) is None:
+            return False
+        session.drain()
+        return True
 
     def send_input(self, data: bytes) -> bool:
         """Write a person's keys to the program under test (the app's focus mode); False if none runs.

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from workbench.engine.report import ScenarioResult
     from workbench.engine.runner import ScenarioRun
     from workbench.engine.trace import StepRecord
+    from workbench.terminal import Screen
 
 POLL_S = 0.05
 SETTLED_MS = 100
@@ -54,15 +55,19 @@ class ScreenResponders:
             screen = run.screen
             if screen is None:
                 continue
-            text = "\n".join(row.rstrip() for row in screen.text_rows())
+            text = _text(screen)
             now = time.monotonic()
             if text != last:
                 last, since = text, now
                 continue
             if (now - since) * 1000 < SETTLED_MS:
                 continue
+            reading = responders.answers_input and run.asks_for_a_line()
+            if reading and _text(screen) != text:  # the question was still on its way to the screen
+                last, since = _text(screen), now
+                continue
             try:
-                answer = responders.answer(text, responders.answers_input and run.asks_for_a_line())
+                answer = responders.answer(text, reading)
             except Exception as exc:  # a Python answer (a playbook's mock_ui) that cannot answer this screen
                 file = run.result.file if run.result is not None else ""
                 run.abort(
@@ -103,3 +108,7 @@ class ScreenResponders:
             with contextlib.suppress(Exception):
                 self._task.exception() if self._task.done() and not self._task.cancelled() else None
             self._task = None
+
+
+def _text(screen: Screen) -> str:
+    return "\n".join(row.rstrip() for row in screen.text_rows())
