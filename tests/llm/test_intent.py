@@ -397,3 +397,41 @@ def test_known_profiles_still_use_their_own_tools_and_send_no_tool_the_request_l
     assert claude.map("writeFile", {"path": "a", "content": "b"}, ctx)[0].name == "Write"
     call, note = claude.map("webFetch", {"url": "u", "prompt": "p"}, ctx)
     assert call.name == "WebFetch" and call.unmapped and note == call.unmapped
+
+
+PLAN_SCENARIO = """\
+name: plan
+timeline:
+  - userInputs: [[0, "plan it"]]
+  - agentPlan:
+      entries:
+        - {content: Write the tests, status: in_progress}
+        - {content: Make them pass}
+  - llmResponse: [{assistant: [[0, planned]]}]
+"""
+
+
+def test_an_agent_plan_reaches_the_model_as_a_call_to_the_agents_todo_tool(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    srv = serve(load(tmp_path, PLAN_SCENARIO))
+    todo = {"type": "function", "function": {"name": "todowrite", "description": "Update the todo list",
+            "parameters": _schema({"todos": {"type": "array", "items": {"type": "object"}}}, ["todos"])}}  # fmt: skip
+    client = srv.openai("plan")
+    message = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "plan it"}],
+                                             tools=[todo]).choices[0].message  # fmt: skip
+    (call,) = message.tool_calls or []
+    assert call.type == "function" and call.function.name == "todowrite"
+    todos = json.loads(call.function.arguments)["todos"]
+    assert [(t["content"], t["status"]) for t in todos] == [
+        ("Write the tests", "in_progress"),
+        ("Make them pass", "pending"),
+    ]
+    srv.finish()
+
+
+def test_an_agent_plan_without_a_todo_tool_is_a_note(tmp_path: Path, serve: Callable[..., Running]) -> None:
+    srv = serve(load(tmp_path, PLAN_SCENARIO))
+    openai_agent(srv, SHAPES["renamed"], tmp_path, key="no-todo")
+    notes = [n.message for n in srv.server.notes if n.message.startswith("agentPlan:")]
+    assert notes and "offers no tool to state a plan" in notes[0] and srv.server.fatal is None

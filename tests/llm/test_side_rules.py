@@ -142,13 +142,16 @@ def test_camel_case_schemas_get_their_own_argument_names(
 def test_a_required_property_nothing_maps_to_fails_with_the_line_call_and_schema(
     tmp_path: Path, serve: Callable[..., Running]
 ) -> None:
-    odd = [tool("write", ["target", "body"], target="string", body="string")]
+    # `target` and `body` say path and content (workbench.llm.intent); `mode` nothing in the call gives
+    odd = [tool("write", ["target", "body", "mode"], target="string", body="string", mode="string")]
     srv = serve(load(tmp_path, SCENARIO))
     srv.openai().chat.completions.create(model="m", messages=[SYSTEM, PROMPT], tools=odd)  # type: ignore[arg-type]
     (failure,) = srv.failures
     assert failure.kind == "tool" and failure.line == 6
     assert "writeFile" in failure.message and "`write`" in failure.message
-    assert "requires body, target" in failure.message and '"target": {"type": "string"}' in failure.message
+    assert (
+        "requires body, mode, target" in failure.message and '"target": {"type": "string"}' in failure.message
+    )
 
 
 def test_an_agent_that_exits_inside_its_last_tool_call(tmp_path: Path, serve: Callable[..., Running]) -> None:

@@ -90,8 +90,13 @@ def build_units(schedule: Schedule) -> list[Unit]:
                 current = Unit("reply", [])
                 units.append(current)
             current.steps.extend(steps)
+        elif isinstance(event, m.AcpEvent) and event.name == "agentPlan":
+            if current is None:  # the model states the plan: a call to the agent's todo tool
+                current = Unit("reply", [])
+                units.append(current)
+            current.steps.extend(steps)
         elif event.actor == "agent":
-            continue  # ACP-only agent events have no place on the model's wire
+            continue  # other ACP-only agent events have no place on the model's wire
         else:
             current = None
             units.extend(Unit("step", [s]) for s in steps)
@@ -344,6 +349,12 @@ class TimelineResponder:
                         call = self._edit_call(step, ctx)
                         if call is not None:
                             blocks.append(call)
+                case StepKind.ACP if _is_plan(step) and ctx.chat.tools:
+                    close()
+                    current = None
+                    plan = self._plan_call(step, ctx)
+                    if plan is not None:
+                        blocks.append(plan)
                 case (StepKind.LLM_RESPONSE | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT
                       | StepKind.ACP | StepKind.INPUT | StepKind.KEY | StepKind.CANCEL | StepKind.ADVANCE
                       | StepKind.CONTROL):  # fmt: skip
@@ -384,11 +395,29 @@ class TimelineResponder:
             self._fail("tool", unfit("editFile", args, call, ctx), step.pos.line, step.index)
         return ToolCallBlock(ctx.new_call_id(call.name), call.name, call.args)
 
+    def _plan_call(self, step: Step, ctx: TurnContext) -> ToolCallBlock | None:
+        """``agentPlan`` as the model's call to the agent's todo tool, so that the agent itself reports
+        the plan (an agent with no such tool: a note, the plan cannot reach it)."""
+        data = step.event.data if isinstance(step.event, m.AcpEvent) else None
+        entries = data.get("entries") if isinstance(data, Mapping) else None
+        todos = [{"content": str(e.get("content", "")), "status": str(e.get("status", "pending")),
+                  "activeForm": str(e.get("content", ""))} for e in entries or [] if isinstance(e, Mapping)]  # fmt: skip
+        call = ctx.map_tool("todoWrite", {"todos": todos})
+        if call.unmapped:
+            self._fail("note", f"agentPlan: the agent offers no tool to state a plan with ({call.unmapped})",
+                       step.pos.line, step.index)  # fmt: skip
+            return None
+        return ToolCallBlock(ctx.new_call_id(call.name), call.name, call.args)
+
     def _unmapped(self, call: Call, step: Step) -> None:
         """No offered tool does the job: the call is not sent, and the run stops at its line."""
         self.record(
             LlmFailure("tool", call.unmapped, step.pos.line, step.index, self.scenario.file, fatal=True)
         )
+
+
+def _is_plan(step: Step) -> bool:
+    return isinstance(step.event, m.AcpEvent) and step.event.name == "agentPlan"
 
 
 def unfit(name: str, args: Mapping[str, Any], call: Call, ctx: TurnContext) -> str:
