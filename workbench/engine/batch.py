@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -382,6 +381,9 @@ async def _threads_ended_after(run: Coroutine[Any, Any, ScenarioResult]) -> Scen
 def _parallel(
     candidates: Sequence[Candidate], options: Any, jobs: int, console: Console, results: list[ScenarioResult]
 ) -> None:
+    import multiprocessing  # with concurrent.futures.process: only -j N needs them
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     if context.get_start_method() == "fork":  # import once here what each worker would import
         import ctypes  # noqa: F401  (each worker's parent_death_signal)

@@ -9,7 +9,6 @@ scenario with the first failure's message.
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -159,6 +158,8 @@ class RunReport:
         return {"matrix": matrix} if matrix else {}
 
     def to_junit(self) -> str:
+        import xml.etree.ElementTree as ET  # only a run that writes --junit needs it
+
         suite = ET.Element(
             "testsuite",
             name="workbench",

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import functools
 import os
 import secrets
@@ -58,7 +57,9 @@ def available() -> bool:
 
 @functools.cache
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    # the C library this process already has loaded: ctypes.util.find_library("c") would run
+    # `ldconfig -p` in a child process (and import ctypes.util) at each start of a run
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def subreaper(on: bool) -> bool:
