@@ -41,6 +41,7 @@ from acp.schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
     AuthenticateResponse,
+    AuthMethodAgent,
     ClientCapabilities,
     ConfigOptionUpdate,
     Implementation,
@@ -121,6 +122,7 @@ class ScenarioAgent:
         self.script: Script = build_script(schedule)
         self.scenario = schedule.scenario
         self.speed = speed
+        self.authenticated: str | None = None  # the auth method the client authenticated with
         self.failures: list[Mismatch] = []
         self._report = report
         self._conn: Any = None
@@ -161,14 +163,24 @@ class ScenarioAgent:
                 mcp_capabilities=McpCapabilities(http=bool(mcp.get("http")), sse=bool(mcp.get("sse"))),
             ),
             agent_info=Implementation(name="workbench-acp-agent", title=self.scenario.name, version="1"),
-            auth_methods=[],
+            auth_methods=[AuthMethodAgent(id=m, name=m) for m in self._auth_methods()],
         )  # fmt: skip
 
+    def _auth_methods(self) -> list[str]:
+        """The scenario's ``acp.authenticate`` method, offered so that a client can authenticate with it."""
+        method = self.scenario.acp.get("authenticate")
+        return [method] if isinstance(method, str) else []
+
     async def authenticate(self, method_id: str, **kw: Any) -> AuthenticateResponse:
+        if method_id not in self._auth_methods():
+            raise RequestError.invalid_params({"methodId": method_id, "offered": self._auth_methods()})
+        self.authenticated = method_id
         return AuthenticateResponse()
 
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
                           mcp_servers: list[Any] | None = None, **kw: Any) -> NewSessionResponse:  # fmt: skip
+        if self._auth_methods() and self.authenticated is None:  # the scenario's agent wants a login first
+            raise RequestError.auth_required({"authMethods": self._auth_methods()})
         sid = self.script.session_id or f"wb-{next(self._ids)}"
         if sid in self._sessions:
             sid = f"{sid}-{next(self._ids)}"

@@ -314,7 +314,13 @@ def _acp(doc: PMap, ctx: _Context) -> PMap | None:
     if "acp" not in doc:
         return None
     acp = expect_map(doc["acp"], doc.at_value("acp"), "`acp`")
-    warn_unknown(acp, ("capabilities", "cwd", "mcpServers", "unstable"), "`acp`", ctx.reporter)
+    warn_unknown(
+        acp, ("capabilities", "cwd", "mcpServers", "unstable", "authenticate"), "`acp`", ctx.reporter
+    )
+    if "authenticate" in acp and not isinstance(acp["authenticate"], str):
+        raise ScenarioError.at(
+            acp.at_value("authenticate"), "`acp.authenticate` is the id of an auth method (a string)"
+        )
     if "capabilities" in acp:
         caps = expect_map(acp["capabilities"], acp.at_value("capabilities"), "`acp.capabilities`")
         warn_unknown(

@@ -289,6 +289,7 @@ def scenario_schema() -> Schema:
                     "cwd": _STR,
                     "mcpServers": {"type": "array"},
                     "unstable": {"type": "boolean"},
+                    "authenticate": _STR,
                 }
             ),
             "rules": {

@@ -110,11 +110,23 @@ class AcpDriver(RealAgentDriver):
                                       extensions=scripted_extensions(ctx.scenario))  # fmt: skip
         checked, self._guard = guarded(reader, writer, self._garbage)
         self.conn = connect_to_agent(self.client, writer, checked, observers=[self.recorder])
-        await self._within(self.client.initialize(self.conn), "initialize")  # fs and terminals offered
+        init = await self._within(self.client.initialize(self.conn), "initialize")  # fs and terminals offered
+        await self._authenticate(init)
         created = await self._within(
             self.conn.new_session(cwd=str(ctx.workspace.path), mcp_servers=[]), "session/new"
         )
         self.session_id = created.session_id
+
+    async def _authenticate(self, init: Any) -> None:
+        """``authenticate`` with the method the scenario names (``acp.authenticate``), one the agent offers."""
+        method = self.ctx.scenario.acp.get("authenticate")
+        if not isinstance(method, str):
+            return
+        offered = [str(getattr(m, "id", "")) for m in init.auth_methods or []]
+        if method not in offered:
+            raise DriverError(f"the scenario authenticates with `{method}`; the agent offers "
+                              f"{', '.join(f'`{o}`' for o in offered) or 'no auth method'}")  # fmt: skip
+        await self._within(self.conn.authenticate(method_id=method), "authenticate")
 
     async def _adapter_program(self, program: Program) -> Program:
         """``--agent NAME``: a known ACP adapter, its HOME written as its agent's preset writes it."""
