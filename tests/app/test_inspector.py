@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.app.conftest import opened, play_to_end, run, screen_text, wait_until
 from tests.app.test_layout_and_lifecycle import FAILING as LAYOUT_FAILING
+from tests.chat_agent import CHAT_AGENT
 from workbench.app.core.inspect import inspect_step, step_source
 from workbench.engine.report import Failure
 from workbench.engine.trace import StepRecord
@@ -96,5 +98,58 @@ def test_the_inspector_shows_the_files_a_step_changed_with_their_diff(
             text = main.inspector.text()
             assert "+ hello.py (added)" in text
             assert "+print('Hello, World!')" in text, "the step's diff of the file, from the trace"
+
+    run(body)
+
+
+CHAT = """\
+name: chat
+mode: real-agent
+command: [{python}, {agent}]
+terminal: {{width: 60, height: 12}}
+timeline:
+  - advanceMs: 300
+  - userInputs:
+      - [0, "hello<Enter>"]
+  - llmResponse:
+      - assistant:
+          - [100, "Hi there, from the scenario"]
+  - advanceMs: 500
+  - assert: {{text: {{contains: "Hi there"}}}}
+"""
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_the_inspector_shows_a_real_agents_model_request_and_reply(work: Path, size: tuple[int, int]) -> None:
+    """Real-agent mode: the step that answered the agent shows the request the mock LLM server received
+    (the prompt the agent sent through the official SDK) and the reply the step gave it."""
+    agent = work / "chat_agent.py"
+    agent.write_text(CHAT_AGENT, encoding="utf-8")
+    path = work / "scenarios" / "chat.yaml"
+    path.write_text(CHAT.format(python=sys.executable, agent=agent), encoding="utf-8")
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            main = pilot.app.main_screen
+            result = await play_to_end(pilot)
+            assert result.status == "passed", result.failures
+            [answer] = [r for r in main.records.values() if r.line == 11]  # the llmResponse's message line
+            main.timeline.cursor = answer.index
+            await pilot.press("f11")
+            await wait_until(pilot, lambda: main.inspector.details is not None, what="the inspector")
+            assert main.panes.active == "tab-step" and main.panes.display
+            details = main.inspector.details
+            assert details is not None and details.index == answer.index
+            [message] = details.conversation
+            assert "request 1:" in message and "prompt: hello" in message
+            assert 'reply: assistant "Hi there, from the scenario"' in message
+            text = main.inspector.text()
+            assert "Messages of this step" in text and "prompt: hello" in text and "reply: assistant" in text
+            # a step that asked nothing has no messages
+            main.timeline.cursor = 0
+            await pilot.press("f11")
+            await wait_until(pilot, lambda: main.inspector.details is not None and main.inspector.details.index == 0,
+                             what="step 1")  # fmt: skip
+            assert main.inspector.details is not None and main.inspector.details.conversation == ()
 
     run(body)

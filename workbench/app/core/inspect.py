@@ -129,8 +129,9 @@ def conversation(run_dir: Path | None, records: list[StepRecord]) -> dict[int, l
     by_step = _acp_messages(run_dir, records)
     by_line = _model_requests(run_dir)
     for record in records:
-        if record.line in by_line:
-            by_step.setdefault(record.index, []).extend(by_line[record.line])
+        if record.line in by_line:  # the request, then the reply this step gave it
+            replies = [f"{request}\nreply: {record.summary}" for request in by_line[record.line]]
+            by_step.setdefault(record.index, []).extend(replies)
     return by_step
 
 
