@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +29,40 @@ def add_folders(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR", help="run folders")
 
 
+class StoreWithLazyHelp(argparse.Action):
+    """argparse's ``store``, whose help text is made only when a help is printed: listing an option's
+    choices imports them (``--agent``'s, the agent registry), which a run without ``--help`` does not need."""
+
+    def __init__(self, *args: Any, describe: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._describe = describe
+
+    @property
+    def help(self) -> str:
+        return self._describe()
+
+    @help.setter
+    def help(self, _value: str | None) -> None:
+        pass  # argparse.Action.__init__ sets it; the text comes from ``describe``
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: Any = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+
+
 def add_mode_options(p: argparse.ArgumentParser) -> None:
     """One flag per option the modes declare (`workbench.engine.drivers`), with what it means in each mode."""
     from workbench.engine.drivers import flag_help, mode_flags
 
     for takers in mode_flags().values():
         option = takers[0][1]
-        p.add_argument(option.flag, dest=option.dest, metavar=option.metavar, help=flag_help(takers))
+        p.add_argument(option.flag, dest=option.dest, metavar=option.metavar, action=StoreWithLazyHelp,
+                       describe=functools.partial(flag_help, takers))  # fmt: skip
 
 
 def mode_option_values(args: argparse.Namespace) -> dict[str, str | None]:

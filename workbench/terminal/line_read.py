@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform
 import select
 import termios
 
@@ -42,7 +41,7 @@ _READ_SYSCALL = {"x86_64": 0, "amd64": 0, "aarch64": 63, "arm64": 63, "riscv64":
 
 def line_reader(fd: int) -> int | None:
     """The pid of the process waiting in ``read()`` for a line from the pty whose master is ``fd``, or None."""
-    number = _READ_SYSCALL.get(platform.machine().lower())
+    number = _READ_SYSCALL.get(os.uname().machine.lower())
     try:
         canonical = termios.tcgetattr(fd)[3] & termios.ICANON
         group = os.tcgetpgrp(fd)
