@@ -66,6 +66,8 @@ class Env:
     """Where a real agent's stderr goes."""
     MOCK_TOOLS: Final = "WORKBENCH_MOCK_TOOLS"
     """Playbook runs: where the LLM-client mock agent asks for a tool's canned result."""
+    UI_EDITOR: Final = "WORKBENCH_UI_EDITOR"
+    """Playbook runs: where the stand-in ``$EDITOR`` asks for the text it leaves (``mock_ui.editor``)."""
     # Set by users.
     AH: Final = "WORKBENCH_AH"
     """The `ah` program for scenarios with an ``ah:`` section (default ``ah``)."""

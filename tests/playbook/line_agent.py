@@ -1,7 +1,9 @@
 """A line-mode coding agent (the official Anthropic SDK, the terminal left in canonical mode, as a plain CLI
 leaves it): it reads each prompt with ``input()`` and offers two tools. ``ask`` asks the user a free-text
 question on the terminal (``input(question)``) and returns the answer; ``note`` prints its text (a line
-ending in ':'), stays quiet for a second without reading, then returns whatever was typed meanwhile.
+ending in ':'), stays quiet for a second without reading, then returns whatever was typed meanwhile;
+``edit`` writes its text to a file, opens ``$VISUAL`` on it as git does (``sh -c '$VISUAL "$@"'``) and
+returns what the file holds afterwards.
 
     python3 line_agent.py BASE_URL API_KEY
 """
@@ -10,8 +12,11 @@ from __future__ import annotations
 
 import os
 import select
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -19,6 +24,7 @@ import anthropic
 TOOLS = [
     {"name": "ask", "description": "Ask the user a question", "input_schema": {"type": "object"}},
     {"name": "note", "description": "Show a note", "input_schema": {"type": "object"}},
+    {"name": "edit", "description": "Let the user edit a text", "input_schema": {"type": "object"}},
 ]
 
 
@@ -36,6 +42,13 @@ def typed_meanwhile() -> str:
 def run_tool(name: str, args: dict[str, Any]) -> str:
     if name == "ask":
         return f"answer: {input(str(args.get('question', '?'))).strip()!r}"
+    if name == "edit":
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder, "EDIT_MSG")
+            path.write_text(str(args.get("text", "")))
+            editor = os.environ["VISUAL"]
+            subprocess.run(["sh", "-c", f'{editor} "$@"', editor, str(path)], check=True)
+            return f"edited: {path.read_text()!r}"
     print(str(args.get("text", "")), flush=True)
     time.sleep(1.0)
     return f"typed meanwhile: {typed_meanwhile()}"

@@ -4,6 +4,7 @@ text or function, and `ui_calls_for`. The questions are a real TUI's, in a real 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -113,7 +114,8 @@ def test_a_line_agents_free_text_question_mid_turn_is_answered_empty_and_its_col
     playbook = Playbook(
         when("commit it", [call("note", {"text": "Working:"}), call("ask", {"question": "Commit message: "}),
                            say("Committed.")]),
-        when("and again", [call("ask", {"question": "Tag name: "}), say("Tagged.")]),
+        when("and again", [call("ask", {"question": "Tag name: "}), call("edit", {"text": "draft\n"}),
+                           say("Tagged.")]),
         name="line-agent", mock_ui=MockUi(input=lambda line: "v1" if line.startswith("Tag") else ""),
     )  # fmt: skip
     command = [sys.executable, str(LINE_AGENT), "{base_url}", "{api_key}"]
@@ -122,8 +124,33 @@ def test_a_line_agents_free_text_question_mid_turn_is_answered_empty_and_its_col
     assert done.passed, done.explain()
     assert [(u.matched, u.keys, u.value) for u in done.events.ui_calls_for("input")] == [
         ("Commit message:", "<Enter>", ""), ("Tag name:", "v1<Enter>", "v1")]  # fmt: skip
-    assert [r.text for r in done.events.tool_results] == ["typed meanwhile: ''", "answer: ''", "answer: 'v1'"], (
-        "nothing is typed while the agent prints 'Working:' and reads nothing")  # fmt: skip
+    assert [r.text for r in done.events.tool_results] == [
+        "typed meanwhile: ''", "answer: ''", "answer: 'v1'", "edited: ''"], (
+        "nothing is typed while the agent prints 'Working:' and reads nothing; the editor leaves the file empty")  # fmt: skip
+    editor = done.events.ui_calls_for("editor")
+    assert [(Path(u.matched).name, u.value) for u in editor] == [("EDIT_MSG", "")], "$VISUAL was called once"
     prompts = [m.text for m in done.events.messages if m.role == "user"]
     assert prompts == ["commit it", "and again"], "the agent reading its next prompt is not a question"
     assert done.events.ui_calls_for("confirm") == [] and done.events.ui_calls_for("select") == []
+
+
+def test_the_editor_stand_in_leaves_what_mock_ui_editor_gives(tmp_path: Path) -> None:
+    from workbench.playbook.server import PlaybookServer
+
+    async def edit() -> tuple[int, str, list[tuple[str, object]]]:
+        playbook = Playbook(when("x", [say("y")]), mock_ui={"editor": lambda text: text.upper()})
+        server = PlaybookServer(playbook)
+        await server.start()
+        try:
+            draft = tmp_path / "PLAN.md"
+            draft.write_text("step one\n")
+            env = {**os.environ, "WORKBENCH_UI_EDITOR": server.editor_url}
+            editor = await asyncio.create_subprocess_exec(sys.executable, "-m", "workbench.playbook.editor", "+1",
+                                                          str(draft), env=env)  # fmt: skip
+            code = await editor.wait()
+            records = [(u.method, u.value) for u in server.events.ui_calls_for("editor")]
+            return code, draft.read_text(), records
+        finally:
+            await server.stop()
+
+    assert asyncio.run(edit()) == (0, "STEP ONE\n", [("editor", "STEP ONE\n")])

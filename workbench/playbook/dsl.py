@@ -185,12 +185,14 @@ class MockUi:
     match, and a free-text question (the program waits to read a line from its terminal while the run
     waits for it) gets an empty line. ``confirm``: a bool or a function of the question's line;
     ``select``: an index, an option's text (or a unique part of it), or a function of the options
-    returning either; ``input``: the text to type, or a function of the question's line; ``rules``:
-    text rules (:class:`UiRule`) tried first."""
+    returning either; ``input``: the text to type, or a function of the question's line; ``editor``:
+    the text a program that opens ``$VISUAL``/``$EDITOR`` gets back in its file (default empty), or a
+    function of the file's text; ``rules``: text rules (:class:`UiRule`) tried first."""
 
     confirm: Confirm = True
     select: Select = 0
     input: Text = ""
+    editor: Text = ""
     rules: Sequence[UiRule] = ()
 
 
@@ -202,10 +204,10 @@ def as_mock_ui(value: MockUi | Sequence[UiRule] | Mapping[str, Any] | None) -> M
     if isinstance(value, MockUi):
         return value
     if isinstance(value, Mapping):
-        unknown = set(value) - {"confirm", "select", "input", "rules"}
+        unknown = set(value) - {"confirm", "select", "input", "editor", "rules"}
         if unknown:
             raise TypeError(
-                f"mock_ui: unknown key(s) {sorted(unknown)}; allowed: confirm, select, input, rules"
+                f"mock_ui: unknown key(s) {sorted(unknown)}; allowed: confirm, select, input, editor, rules"
             )
         return MockUi(**dict(value))
     rules = tuple(value)

@@ -31,8 +31,10 @@ from workbench.engine.options import RunOptions
 from workbench.engine.program import Program
 from workbench.engine.report import ScenarioResult
 from workbench.llm import LlmServer
+from workbench.names import Env
 from workbench.playbook.api_agent import MOCK_TOOLS_ENV
 from workbench.playbook.dsl import Playbook
+from workbench.playbook.editor import script as editor_script
 from workbench.playbook.events import Events, UiRecord
 from workbench.playbook.responder import PlaybookFailure, PlaybookState
 from workbench.playbook.schedule import scenario_yaml, timeline
@@ -84,7 +86,11 @@ class PlaybookDriver(RealAgentDriver):
     async def _agent_program(self, program: Program) -> Program:
         agent = await super()._agent_program(program)
         assert isinstance(self.server, PlaybookServer)
-        return replace(agent, env={**agent.env, MOCK_TOOLS_ENV: self.server.tools_url})
+        editor = self.ctx.run_dir / "workbench-editor"  # mock_ui.editor: see workbench.playbook.editor
+        editor.write_text(editor_script(sys.executable), encoding="utf-8")
+        editor.chmod(0o755)
+        return replace(agent, env={**agent.env, MOCK_TOOLS_ENV: self.server.tools_url, "VISUAL": str(editor),
+                                   "EDITOR": str(editor), Env.UI_EDITOR: self.server.editor_url})  # fmt: skip
 
     async def play(self, step: Step) -> list[CheckOutcome] | None:
         if step.kind is StepKind.ADVANCE:  # a turn's end: its screen is final once the agent is quiet

@@ -4,7 +4,9 @@
 not, pacing, side requests, tool profiles) whose one conversation is answered
 by a :class:`~workbench.playbook.responder.PlaybookResponder`. It also answers
 the built-in mock agent's question "do you have a mock result for this call?"
-(``POST /workbench/tool``) from the playbook's ``mock_tools``.
+(``POST /workbench/tool``) from the playbook's ``mock_tools``, and the stand-in
+editor's "what text do I leave in this file?" (``POST /workbench/editor``, from
+``mock_ui.editor``; recorded as a ``ui`` event of kind ``editor``).
 
 :class:`MockLlm` runs one on a background thread, for agents that run in the
 test's own process (a Python agent built on the `anthropic` or `openai` SDK):
@@ -30,13 +32,14 @@ from aiohttp import web
 from workbench.llm import LlmFailure, LlmServer
 from workbench.llm.responders import Responder
 from workbench.playbook.dsl import Playbook
-from workbench.playbook.events import Events
+from workbench.playbook.events import Events, UiRecord
 from workbench.playbook.responder import PlaybookResponder, PlaybookState
 from workbench.playbook.schedule import scenario_yaml
 from workbench.scenario import model as m
 from workbench.scenario.loader import load_scenario
 
 TOOL_PATH = "/workbench/tool"
+EDITOR_PATH = "/workbench/editor"
 
 
 class PlaybookFailed(AssertionError):
@@ -59,7 +62,7 @@ class PlaybookServer(LlmServer):
         self.response_steps = response_steps
         self._tools_runner: web.AppRunner | None = None
         self._responder: PlaybookResponder | None = None
-        self.tools_url = ""
+        self.tools_url = self.editor_url = ""
         self.scenario = scenario or playbook_scenario(playbook)
         super().__init__([self.scenario], **kwargs)
 
@@ -89,6 +92,7 @@ class PlaybookServer(LlmServer):
         app = web.Application()
         app.router.add_post(TOOL_PATH, self._mock_tool)
         app.router.add_get(TOOL_PATH, self._mock_tool_names)
+        app.router.add_post(EDITOR_PATH, self._editor)
         runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await runner.setup()
         self._tools_runner = runner
@@ -96,6 +100,7 @@ class PlaybookServer(LlmServer):
         await site.start()
         port = int(runner.addresses[0][1])
         self.tools_url = f"http://127.0.0.1:{port}{TOOL_PATH}"
+        self.editor_url = f"http://127.0.0.1:{port}{EDITOR_PATH}"
         return base_url
 
     async def stop(self) -> None:
@@ -128,6 +133,23 @@ class PlaybookServer(LlmServer):
                 self._responder.tool_crashed(call_id, traceback.format_exc())
         self.state.mocked_calls[call_id] = details
         return web.json_response({"mocked": True, "content": content, "is_error": is_error})
+
+    async def _editor(self, request: web.Request) -> web.StreamResponse:
+        """``{"path", "text"}`` (the file the program opened and what it held) -> ``{"text"}`` to leave in it."""
+        try:
+            body = json.loads(await request.read())
+            path, text = str(body["path"]), str(body["text"])
+        except (ValueError, KeyError, TypeError) as exc:
+            return web.json_response({"error": f"expected {{path, text}}: {exc}"}, status=400)
+        choice = self.state.playbook.mock_ui.editor
+        try:
+            answer = str(choice(text)) if callable(choice) else str(choice)
+        except Exception as exc:
+            return web.json_response(
+                {"error": f"mock_ui.editor raised {type(exc).__name__}: {exc}"}, status=500
+            )
+        self.state.events.add_ui(UiRecord("default editor", path, "", 0, "editor", answer))
+        return web.json_response({"text": answer})
 
     async def _mock_tool_names(self, request: web.Request) -> web.StreamResponse:
         """``{"tools": [...]}``: the tools only ``mock_tools`` has, which the built-in agent offers too."""
