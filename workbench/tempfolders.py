@@ -34,7 +34,7 @@ def _start_time(pid: int) -> int | None:
         return None
 
 
-def _owner_tag() -> str:
+def owner_tag() -> str:
     """Of fixed width (pids up to 7 digits, start times up to 12): a workspace path is on agents' screens,
     masked in goldens, and a TUI lays out around its length (Claude Code's banner), so every run's must
     be as long as every other's."""
@@ -42,9 +42,10 @@ def _owner_tag() -> str:
     return f"p{pid:07d}s{_start_time(pid) or 0:012d}"
 
 
-def make(kind: str) -> Path:
-    """A fresh private folder ``wb-<kind>-p<pid>s<start>-*`` in the temp folder; the caller removes it."""
-    return Path(tempfile.mkdtemp(prefix=f"wb-{kind}-{_owner_tag()}-"))
+def make(kind: str, folder: str | None = None) -> Path:
+    """A fresh private folder ``wb-<kind>-p<pid>s<start>-*`` in ``folder`` (default: the temp folder);
+    the caller removes it."""
+    return Path(tempfile.mkdtemp(prefix=f"wb-{kind}-{owner_tag()}-", dir=folder))
 
 
 def disown(folder: Path) -> Path:
@@ -73,9 +74,16 @@ def _owner_gone(pid: int, start: int) -> bool:
     return now is None or (start != 0 and now != start)
 
 
-def sweep(root: Path | None = None) -> list[Path]:
-    """Remove the owned folders in ``root`` (the temp folder) whose owner no longer runs; what was removed."""
-    folder = Path(tempfile.gettempdir()) if root is None else root
+def sweep(*roots: Path) -> list[Path]:
+    """Remove the owned folders in ``roots`` (default: the temp folder) whose owner no longer runs; what
+    was removed."""
+    removed: list[Path] = []
+    for folder in dict.fromkeys(roots or (Path(tempfile.gettempdir()),)):
+        removed += _sweep_one(folder)
+    return removed
+
+
+def _sweep_one(folder: Path) -> list[Path]:
     removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))

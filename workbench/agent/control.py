@@ -41,6 +41,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from workbench import tempfolders
 from workbench.crash import ReportedCrash, summary, write_crash_report
 from workbench.names import Env
 from workbench.usage import EXIT_INTERNAL
@@ -76,10 +77,10 @@ def private_socket_path() -> tuple[str, str]:
     channel works whatever ``TMPDIR`` is. Returns ``(folder, path)``.
     """
     for base in socket_folders():
-        if len(os.fsencode(os.path.join(base, _NAME))) > SUN_PATH_MAX:
+        if len(os.fsencode(os.path.join(base, _NAME))) + len(tempfolders.owner_tag()) + 1 > SUN_PATH_MAX:
             continue
         try:
-            folder = tempfile.mkdtemp(prefix="wb-ctl-", dir=base)
+            folder = str(tempfolders.make("ctl", base))  # named after this process: a later run sweeps it
         except OSError:
             continue
         path = os.path.join(folder, "c")

@@ -130,7 +130,15 @@ def run(args: argparse.Namespace) -> int:
 
         print(f"workbench: sandbox: {sandbox.LEVELS[sandbox.level()]}", file=sys.stderr)
 
-    swept = tempfolders.sweep()
+    import tempfile
+
+    from workbench.agent.control import socket_folders
+
+    roots = [
+        Path(tempfile.gettempdir()),
+        *(Path(p) for p in socket_folders()),
+    ]  # control sockets may live there
+    swept = tempfolders.sweep(*roots)
     if swept:
         shown = ", ".join(str(p) for p in swept[:5]) + (
             f" and {len(swept) - 5} more" if len(swept) > 5 else ""
@@ -145,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = run_batch(candidates, options, args.jobs, console)
     finally:
-        tempfolders.sweep()  # what this run's own killed programs left (a mock agent's scratch folder)
+        tempfolders.sweep(*roots)  # what this run's own killed programs left (a mock agent's scratch folder)
     console.summary(report)
     if args.report:
         write_json_report(report, args.report)
