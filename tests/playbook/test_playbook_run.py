@@ -63,7 +63,8 @@ def test_the_built_in_mock_agent_plays_a_playbook_with_mock_tools(tmp_path: Path
     assert 'playbook tool_call: runCmd {"cmd": "echo shown T-42"}' in messages, "events are in the trace"
     recorded = [json.loads(line) for line in (run.run_dir / EVENTS_FILE).read_text().splitlines()]
     assert [r["kind"] for r in recorded].count("tool_result") == 3
-    written = run.scenario_file.read_text()
+    assert not run.scenario_file.exists(), "played from memory, not written and read back"
+    written = run.scenario_text
     assert written.split("timeline:")[1] == playbook.to_yaml().split("timeline:")[1], (
         "one schedule, two front-ends"
     )
@@ -110,6 +111,7 @@ def test_to_yaml_is_a_valid_scenario_with_the_same_turns() -> None:
 def test_the_app_opens_and_steps_through_a_playbook_run(tmp_path: Path) -> None:
     """`workbench show RUN` on a playbook's run folder: read-only, every step's screen, the events as checks."""
     from tests.app.conftest import SIZE, make_app, settle
+    from workbench.app.screens.show import ShowScreen
 
     ids: dict[str, str] = {}
     playbook = two_turns(ids, name="ticket-show", mock_tools={"lookup": "T-42: open"})
@@ -122,7 +124,7 @@ def test_the_app_opens_and_steps_through_a_playbook_run(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             main = app.main_screen
-            assert main.read_only and len(main.timeline.marks) == steps
+            assert isinstance(main, ShowScreen) and len(main.timeline.marks) == steps
             assert "T-42 is open." in main.terminal.text()
             main.timeline.move_cursor(0)
             await pilot.pause(0.05)

@@ -161,6 +161,7 @@ class PlaybookRun:
     events: Events
     failures: list[PlaybookFailure]
     scenario_file: Path  # the path the scenario was played as (its name and folder); played from memory
+    scenario_text: str  # the scenario YAML it was played from (never written; save it to replay it)
     consumed: int = 0  # playbook actions served to the agent
     remaining: int = 0  # actions it never asked for
 
@@ -210,4 +211,4 @@ async def run_playbook(
     run_options = replace(options, mode=AGENT_MODE, mode_options={"agent": preset} if preset else {},
                           on_screen=screen_rules(playbook.mock_ui), driver=lambda ctx: PlaybookDriver(ctx, state))  # fmt: skip
     result = await run_scenario(path, run_options, [UiEvents(state.events)], prepared)
-    return PlaybookRun(result, state.events, state.failures, path, state.consumed, state.remaining)
+    return PlaybookRun(result, state.events, state.failures, path, text, state.consumed, state.remaining)
