@@ -409,3 +409,36 @@ def test_a_large_body_is_understood_in_another_process(
     assert bad.status_code == 400 and "not valid JSON" in bad.json()["error"]["message"]
     httpx.post(srv.url + "/v1/messages", json=small, headers={"anthropic-version": "2023-06-01"})
     assert pids == [os.getpid()]  # a small body is read on the spot
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_worker_process_ends_with_the_server(tmp_path: Path) -> None:
+    """A server that is signalled or killed leaves no worker process behind (one outlived its server by an hour)."""
+    path = write(tmp_path, "s.yaml", ONE)
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "llm", str(path)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        big = {
+            "model": "m",
+            "max_tokens": 5,
+            "messages": [{"role": "user", "content": "hi " + "word " * 400_000}],
+        }
+        reply = httpx.post(
+            url + "/v1/messages", json=big, headers={"anthropic-version": "2023-06-01"}, timeout=120
+        )
+        assert reply.status_code == 200
+        children = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        assert children  # the worker
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    wait_until(lambda: not any(Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) for pid in children))
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return "Z"

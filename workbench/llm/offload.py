@@ -10,9 +10,13 @@ found) in a worker process; the loop only waits for the result.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import multiprocessing
+import os
 import re
+import signal
+import sys
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -25,6 +29,7 @@ from .wire import WIRES, Wire, WireError
 PROCESS_BYTES = 1024 * 1024
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _POOL: ProcessPoolExecutor | None = None
+_PR_SET_PDEATHSIG = 1
 
 
 def decode(raw: bytes) -> Any:
@@ -63,9 +68,23 @@ def offloadable(wire: Wire) -> bool:
     return any(w is wire for w in WIRES)
 
 
+def _end_with_the_server() -> None:
+    """A worker's initializer: it gets SIGKILL when the thread that started it ends (Linux's
+    PR_SET_PDEATHSIG), so a server that is killed, or exits without shutting the pool down, leaves
+    no worker behind."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() == 1:  # the server was gone before the line above
+        os._exit(0)
+
+
 def pool() -> ProcessPoolExecutor:
     """The worker processes (started on first use, with ``spawn``: the server's loop and threads are not forked)."""
     global _POOL
     if _POOL is None:
-        _POOL = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+        _POOL = ProcessPoolExecutor(
+            max_workers=2, mp_context=multiprocessing.get_context("spawn"), initializer=_end_with_the_server
+        )
     return _POOL
