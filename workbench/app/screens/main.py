@@ -852,9 +852,7 @@ class MainScreen(Screen[None]):
 
     def action_show_failures(self) -> None:
         self.show_view("failures")
-        self.failures.focus()
-        if self.failures.failures and self.failures.highlighted is None:
-            self.failures.highlighted = 0  # Enter works at once on the first failure
+        self.failures.action_open()
 
     # ------------------------------------------------------------------ screenshots
 

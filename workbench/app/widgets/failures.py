@@ -61,6 +61,12 @@ class FailuresList(OptionList):
         super().__init__(**kwargs)
         self.failures: list[Failure] = []
 
+    def action_open(self) -> None:
+        """Take the keyboard with the first failure highlighted, so Enter opens it at once (F12)."""
+        self.focus()
+        if self.failures and self.highlighted is None:
+            self.highlighted = 0
+
     def show(self, failures: list[Failure], status: str | None) -> None:
         """The failures of a finished run (``status`` None: no run yet, or a new one started)."""
         self.failures = list(failures)
