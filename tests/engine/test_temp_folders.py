@@ -47,14 +47,12 @@ def test_the_next_run_removes_what_a_killed_run_left_and_says_so(tmp_path: Path)
         wait_until(lambda: running(f"sleep {sleep}"), "the program to run")
         left = [p for p in tmp.iterdir() if p.name.startswith("wb-ws-")]
         sockets = [p for base in socket_folders() for p in Path(base).glob(f"wb-ctl-p{proc.pid:07d}s*")]
-        assert (
-            left
-        )  # (this program has no control channel: `sockets`, in short standard places, may be empty)
+    finally:  # a kill -9, also when the test fails early: no run of the test is left behind
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=60)
-    finally:
         for pid in running(f"sleep {sleep}"):
             os.kill(pid, signal.SIGKILL)
+    assert left  # (this program has no control channel: `sockets`, in short standard places, may be empty)
     assert all(p.exists() for p in left)  # a kill -9 cleans nothing up
     write(tmp_path, "quick/ok.yaml", "name: ok\ntimeline:\n  - log: hi\n")
     done = run(tmp_path, tmp, str(tmp_path / "quick"))
