@@ -7,6 +7,7 @@ does not fit, and the report carries every mapping decision."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -62,6 +63,12 @@ timeline:
 """
 
 
+def run_real_agent(tmp_path: Path, scenario: Path, timeout: str) -> subprocess.CompletedProcess[str]:
+    """`workbench run --mode real-agent` with the JSON report in ``tmp_path/r.json``."""
+    return workbench("run", "--mode", "real-agent", str(scenario), "--report", "r.json", "--timeout", timeout,
+                     cwd=tmp_path)  # fmt: skip
+
+
 def _scenario(tmp_path: Path, tools: list[dict[str, object]]) -> Path:
     agent = write(tmp_path, "agent.py", AGENT.replace("{tools}", repr(tools)))
     command = json.dumps([sys.executable, str(agent), "{openai_base_url}", "{api_key}", "{prompt}"])
@@ -70,8 +77,7 @@ def _scenario(tmp_path: Path, tools: list[dict[str, object]]) -> Path:
 
 def test_a_canonical_scenario_drives_an_agent_with_tools_of_its_own(tmp_path: Path) -> None:
     scenario = _scenario(tmp_path, USABLE)
-    done = workbench("run", "--mode", "real-agent", str(scenario), "--report", "r.json", "--timeout", "60",
-                     cwd=tmp_path)  # fmt: skip
+    done = run_real_agent(tmp_path, scenario, timeout="60")
     assert done.returncode == 0, done.stdout + done.stderr
     (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
     assert entry["status"] == "passed"
@@ -83,8 +89,7 @@ def test_a_canonical_scenario_drives_an_agent_with_tools_of_its_own(tmp_path: Pa
 def test_nothing_maps_stops_the_run_at_the_line_at_once(tmp_path: Path) -> None:
     scenario = _scenario(tmp_path, USELESS)
     started = time.monotonic()
-    done = workbench("run", "--mode", "real-agent", str(scenario), "--report", "r.json", "--timeout", "60",
-                     cwd=tmp_path)  # fmt: skip
+    done = run_real_agent(tmp_path, scenario, timeout="60")
     assert done.returncode == 1, done.stdout + done.stderr
     assert time.monotonic() - started < 50  # stopped, not timed out
     (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
@@ -134,8 +139,7 @@ def test_the_first_input_waits_until_the_program_asks_for_input(tmp_path: Path) 
     program = write(tmp_path, "slow.py", SLOW_TUI)
     command = json.dumps([sys.executable, str(program), "{openai_base_url}", "{api_key}"])
     scenario = write(tmp_path, "slow.yaml", TYPED.format(command=command))
-    done = workbench("run", "--mode", "real-agent", str(scenario), "--report", "r.json", "--timeout", "60",
-                     cwd=tmp_path)  # fmt: skip
+    done = run_real_agent(tmp_path, scenario, timeout="60")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -143,8 +147,7 @@ def test_a_program_that_never_asks_for_input_ends_the_run_with_its_screen(tmp_pa
     program = write(tmp_path, "busy.py", "import time\nprint('busy forever', flush=True)\ntime.sleep(600)\n")
     command = json.dumps([sys.executable, str(program)])
     scenario = write(tmp_path, "busy.yaml", TYPED.format(command=command))
-    done = workbench("run", "--mode", "real-agent", str(scenario), "--report", "r.json", "--timeout", "3",
-                     cwd=tmp_path)  # fmt: skip
+    done = run_real_agent(tmp_path, scenario, timeout="3")
     assert done.returncode == 1
     (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
     message = entry["failures"][0]["message"]
