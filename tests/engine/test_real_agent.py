@@ -26,8 +26,9 @@ Two kinds of screenshot are compared with goldens:
   The masks are narrow (each agent's `masks`, one comment each); where the agent pads
   text to the right of a volatile value (a border, a right-aligned model name) the
   mask takes the padding too, so a longer value does not move what follows. The
-  workspace is made under a fixed short TMPDIR (`/tmp/wb-XXXXXXXX`) so that its
-  path always has the same length and Codex's footer never wraps; the size of each
+  workspace is made under a fixed short TMPDIR (`/tmp/wb-XXXXXXXX`) and its name has a fixed width
+  (`workbench.tempfolders`), so that its path always has the same length and Codex's footer (120 columns
+  wide) never wraps; the size of each
   screen (`TUI_SIZES`) keeps out what depends on the machine (pi's "fd not found"
   notices scroll off the top).
 """
@@ -77,7 +78,7 @@ HEIGHT = 8
 # mode and in the matrix, their TUIs not yet): tall enough for the whole session (pi's is cut so that its "fd/ripgrep not
 # found" notices, which depend on the machine, are above the top), wide enough that
 # Codex's footer (model, workspace path, session name) stays on one line.
-TUI_SIZES = {"claude-code": (100, 40), "pi": (100, 24), "codex": (100, 40), "gemini-cli": (100, 40)}
+TUI_SIZES = {"claude-code": (100, 40), "pi": (100, 24), "codex": (120, 40), "gemini-cli": (100, 40)}
 
 
 def installed(preset: str) -> None:
