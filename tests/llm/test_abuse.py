@@ -6,6 +6,7 @@ values the real APIs refuse, slow senders, too many connections, a huge prompt
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -411,6 +412,38 @@ def test_a_large_body_is_understood_in_another_process(
     assert pids == [os.getpid()]  # a small body is read on the spot
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/PID/task/TID/children is Linux's")
+def test_a_stopped_server_leaves_no_worker_process_in_its_own_process(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    """A process that starts and stops servers (a test session, the app, a matrix run) keeps no worker of a
+    stopped one: each server owns its workers and shuts them down when it stops."""
+    import os
+
+    def workers() -> set[int]:
+        found: set[int] = set()
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            with contextlib.suppress(OSError):
+                found |= {int(pid) for pid in (task / "children").read_text().split()}
+        # the pool's workers; multiprocessing's resource tracker is one per process and ends with it
+        return {pid for pid in found if "Z" not in _state(pid) and b"spawn_main" in _cmdline(pid)}
+
+    before = workers()
+    srv = serve(load(tmp_path, ONE))
+    big = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "hi " + "word " * 400_000}],
+    }
+    reply = httpx.post(
+        srv.url + "/v1/messages", json=big, headers={"anthropic-version": "2023-06-01"}, timeout=120
+    )
+    assert reply.status_code == 200
+    assert workers() - before, "the large body was understood in a worker process"
+    srv.call(srv.server.stop())
+    wait_until(lambda: not (workers() - before))
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_the_worker_process_ends_with_the_server(tmp_path: Path) -> None:
     """A server that is signalled or killed leaves no worker process behind (one outlived its server by an hour)."""
@@ -435,6 +468,13 @@ def test_the_worker_process_ends_with_the_server(tmp_path: Path) -> None:
         proc.kill()
         proc.wait(timeout=30)
     wait_until(lambda: not any(Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) for pid in children))
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def _state(pid: int) -> str:

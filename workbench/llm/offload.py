@@ -28,7 +28,6 @@ from .wire import WIRES, Wire, WireError
 
 PROCESS_BYTES = 1024 * 1024
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_POOL: ProcessPoolExecutor | None = None
 _PR_SET_PDEATHSIG = 1
 
 
@@ -80,11 +79,10 @@ def _end_with_the_server() -> None:
         os._exit(0)
 
 
-def pool() -> ProcessPoolExecutor:
-    """The worker processes (started on first use, with ``spawn``: the server's loop and threads are not forked)."""
-    global _POOL
-    if _POOL is None:
-        _POOL = ProcessPoolExecutor(
-            max_workers=2, mp_context=multiprocessing.get_context("spawn"), initializer=_end_with_the_server
-        )
-    return _POOL
+def new_pool() -> ProcessPoolExecutor:
+    """Worker processes for one server (started on first use, with ``spawn``: the server's loop and threads
+    are not forked). The server shuts them down when it stops, so none outlives it, in its own process
+    either (a test process, or the app, starts and stops many servers)."""
+    return ProcessPoolExecutor(
+        max_workers=2, mp_context=multiprocessing.get_context("spawn"), initializer=_end_with_the_server
+    )

@@ -41,6 +41,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,7 @@ class LlmServer:
         self._store = SessionStore(scenarios, self._make_responder)
         self._pacer = Pacer(speed)
         self._runner: web.AppRunner | None = None
+        self._offload_pool: ProcessPoolExecutor | None = None
         self._site_port = 0
         self._seq = itertools.count(1)
         self._models = set(MODEL_IDS)
@@ -180,6 +182,15 @@ class LlmServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self._offload_pool is not None:
+            pool, self._offload_pool = self._offload_pool, None
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+
+    def _offload(self) -> ProcessPoolExecutor:
+        """This server's worker processes for large bodies (:mod:`.offload`), started on first use."""
+        if self._offload_pool is None:
+            self._offload_pool = offload.new_pool()
+        return self._offload_pool
 
     async def finish(self) -> list[LlmFailure]:
         """End every session: check final asserts, report replies never asked for.
@@ -389,7 +400,7 @@ class LlmServer:
                 raw = await self._raw(request)  # work that grows with the body: in a worker process
                 loop = asyncio.get_running_loop()
                 chat, side = await loop.run_in_executor(
-                    offload.pool(), offload.understand_raw, wire.style, raw, dict(params)
+                    self._offload(), offload.understand_raw, wire.style, raw, dict(params)
                 )
             else:
                 chat, side = offload.understand(wire, await self._json(request), params)
