@@ -873,21 +873,14 @@ class MainScreen(Screen[None]):
             self.diff.focus_list()
 
     def action_compare_now(self) -> None:
-        """The highlighted golden against what a screenshot would capture now (masks applied); writes nothing."""
-        pair = self.diff.current
-        if pair is None or pair.golden is None:
-            self.notify("highlight a screenshot that has a golden first", severity="warning")
-            return
+        """The screenshot pane compares its highlighted golden with what a screenshot would capture now."""
         width, height = self.term_size
         shot = Shot.from_text(self.terminal.text(), width, height)
         scenario = self.validation.scenario if self.validation is not None else None
         if scenario is not None:
             shot = mask_shot(shot, scenario.masks)
-        now = ShotPair(
-            pair.label, pair.golden_path, Path("(the screen now, not saved)"), pair.golden, shot.text()
-        )
-        self.show_view("shots")
-        self.diff.show_now(now)
+        if self.diff.compare_now(shot):
+            self.show_view("shots")
 
     def show_shots(self) -> None:
         self.show_view("shots")

@@ -8,6 +8,7 @@ never writes a golden any other way.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.style import Style as RichStyle
@@ -22,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from workbench.app.model import ShotPair, actual_shot, shot_pairs
 from workbench.app.screens.confirm import ConfirmScreen
-from workbench.terminal import GoldenStore
+from workbench.terminal import GoldenStore, Shot
 from workbench.terminal.screen_diff import Row, diff_screens
 
 STATUS_STYLES = {"match": "green", "mismatch": "bold red", "missing": "yellow", "no capture": "dim"}
@@ -223,9 +224,19 @@ class ScreenshotDiff(Vertical, can_focus=False):
         options.highlighted = index
         self._show(pairs[index])
 
-    def show_now(self, pair: ShotPair) -> None:
-        """A comparison that is not on disk (the screen now): shown until another screenshot is highlighted."""
-        self._show(pair, now=True)
+    def compare_now(self, shot: Shot) -> bool:
+        """The highlighted golden against ``shot`` (the screen now, masks applied); writes nothing.
+
+        Shown until another screenshot is highlighted; False (and a warning) without a golden to compare."""
+        pair = self.current
+        if pair is None or pair.golden is None:
+            self.notify("highlight a screenshot that has a golden first", severity="warning")
+            return False
+        now = ShotPair(
+            pair.label, pair.golden_path, Path("(the screen now, not saved)"), pair.golden, shot.text()
+        )
+        self._show(now, now=True)
+        return True
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
