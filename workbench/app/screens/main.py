@@ -865,9 +865,14 @@ class MainScreen(Screen[None]):
         return self.diff.pairs
 
     def action_toggle_pane(self) -> None:
-        """Terminal <-> screenshots; the screenshot list takes the focus, so its keys (a, c) work at once."""
+        """Terminal <-> screenshots; the screenshot list takes the focus, so its keys (a, c) work at once.
+
+        Back to the terminal, the terminal takes it: a hidden screenshot pane that kept the focus would pass it
+        to its next widget, and Textual's TabbedContent brings forward the pane of a focused widget."""
         if self.panes.active == "tab-shots" and (not self._tabs or self.view_name == "shots"):
             self.show_view("terminal")
+            if self.diff.has_focus_within:
+                self.terminal.focus()
         else:
             self.show_view("shots")
             self.diff.focus_list()
