@@ -79,7 +79,8 @@ def test_acpx_a_real_acp_client_against_acp_agent_golden_screen(tmp_path: Path) 
     scenario.write_text(f"""\
 name: acpx-client
 command: ["{node}", "{cli}", "--agent", "{agent}", "--approve-all", "exec", "Create hello.txt"]
-masks: ['/\\S*/wb-ws-\\w+']
+masks: ['/\\S*/wb-ws-[\\w-]+']
+terminal: {{width: 160, height: 24}}  # wide enough that no temp folder's path wraps a line
 timeline:
   - waitFor: '[done] end_turn'
   - screenshot: done
