@@ -72,6 +72,17 @@ def mode_option_values(args: argparse.Namespace) -> dict[str, str | None]:
     return {name: getattr(args, takers[0][1].dest, None) for name, takers in mode_flags().items()}
 
 
+def check_masks(masks: list[str]) -> None:
+    """Every ``--mask`` compiles as a regular expression, or a usage error names the one that does not."""
+    import re
+
+    for mask in masks:
+        try:
+            re.compile(mask)
+        except re.error as exc:
+            raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
+
+
 def add_theme(p: argparse.ArgumentParser) -> None:
     p.add_argument("--theme", metavar="NAME",
                    help="workbench-dark (default), workbench-light, workbench-high-contrast, or a Textual theme")  # fmt: skip

@@ -14,7 +14,8 @@ import asyncio
 import sys
 from pathlib import Path
 
-from workbench.names import DEFAULT_GOLDENS_DIR
+from workbench.cli.common import check_masks
+from workbench.names import DEFAULT_GOLDENS_DIR, EXIT_INTERRUPTED
 from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
 
 
@@ -54,13 +55,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.output}: a recording is a YAML scenario (*.yaml or *.yml)")
     if args.max_gap is not None and args.max_gap < 0:
         raise UsageError("--max-gap must be 0 or more milliseconds")
-    import re
-
-    for mask in args.mask:
-        try:
-            re.compile(mask)
-        except re.error as exc:
-            raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
+    check_masks(args.mask)
     stdin = default_stdin()
     width, height = terminal_size(stdin)
     if args.size is not None:
@@ -87,4 +82,4 @@ def run(args: argparse.Namespace) -> int:
     agent = f" --agent {args.agent}" if args.agent else ""
     print(f"workbench record: replay it with: workbench run {w.scenario} --mode real-agent --ci{agent}"
           + ("" if args.goldens == DEFAULT_GOLDENS_DIR else f" --goldens {args.goldens}"), file=sys.stderr)  # fmt: skip
-    return 130 if result.partial else EXIT_OK
+    return EXIT_INTERRUPTED if result.partial else EXIT_OK

@@ -12,6 +12,7 @@ from workbench.cli.common import (
     add_folders,
     add_mode_options,
     add_scenario_paths,
+    check_masks,
     mode_option_values,
     scenario_files,
 )
@@ -81,13 +82,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("-j must be at least 1")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
-    import re
-
-    for mask in args.mask:
-        try:
-            re.compile(mask)
-        except re.error as exc:
-            raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
+    check_masks(args.mask)
     from workbench.engine.drivers import ModeError, mode_options
     from workbench.engine.matrix import agent_list
 
