@@ -198,6 +198,11 @@ def main() -> int:
     corpus = Path(sys.argv[sys.argv.index("--corpus") + 1]).resolve() if "--corpus" in sys.argv else None
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        # Every command runs as on a user's machine, with its bytecode written and read back (in this
+        # temporary folder), as benchmarks/run.py does: a PYTHONDONTWRITEBYTECODE in the environment would
+        # make each command compile the sources again, which users never pay twice.
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
         rows = corpus_rows(corpus, root) if corpus is not None else []
         rows += hundred_rows(root)
     print(f"{'measure':38} {'value':20} {'ratio':40} {'target':8} ok")
