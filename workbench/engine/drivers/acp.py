@@ -28,10 +28,9 @@ import asyncio
 import contextlib
 import shutil
 import sys
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
+from workbench.agent.control import private_socket_path
 from workbench.engine.program import Program
 from workbench.scenario import model as m
 from workbench.timeline import Step, StepKind
@@ -89,8 +88,9 @@ class AcpDriver(RealAgentDriver):
         agent = await (
             self._adapter_program(program) if ctx.options.option("agent") else self._agent_program(program)
         )
-        self._socket_dir = tempfile.mkdtemp(prefix="wb-acp-")
-        path = str(Path(self._socket_dir) / "s")
+        # TMPDIR when the socket's path fits in AF_UNIX's 108 bytes, else a short standard folder
+        # (a deep TMPDIR, as CI runners and pytest's tmp_path give, made start_unix_server fail).
+        self._socket_dir, path = private_socket_path()
         ends: dict[bytes, asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {
             STDIN_TAG: loop.create_future(), STDOUT_TAG: loop.create_future()}  # fmt: skip
 
