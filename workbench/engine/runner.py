@@ -95,6 +95,7 @@ class ScenarioRun:
     result: ScenarioResult | None = None
     sessions: list[dict[str, Any]] = field(default_factory=list)  # `complete` / `merge` records
     _session: PtySession | None = None
+    _line_reads_seen: int = 0  # consecutive polls that found the program reading a line (asks_for_a_line)
     _workspace: Workspace | None = None
     _ctx: RunContext | None = None
     _driver: Driver | None = None
@@ -129,8 +130,16 @@ class ScenarioRun:
         if session is None or ctx is None or not ctx.waiting_for_program or not session.alive:
             return False
         if line_reader(session.fd) is None:
+            self._line_reads_seen = 0
             return False
         session.drain()
+        # What the program wrote before its read() can still be in the kernel's queue to our side of the
+        # pty (seen under load: the question's line was not on the screen yet and the one above it was
+        # taken for it): answer only when the next poll finds the same read, with the pty drained again.
+        self._line_reads_seen += 1
+        if self._line_reads_seen < 2:
+            return False
+        self._line_reads_seen = 0
         return True
 
     def send_input(self, data: bytes) -> bool:
