@@ -349,3 +349,23 @@ def test_streams_are_paced_at_speed_1_and_identical_at_max(tmp_path: Path) -> No
     assert [e.get("message") for e in paced[1:]] == ["first", "second", "third"]
     # Lower bounds only (a loaded machine may be later, never earlier): scenario time is real time at speed 1.
     assert times[2] >= 0.4 and times[3] >= 0.8
+
+
+def test_a_client_that_polls_the_listing_ends_the_wait_for_a_stream_follower(tmp_path: Path) -> None:
+    """Simulation waits for the client to follow the events before it reads a screen; a client that polls the
+    JSON listing never will, and must not be waited for (it was: 10 s per run)."""
+
+    async def body() -> None:
+        async with (
+            served([schedule_of(tmp_path, EVERYTHING)], start=False) as (server, url, _),
+            httpx.AsyncClient() as client,
+        ):
+            session = server.sessions["everything"]
+            assert not await session.wait_subscribed(0)
+            await client.get(f"{url}/sessions/everything", headers={"Accept": "application/json"})
+            # reading the session object is not polling its events
+            assert not await session.wait_subscribed(0)
+            await client.get(f"{url}/sessions/everything/events", params={"perPage": "5"})
+            assert await session.wait_subscribed(0)
+
+    asyncio.run(body())

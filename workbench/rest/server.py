@@ -144,6 +144,7 @@ class RestServer:
         session = self._session(request)
         query = _query(request)
         if query.paged or _wants_json(request):
+            session.listed()
             return web.json_response(_listing(session, query))
         after = _last_event_id(request)
         history, sub = session.subscribe(after)

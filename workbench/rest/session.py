@@ -58,6 +58,8 @@ class RestSession:
     lines_added: int = 0
     lines_removed: int = 0
     finished: bool = False
+    polled: bool = False
+    """A client has listed the events as JSON: it polls, and may never follow the stream."""
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
@@ -142,9 +144,15 @@ class RestSession:
             await asyncio.sleep(READ_POLL_S)
         return True
 
+    def listed(self) -> None:
+        """A client read the events as a JSON listing: it polls rather than follows."""
+        self.polled = True
+        self._wake()
+
     async def wait_subscribed(self, timeout: float) -> bool:
-        """Until somebody follows the session's events; False on timeout."""
-        return await self._until(lambda: bool(self.subscribers), asyncio.get_running_loop().time() + timeout)
+        """Until somebody follows the session's events, or polls them; False on timeout."""
+        loop = asyncio.get_running_loop()
+        return await self._until(lambda: bool(self.subscribers) or self.polled, loop.time() + timeout)
 
     async def _until(self, done: Callable[[], bool], deadline: float) -> bool:
         """Until ``done()`` holds, checked whenever the session changes; False once the loop's ``deadline`` passes."""
