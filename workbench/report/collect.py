@@ -19,6 +19,8 @@ import functools
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import ne
 from pathlib import Path
 from typing import Any
 
@@ -136,11 +138,8 @@ def changed_since(before: Shot, after: Shot) -> list[frozenset[int]]:
             continue
         a, b = _cells(new), _cells(old)
         width = min(after.width, max(len(a), len(b)))
-        changed.append(
-            frozenset(
-                x for x in range(width) if (b[x] if x < len(b) else " ") != (a[x] if x < len(a) else " ")
-            )
-        )
+        pad = (" ",) * width  # a row shorter than the other is blank to its end
+        changed.append(frozenset(compress(range(width), map(ne, a + pad, b + pad))))
     return changed if any(changed) else []
 
 

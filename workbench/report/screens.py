@@ -11,8 +11,7 @@ steps of a run change a line or two of the screen, or nothing at all.
 
 from __future__ import annotations
 
-import hashlib
-import json
+import functools
 from collections.abc import Collection, Sequence
 from html import escape
 from typing import Any
@@ -77,6 +76,14 @@ def _count(value: Any) -> int:
 
 
 def _span(text: str, style: Style, changed: bool) -> str:
+    opening = _opening(style, changed)
+    text = escape(text, quote=False)
+    return f"{opening}{text}</span>" if opening else text
+
+
+@functools.lru_cache(maxsize=4096)
+def _opening(style: Style, changed: bool) -> str:
+    """The ``<span ...>`` that starts a piece in ``style`` (empty for the default, unmarked): once per style."""
     classes = [short for name, short in _ATTRS if getattr(style, name)]
     fg, bg = colour(style.fg), colour(style.bg)
     if style.reverse:
@@ -84,11 +91,10 @@ def _span(text: str, style: Style, changed: bool) -> str:
     if changed:
         classes.append("x")
     css = ";".join(f"{prop}:{value}" for prop, value in (("color", fg), ("background", bg)) if value)
-    text = escape(text, quote=False)
     if not classes and not css:
-        return text
+        return ""
     return ("<span" + (f' class="{" ".join(classes)}"' if classes else "") + (f' style="{css}"' if css else "")
-            + f">{text}</span>")  # fmt: skip
+            + ">")  # fmt: skip
 
 
 def row_html(shot: Shot, y: int, changed: Collection[int] = ()) -> str:
@@ -96,12 +102,13 @@ def row_html(shot: Shot, y: int, changed: Collection[int] = ()) -> str:
     if not changed and not shot.runs(y):  # most rows: plain text, no need to cut it into cells
         return escape(shot.rows[y] if y < len(shot.rows) else "", quote=False).rstrip(" ")
     pieces: list[str] = []
-    for col, cells, text, style in segments(shot, y):
+    row_cells = shot.row_cells(y)
+    for col, cells, text, style in segments(shot, y, row_cells):
         if not changed:
             pieces.append(_span(text, style, False))
             continue
         cut = [col + i for i in range(cells) if (col + i in changed) != (col + i - 1 in changed) or i == 0]
-        cell_texts = shot.row_cells(y)[col : col + cells]
+        cell_texts = row_cells[col : col + cells]
         for n, start in enumerate(cut):
             end = cut[n + 1] if n + 1 < len(cut) else col + cells
             pieces.append(_span("".join(cell_texts[start - col : end - col]), style, start in changed))
@@ -117,7 +124,7 @@ class ScreenStore:
         self.rows: list[str] = []
         self.screens: list[list[int]] = []
         self._row_ids: dict[str, int] = {}
-        self._screen_ids: dict[str, int] = {}
+        self._screen_ids: dict[tuple[int, ...], int] = {}
         self._rendered: dict[tuple[object, ...], str] = {}
 
     def add_rows(self, rows: Sequence[str]) -> int:
@@ -129,7 +136,7 @@ class ScreenStore:
                 n = self._row_ids[row] = len(self.rows)
                 self.rows.append(row)
             ids.append(n)
-        key = hashlib.blake2b(json.dumps(ids).encode(), digest_size=16).hexdigest()
+        key = tuple(ids)
         found = self._screen_ids.get(key)
         if found is None:
             found = self._screen_ids[key] = len(self.screens)

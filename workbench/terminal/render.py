@@ -33,9 +33,9 @@ def escape(text: str) -> str:
     return _html_escape(_NOT_XML.sub("\ufffd", text), quote=False)
 
 
-def segments(shot: Shot, y: int) -> list[tuple[int, int, str, Style]]:
-    """Row ``y`` as (column, cells, text, style) pieces of equal style."""
-    cells = shot.row_cells(y)
+def segments(shot: Shot, y: int, cells: list[str] | None = None) -> list[tuple[int, int, str, Style]]:
+    """Row ``y`` as (column, cells, text, style) pieces of equal style (``cells``: the row's, if the caller has them)."""
+    cells = shot.row_cells(y) if cells is None else cells
     styles: list[Style] = [DEFAULT] * len(cells)
     for run in shot.runs(y):
         styles[run.col : run.col + run.length] = [run.style] * min(run.length, max(0, len(cells) - run.col))
