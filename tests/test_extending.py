@@ -110,17 +110,11 @@ def extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     for name, text in (("__init__", ""), ("beep", BEEP), ("shout", SHOUT), ("tiny", TINY)):
         write(package, f"{name}.py", textwrap.dedent(text))
     monkeypatch.syspath_prepend(str(package.parent))
-    specs, handlers, known, adapters = (
-        dict(EVENT_SPECS),
-        dict(HANDLERS),
-        dict(agents.AGENTS),
-        dict(agents.ACP_ADAPTERS),
-    )
+    specs, handlers, known = dict(EVENT_SPECS), dict(HANDLERS), dict(agents.AGENTS)
     try:
         yield package
     finally:
-        for registry, saved in ((EVENT_SPECS, specs), (HANDLERS, handlers), (agents.AGENTS, known),
-                                (agents.ACP_ADAPTERS, adapters)):  # fmt: skip
+        for registry, saved in ((EVENT_SPECS, specs), (HANDLERS, handlers), (agents.AGENTS, known)):
             registry.clear()
             registry.update(saved)  # type: ignore[arg-type]
         for name in [n for n in sys.modules if n == "wbext" or n.startswith("wbext.")]:

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from workbench.llm.agents import AGENTS, Endpoint, PresetError, agent_named, endpoint_env
-from workbench.llm.profiles import PROFILES
+from workbench.llm.agents import AGENTS, Endpoint, PresetError, agent_named, endpoint_env, tool_profiles
+from workbench.llm.wire import wire_named
 
 
 def test_every_agent_is_whole() -> None:
     for agent in AGENTS.values():
-        assert agent.profile in PROFILES, agent.name
+        assert tool_profiles()[agent.profile.name] is agent.profile, agent.name
+        assert agent.wires and all(wire_named(style).style == style for style in agent.wires), agent.name
         assert agent.summary and agent.cwd_patterns and agent.masks, agent.name
         for pattern in (*agent.cwd_patterns, *agent.masks):
             re.compile(pattern)
@@ -28,8 +29,9 @@ def test_readme_installs_every_agent_at_its_verified_version() -> None:
 
 
 def test_an_acp_adapter_belongs_to_its_agent_module() -> None:
-    from workbench.llm.agents import ACP_ADAPTERS
+    from workbench.llm.agents import acp_adapters
 
+    ACP_ADAPTERS = acp_adapters()
     assert set(ACP_ADAPTERS) == {"claude-code-acp", "codex-acp", "gemini-acp"}
     for name, agent in ACP_ADAPTERS.items():
         assert agent.acp is not None and agent.acp.name == name

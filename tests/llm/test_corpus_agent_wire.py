@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import CORPUS
 from tests.llm.conftest import Running, load, rule, rules_scenario
-from workbench.llm.profiles import detect_profile
+from workbench.llm.agents import AGENTS, detect_profile
 from workbench.llm.structured import side_request
 from workbench.llm.wire import AnthropicWire, ChatWire, ResponsesWire, Wire
 
@@ -63,6 +63,19 @@ def test_every_request_parses_and_is_recognised() -> None:
         assert profile.diff(chat.tools, []) == [], (r["scenario"], profile.diff(chat.tools, []))
     # the session-title requests of Claude Code's and Codex's TUIs, nothing else
     assert side == [("claude-code", "claude-tui-tool"), ("codex", "codex-tui"), ("codex", "codex-tui2")]
+
+
+def test_each_agent_speaks_the_wire_its_module_declares() -> None:
+    """An agent's captured requests are in the API styles its module declares (the path claims the style),
+    its preset's own (the first) among them."""
+    from workbench.llm.wire import wire_for
+
+    seen: dict[str, set[str]] = {}
+    for r in posts():
+        seen.setdefault(r["agent"], set()).add(wire_for(r["path"], r.get("headers") or {}).style)
+    assert set(seen) == set(PROFILE)
+    for agent, styles in seen.items():
+        assert styles <= set(AGENTS[agent].wires) and AGENTS[agent].wires[0] in styles, (agent, styles)
 
 
 def test_tool_results_and_roles_as_the_agents_send_them() -> None:

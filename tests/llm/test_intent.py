@@ -18,9 +18,10 @@ import pytest
 from google.genai import types
 
 from tests.llm.conftest import Running, load
+from workbench.llm.agents import tool_profiles
 from workbench.llm.conversation import ToolDef
 from workbench.llm.intent import Where, begin_patch, decide, unified_diff, words
-from workbench.llm.profiles import PROFILES, MapContext
+from workbench.llm.profiles import MapContext
 from workbench.llm.wire.common import tool_def
 
 Run = Callable[[dict[str, Any], Path], str]
@@ -392,7 +393,7 @@ def test_patches_apply_with_the_real_tools(tmp_path: Path) -> None:
 
 
 def test_known_profiles_still_use_their_own_tools_and_send_no_tool_the_request_lacks() -> None:
-    claude = PROFILES["claude-code"]
+    claude = tool_profiles()["claude-code"]
     ctx = MapContext({"Bash": ToolDef("Bash"), "Write": ToolDef("Write")}, "/w")
     assert claude.map("writeFile", {"path": "a", "content": "b"}, ctx)[0].name == "Write"
     call, note = claude.map("webFetch", {"url": "u", "prompt": "p"}, ctx)

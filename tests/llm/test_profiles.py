@@ -12,8 +12,11 @@ import anthropic
 import pytest
 
 from tests.llm.conftest import CLAUDE_TOOLS, Running, load
+from workbench.llm.agents import detect_profile, tool_profiles
 from workbench.llm.conversation import ToolDef
-from workbench.llm.profiles import PROFILES, Call, MapContext, canonical, detect_profile, shell_command
+from workbench.llm.profiles import Call, MapContext, canonical, shell_command
+
+PROFILES = tool_profiles()
 
 
 def offered(*names: str) -> MapContext:

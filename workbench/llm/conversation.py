@@ -22,16 +22,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .agents import AGENTS
-
 Style = str
 """A wire style's name (``anthropic``, ``openai-chat``...): the styles are the registry ``llm.wire.WIRES``."""
 
 _ENVELOPE = re.compile(r"\A\s*<([A-Za-z][\w -]*)>.*</\1>\s*\Z", re.S)
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 _CONTEXT_PREFIXES = ("# AGENTS.md instructions",)
-# how each known agent states its working directory (Claude Code, Codex, pi, Gemini CLI...)
-_CWD_PATTERNS = tuple(re.compile(p) for agent in AGENTS.values() for p in agent.cwd_patterns)
+
+
+def _cwd_patterns() -> list[re.Pattern[str]]:
+    """How each known agent states its working directory (Claude Code, Codex, pi, Gemini CLI...): read
+    from the registry when asked, which imports this module (and so that an agent registered later counts)."""
+    from .agents import AGENTS
+
+    return [re.compile(p) for agent in AGENTS.values() for p in agent.cwd_patterns]
 
 
 def is_context(text: str) -> bool:
@@ -182,7 +186,7 @@ class ChatRequest:
     def agent_cwd(self) -> str | None:
         """The agent's working directory as its own prompt states it."""
         texts = [self.system, *(t for m in self.messages if m.role != "assistant" for t in m.texts)]
-        for pattern in _CWD_PATTERNS:
+        for pattern in _cwd_patterns():
             for text in texts:
                 found = pattern.search(text)
                 if found:

@@ -22,6 +22,9 @@ the property the tool declares for it (synonym groups of
 tool does not declare are left out, and a required property nothing maps to
 is reported (:attr:`Call.missing`), never dropped silently.
 
+An agent's own profile lives in its module (:mod:`workbench.llm.agents`): its
+mapper, shell, tool snapshot and the signature (tool names) that identifies its
+requests; this module is what every profile shares, and the generic profile.
 A named profile is used only when the request's tools match its snapshot (the
 names it knows, with the properties it knows); an agent whose tools share the
 names but not the schemas (another agent's ``write {filePath}``) gets the
@@ -84,7 +87,7 @@ def _pick(args: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
-def _rest(args: Mapping[str, Any], *used: str) -> Args:
+def rest_args(args: Mapping[str, Any], *used: str) -> Args:
     return {k: v for k, v in args.items() if k not in used}
 
 
@@ -105,7 +108,7 @@ def canonical(name: str, args: Mapping[str, Any]) -> Call | None:
     a = dict(args)
     if canon == "runCmd":
         out = {"cmd": _command_text(_pick(a, "cmd", "command")), "cwd": _pick(a, "cwd", "workdir")}
-        return Call(canon, {**_rest(a, "cmd", "command", "cwd", "workdir"), **_clean(out)})
+        return Call(canon, {**rest_args(a, "cmd", "command", "cwd", "workdir"), **clean_args(out)})
     if canon in ("readFile", "writeFile", "appendFile", "editFile", "listDir", "notebookEdit"):
         path = _pick(a, "path", "file_path", "notebook_path", "dir", "directory")
         out = {"path": path}
@@ -128,12 +131,12 @@ def canonical(name: str, args: Mapping[str, Any]) -> Call | None:
                 "new",
                 "replace",
             ]
-        return Call(canon, {**_rest(a, *used), **_clean(out)})
+        return Call(canon, {**rest_args(a, *used), **clean_args(out)})
     if canon == "find":
         pattern = _pick(a, "name", "pattern")
         if isinstance(pattern, str) and pattern.startswith("**/"):
             pattern = pattern[3:]
-        return Call(canon, {**_rest(a, "name", "pattern"), **_clean({"name": pattern})})
+        return Call(canon, {**rest_args(a, "name", "pattern"), **clean_args({"name": pattern})})
     if canon == "todoWrite" and "plan" in a and "todos" not in a:
         todos = [
             {"content": p.get("step", ""), "status": p.get("status", "pending")}
@@ -144,7 +147,7 @@ def canonical(name: str, args: Mapping[str, Any]) -> Call | None:
     return Call(canon, a)
 
 
-def _clean(args: Mapping[str, Any]) -> Args:
+def clean_args(args: Mapping[str, Any]) -> Args:
     return {k: v for k, v in args.items() if v is not None}
 
 
@@ -159,7 +162,7 @@ def _q(value: Any) -> str:
     return shlex.quote(str(value))
 
 
-def _in_dir(cmd: str, cwd: Any) -> str:
+def cd_into(cmd: str, cwd: Any) -> str:
     return f"cd {_q(cwd)} && {cmd}" if cwd not in (None, "", ".") else cmd
 
 
@@ -169,7 +172,7 @@ def shell_command(call: Call) -> str | None:
     a = call.args
     path = a.get("path", ".")
     if call.name == "runCmd":
-        return _in_dir(str(a.get("cmd", "")), a.get("cwd"))
+        return cd_into(str(a.get("cmd", "")), a.get("cwd"))
     if call.name == "readFile":
         offset, limit = a.get("offset"), a.get("limit")
         if isinstance(offset, int) or isinstance(limit, int):
@@ -209,14 +212,37 @@ def shell_command(call: Call) -> str | None:
 # --------------------------------------------------------------------------- profiles
 
 Mapper = Callable[[Call, MapContext], Call | None]
+Shell = Callable[[str, Call, MapContext], Call | None]
+Snapshot = Mapping[str, frozenset[str] | None]
+"""An agent's tools as captured: each name with its input properties (None: the name only)."""
+
+
+def props(*names: str) -> frozenset[str]:
+    """A tool's input properties, for a :data:`Snapshot`."""
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The tool names that say a request comes from one agent: all of ``all_of`` and one of ``any_of``."""
+
+    all_of: frozenset[str] = frozenset()
+    any_of: frozenset[str] = frozenset()
+
+    def matches(self, names: set[str]) -> bool:
+        return self.all_of <= names and bool(names & self.any_of)
 
 
 @dataclass(frozen=True)
 class ToolProfile:
+    """How the mock LLM server speaks one agent's tools. An agent module declares its own
+    (:mod:`workbench.llm.agents`); the generic one (:data:`GENERIC`) speaks any agent's."""
+
     name: str
-    schemas: Mapping[str, frozenset[str] | None]
+    schemas: Snapshot
     mapper: Mapper
-    shell: Callable[[str, Call, MapContext], Call | None] | None = None
+    shell: Shell | None = None
+    signature: Signature = Signature()  # how a request is recognised as this agent's (empty: never)
 
     def map(self, name: str, args: Mapping[str, Any], ctx: MapContext) -> tuple[Call, str | None]:
         """The call to send for a scenario tool use, and a note when it could not be mapped.
@@ -255,7 +281,7 @@ class ToolProfile:
             if command is not None:
                 mapped = self.shell(command, canon, ctx)
                 if mapped is not None and ctx.offered and not ctx.has(mapped.name):
-                    mapped = _generic_shell(command, canon, ctx)  # the shell the request does offer
+                    mapped = generic_shell(command, canon, ctx)  # the shell the request does offer
         if mapped is None:
             if not unmapped.unmapped or ctx.has(name):
                 return replace(unmapped, unmapped=""), None
@@ -350,127 +376,10 @@ def _as_declared(key: str, value: Any, prop: Mapping[str, Any]) -> Any:
     return value
 
 
-def _abs(path: Any, ctx: MapContext) -> Any:
+def absolute_path(path: Any, ctx: MapContext) -> Any:
     if not isinstance(path, str) or os.path.isabs(path) or not ctx.cwd:
         return path
     return os.path.normpath(os.path.join(ctx.cwd, path))
-
-
-# ----- Claude Code
-
-
-def _claude(call: Call, ctx: MapContext) -> Call | None:
-    a = dict(call.args)
-    path = _abs(a.pop("path", None), ctx)
-    n = call.name
-    if n == "runCmd":
-        return Call(
-            "Bash", {**_rest(a, "cmd", "cwd"), "command": _in_dir(str(a.get("cmd", "")), a.get("cwd"))}
-        )
-    if n == "readFile":
-        return Call("Read", {**_rest(a, "encoding"), "file_path": path})
-    if n == "writeFile":
-        return Call("Write", {"file_path": path, "content": a.get("content", "")})
-    if n == "editFile":
-        edits = a.pop("edits", None)
-        if isinstance(edits, list) and edits and isinstance(edits[0], Mapping):
-            first = canonical("edit", edits[0])
-            a.update(first.args if first else {})
-        return Call("Edit", {**_clean(a), "file_path": path})
-    if n == "grep" and ctx.has("Grep"):
-        return Call("Grep", _clean({**a, "path": path}))
-    if n == "listDir":
-        if ctx.has("LS"):
-            return Call("LS", {"path": path or ctx.cwd or "."})
-        if a.get("pattern") and ctx.has("Glob"):
-            return Call("Glob", _clean({"pattern": a["pattern"], "path": path}))
-    if n == "find" and ctx.has("Glob") and a.get("name"):
-        return Call("Glob", _clean({"pattern": f"**/{a['name']}", "path": path}))
-    if n == "task":
-        return Call("Agent" if ctx.has("Agent") or not ctx.has("Task") else "Task", a)
-    if n == "todoWrite" and not ctx.has("TodoWrite") and ctx.has("TaskCreate"):
-        todos = [t for t in a.get("todos") or [] if isinstance(t, Mapping)]
-        subject = "; ".join(str(t.get("content", "")) for t in todos) or "Task"
-        return Call("TaskCreate", {"subject": subject, "description": subject})
-    if n == "bashOutput" and not ctx.has("BashOutput"):
-        return Call("TaskOutput", {"task_id": a.get("bash_id", ""), "block": True, "timeout": 30000})
-    if n == "killShell" and not ctx.has("KillShell"):
-        return Call("TaskStop", {"shell_id": a.get("shell_id", "")})
-    if n == "slashCommand" and not ctx.has("SlashCommand"):
-        word, _, rest = str(a.get("command", "")).lstrip("/").partition(" ")
-        return Call("Skill", _clean({"skill": word, "args": rest or None}))
-    if n == "notebookEdit":
-        return Call("NotebookEdit", {**a, "notebook_path": path})
-    direct = {"webFetch": "WebFetch", "webSearch": "WebSearch", "todoWrite": "TodoWrite", "exitPlanMode": "ExitPlanMode",
-              "bashOutput": "BashOutput", "killShell": "KillShell", "slashCommand": "SlashCommand"}  # fmt: skip
-    if n in direct:
-        return Call(direct[n], a)
-    return None
-
-
-def _claude_shell(command: str, call: Call, ctx: MapContext) -> Call:
-    return Call("Bash", {"command": command})
-
-
-# ----- Codex
-
-
-def _codex(call: Call, ctx: MapContext) -> Call | None:
-    if call.name == "runCmd":
-        a = call.args
-        rest = _rest(a, "cmd", "cwd", "timeout", "description", "run_in_background")
-        return _codex_shell(str(a.get("cmd", "")), call, ctx, cwd=a.get("cwd"), extra=rest)
-    if call.name == "todoWrite" and ctx.has("update_plan"):
-        todos = [t for t in call.args.get("todos") or [] if isinstance(t, Mapping)]
-        plan = [{"step": str(t.get("content", "")), "status": str(t.get("status", "pending"))} for t in todos]
-        return Call("update_plan", {"plan": plan})
-    if call.name == "webSearch" and ctx.has("web_search") and ctx.offered["web_search"].type == "function":
-        return Call("web_search", dict(call.args))
-    return None
-
-
-def _codex_shell(
-    command: str, call: Call, ctx: MapContext, *, cwd: Any = None, extra: Mapping[str, Any] | None = None
-) -> Call:
-    if ctx.has("shell") and not ctx.has("exec_command"):
-        return Call("shell", _clean({"command": ["bash", "-lc", command], "workdir": cwd}))
-    return Call("exec_command", {**(extra or {}), **_clean({"cmd": command, "workdir": cwd})})
-
-
-# ----- pi
-
-
-def _pi(call: Call, ctx: MapContext) -> Call | None:
-    a = dict(call.args)
-    n = call.name
-    if n == "runCmd":
-        timeout = a.get("timeout")
-        return Call(
-            "bash", _clean({"command": _in_dir(str(a.get("cmd", "")), a.get("cwd")), "timeout": timeout})
-        )
-    if n == "readFile":
-        return Call(
-            "read", _clean({"path": a.get("path"), "offset": a.get("offset"), "limit": a.get("limit")})
-        )
-    if n == "writeFile":
-        return Call("write", {"path": a.get("path"), "content": a.get("content", "")})
-    if n == "editFile":
-        edits = a.get("edits")
-        if not isinstance(edits, list):
-            edits = [{"oldText": a.get("old_string", ""), "newText": a.get("new_string", "")}]
-        return Call("edit", {"path": a.get("path"), "edits": edits})
-    if n == "grep" and ctx.has("grep"):
-        return Call("grep", _clean({"pattern": a.get("pattern"), "path": a.get("path"), "glob": a.get("glob"),
-                                    "ignoreCase": a.get("-i")}))  # fmt: skip
-    if n == "listDir" and ctx.has("ls"):
-        return Call("ls", _clean({"path": a.get("path")}))
-    if n == "find" and ctx.has("find"):
-        return Call("find", _clean({"pattern": a.get("name"), "path": a.get("path")}))
-    return None
-
-
-def _pi_shell(command: str, call: Call, ctx: MapContext) -> Call:
-    return Call("bash", {"command": command})
 
 
 # ----- any other agent
@@ -481,7 +390,7 @@ def _offered(canon: str, ctx: MapContext) -> str | None:
     return next((name for name in ctx.offered if ALIASES.get(name) == canon), None)
 
 
-def _generic(call: Call, ctx: MapContext) -> Call | None:
+def generic_call(call: Call, ctx: MapContext) -> Call | None:
     """Use whichever spelling of the tool the request offers; :func:`fit` renames the arguments."""
     name = _offered(call.name, ctx)
     if name is None:
@@ -489,195 +398,27 @@ def _generic(call: Call, ctx: MapContext) -> Call | None:
     args = dict(call.args)
     tool = ctx.offered[name]
     if call.name == "runCmd" and tool.properties and argument_for("cwd", tool.properties) is None:
-        args["cmd"] = _in_dir(str(args.get("cmd", "")), args.pop("cwd", None))
+        args["cmd"] = cd_into(str(args.get("cmd", "")), args.pop("cwd", None))
     pi_style = (
         tool.properties and "edits" in tool.properties and argument_for("old_string", tool.properties) is None
     )
     if tool.properties and "file_path" in tool.properties:  # Claude-style file tools take absolute paths only
         for key in ("path", "file_path"):
             if key in args:
-                args[key] = _abs(args[key], ctx)
+                args[key] = absolute_path(args[key], ctx)
     if call.name == "editFile" and pi_style:  # a list of {oldText, newText}
         edit = {"oldText": args.get("old_string", ""), "newText": args.get("new_string", "")}
         args = {"path": args.get("path"), "edits": [edit]}
     return Call(name, args)
 
 
-def _generic_shell(command: str, call: Call, ctx: MapContext) -> Call | None:
+def generic_shell(command: str, call: Call, ctx: MapContext) -> Call | None:
     shell = _offered("runCmd", ctx)
     if shell:
         return Call(shell, {"cmd": command})
     decision = decide("runCmd", {"cmd": command}, ctx.offered.values(), Where(ctx.cwd))
     chosen = decision.chosen
     return None if chosen is None else Call(chosen.tool, chosen.args or {}, decision=decision.describe())
-
-
-# ----- snapshots (from corpus/agent-wire, 2026-11-22)
-
-
-def _props(*names: str) -> frozenset[str]:
-    return frozenset(names)
-
-
-CLAUDE_CODE_TOOLS: dict[str, frozenset[str] | None] = {
-    "Agent": _props("description", "isolation", "model", "prompt", "run_in_background", "subagent_type"),
-    "AskUserQuestion": _props("annotations", "answers", "metadata", "questions"),
-    "Bash": _props("command", "dangerouslyDisableSandbox", "description", "run_in_background", "timeout"),
-    "CronCreate": _props("cron", "durable", "prompt", "recurring"),
-    "CronDelete": _props("id"),
-    "CronList": _props(),
-    "DesignSync": _props(
-        "assets",
-        "counts",
-        "deletes",
-        "files",
-        "localDir",
-        "method",
-        "name",
-        "path",
-        "paths",
-        "planId",
-        "projectId",
-        "writes",
-    ),
-    "Edit": _props("file_path", "new_string", "old_string", "replace_all"),
-    "EnterPlanMode": _props(),
-    "EnterWorktree": _props("name", "path"),
-    "ExitPlanMode": _props("allowedPrompts"),
-    "ExitWorktree": _props("action", "discard_changes"),
-    "NotebookEdit": _props("cell_id", "cell_type", "edit_mode", "new_source", "notebook_path"),
-    "Read": _props("file_path", "limit", "offset", "pages"),
-    "ReportFindings": _props("findings", "level"),
-    "ScheduleWakeup": _props("delaySeconds", "prompt", "reason"),
-    "SendMessage": _props("message", "summary", "to"),
-    "Skill": _props("args", "skill"),
-    "TaskCreate": _props("activeForm", "description", "metadata", "subject"),
-    "TaskGet": _props("taskId"),
-    "TaskList": _props(),
-    "TaskOutput": _props("block", "task_id", "timeout"),
-    "TaskStop": _props("shell_id", "task_id"),
-    "TaskUpdate": _props(
-        "activeForm",
-        "addBlockedBy",
-        "addBlocks",
-        "description",
-        "metadata",
-        "owner",
-        "status",
-        "subject",
-        "taskId",
-    ),
-    "WebFetch": _props("prompt", "url"),
-    "WebSearch": _props("allowed_domains", "blocked_domains", "query"),
-    "Workflow": _props("args", "description", "name", "resumeFromRunId", "script", "scriptPath", "title"),
-    "Write": _props("content", "file_path"),
-    # tools of earlier versions (2.0.x): names only
-    **dict.fromkeys(
-        (
-            "Task",
-            "Glob",
-            "Grep",
-            "LS",
-            "MultiEdit",
-            "NotebookRead",
-            "TodoWrite",
-            "BashOutput",
-            "KillShell",
-            "KillBash",
-            "SlashCommand",
-        ),
-        None,
-    ),
-}
-
-CODEX_TOOLS: dict[str, frozenset[str] | None] = {
-    "create_goal": _props("objective", "token_budget"),
-    "exec_command": _props(
-        "cmd",
-        "justification",
-        "login",
-        "max_output_tokens",
-        "prefix_rule",
-        "sandbox_permissions",
-        "shell",
-        "tty",
-        "workdir",
-        "yield_time_ms",
-    ),
-    "get_goal": _props(),
-    "list_mcp_resource_templates": _props("cursor", "server"),
-    "list_mcp_resources": _props("cursor", "server"),
-    "mcp__codex_tui": None,
-    "multi_agent_v1": None,
-    "read_mcp_resource": _props("server", "uri"),
-    "request_user_input": _props("questions"),
-    "update_goal": _props("status"),
-    "view_image": _props("path"),
-    "web_search": None,
-    "write_stdin": _props("chars", "max_output_tokens", "session_id", "yield_time_ms"),
-    # earlier versions and other model families
-    **dict.fromkeys(("shell", "apply_patch", "update_plan", "local_shell"), None),
-}
-
-PI_TOOLS: dict[str, frozenset[str] | None] = {
-    "bash": _props("command", "timeout"),
-    "edit": _props("edits", "path"),
-    "read": _props("limit", "offset", "path"),
-    "write": _props("content", "path"),
-    # off by default in 0.73.1
-    **dict.fromkeys(("grep", "find", "ls"), None),
-}
-
-GEMINI_CLI_TOOLS: dict[str, frozenset[str] | None] = {  # Gemini CLI 0.61.0 (tests/llm/data)
-    "activate_skill": _props("name"),
-    "enter_plan_mode": _props("reason"),
-    "glob": _props("case_sensitive", "dir_path", "pattern", "respect_gemini_ignore", "respect_git_ignore"),
-    "google_web_search": _props("query"),
-    "grep_search": _props(
-        "dir_path",
-        "exclude_pattern",
-        "include_pattern",
-        "max_matches_per_file",
-        "names_only",
-        "pattern",
-        "total_max_matches",
-    ),
-    "invoke_agent": _props("agent_name", "prompt", "wait_for_previous"),
-    "list_background_processes": _props("wait_for_previous"),
-    "list_directory": _props("dir_path", "file_filtering_options", "ignore"),
-    "read_background_output": _props("delay_ms", "lines", "pid", "wait_for_previous"),
-    "read_file": _props("end_line", "file_path", "start_line"),
-    "replace": _props("allow_multiple", "file_path", "instruction", "new_string", "old_string"),
-    "run_shell_command": _props("command", "delay_ms", "description", "dir_path", "is_background"),
-    "update_topic": _props("strategic_intent", "summary", "title", "wait_for_previous"),
-    "web_fetch": _props("prompt"),
-    "write_file": _props("content", "file_path"),
-    # tools of earlier versions: names only
-    **dict.fromkeys(("search_file_content", "read_many_files", "save_memory", "write_todos"), None),
-}
-
-PROFILES: dict[str, ToolProfile] = {
-    "claude-code": ToolProfile("claude-code", CLAUDE_CODE_TOOLS, _claude, _claude_shell),
-    "codex": ToolProfile("codex", CODEX_TOOLS, _codex, lambda cmd, call, ctx: _codex_shell(cmd, call, ctx)),
-    "pi": ToolProfile("pi", PI_TOOLS, _pi, _pi_shell),
-    # Gemini CLI's tools are spoken through the vocabulary alone; the snapshot is for --strict-tools
-    "gemini-cli": ToolProfile("gemini-cli", GEMINI_CLI_TOOLS, _generic, _generic_shell),
-    "generic": ToolProfile("generic", {}, _generic, _generic_shell),
-}
-
-
-def profile_by_names(tool_names: Iterable[str]) -> ToolProfile:
-    """Which known agent's tool set a request offers, by the tools' names alone."""
-    names = set(tool_names)
-    if "Bash" in names and names & {"Read", "Write", "Edit"}:
-        return PROFILES["claude-code"]
-    if names & {"exec_command", "shell", "apply_patch", "write_stdin"}:
-        return PROFILES["codex"]
-    if {"bash", "read"} <= names and names & {"write", "edit"}:
-        return PROFILES["pi"]
-    if "run_shell_command" in names and names & {"write_file", "replace", "read_file"}:
-        return PROFILES["gemini-cli"]
-    return PROFILES["generic"]
 
 
 def unprefixed(offered: Mapping[str, ToolDef]) -> tuple[dict[str, ToolDef], dict[str, str]]:
@@ -693,20 +434,23 @@ def unprefixed(offered: Mapping[str, ToolDef]) -> tuple[dict[str, ToolDef], dict
     return plain, full
 
 
-def detect_profile(tools: Iterable[ToolDef | str]) -> ToolProfile:
-    """The profile to speak a request's tools with: a known agent's when the
+GENERIC = ToolProfile("generic", {}, generic_call, generic_shell)
+"""Any agent's tools, spoken through the vocabulary alone."""
+
+
+def profile_by_names(profiles: Iterable[ToolProfile], tool_names: Iterable[str]) -> ToolProfile:
+    """Which of ``profiles`` a request's tools belong to, by their names alone (the first whose
+    signature matches), else :data:`GENERIC`."""
+    names = set(tool_names)
+    return next((p for p in profiles if p.signature.matches(names)), GENERIC)
+
+
+def detect_profile(profiles: Iterable[ToolProfile], tools: Iterable[ToolDef | str]) -> ToolProfile:
+    """The profile to speak a request's tools with: one of ``profiles`` when the
     names and the schemas match its snapshot, else the generic one. MCP tools
     count by their own names (see :meth:`ToolProfile.map`)."""
     given = [ToolDef(t) if isinstance(t, str) else t for t in tools]
     _, full = unprefixed({t.name: t for t in given})
-    named = profile_by_names([t.name for t in given if t.name not in full.values()] + list(full))
+    named = profile_by_names(profiles, [t.name for t in given if t.name not in full.values()] + list(full))
     # an MCP tool is the adapter's own implementation under a known name: only plain tools must match
-    return named if named.fits(t for t in given if t.name not in full.values()) else PROFILES["generic"]
-
-
-def profile_named(name: str) -> ToolProfile:
-    """A profile by name; raises KeyError listing the known ones."""
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise KeyError(f"unknown tool profile `{name}`; known: {', '.join(PROFILES)}") from None
+    return named if named.fits(t for t in given if t.name not in full.values()) else GENERIC

@@ -35,6 +35,7 @@ from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
 from .recorder import RequestLog
 
 if TYPE_CHECKING:
+    from .agents import profile_named
     from .server import LlmServer
 
 PROG = "workbench serve llm"
@@ -58,9 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--strict-tools", action="store_true",
                    help="refuse requests whose tool definitions differ from the agent's tool profile")  # fmt: skip
-    from .profiles import PROFILES
+    from .agents import tool_profiles
 
-    p.add_argument("--profile", choices=list(PROFILES),
+    p.add_argument("--profile", choices=list(tool_profiles()),
                    help="tool profile (default: detected from each request's tools)")  # fmt: skip
     p.add_argument("--workspace", type=Path, help="folder `assert` fs checks look in")
     p.add_argument("--out", type=Path, help="folder for the request log and saved mismatching requests")
@@ -103,7 +104,7 @@ async def _serve(scenarios: list[Scenario], args: argparse.Namespace, speed: flo
         strict_tools=args.strict_tools,
         out_dir=args.out,
         workspace=args.workspace,
-        profile=args.profile,
+        profile=profile_named(args.profile) if args.profile else None,
         on_request=_print_request if getattr(args, "verbose", False) else None,
     )
     try:

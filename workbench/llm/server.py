@@ -61,12 +61,13 @@ from workbench.scenario import model as m
 from workbench.timeline import compile_schedule
 
 from . import offload
+from .agents import detect_profile, profile_by_names, tool_profiles
 from .checks import LlmFailure, ServerKind
 from .conversation import ChatRequest
 from .drift import DriftCheck
 from .faults import inject_wire
 from .ids import IdMaker
-from .profiles import PROFILES, MapContext, ToolProfile, detect_profile, profile_by_names, profile_named
+from .profiles import GENERIC, MapContext, ToolProfile
 from .recorder import RequestLog, RequestRecorder, summary
 from .reply import ApiError, Reply, ToolCallBlock, limit_tokens, text_reply
 from .responders import AssertHook, Hooks, Responder, StepHook, TurnContext
@@ -128,7 +129,7 @@ class LlmServer:
         workspace: Path | None = None,
         on_assert: AssertHook | None = None,
         on_step: StepHook | None = None,
-        profile: str | None = None,
+        profile: ToolProfile | None = None,
         on_request: Callable[[RequestLog], None] | None = None,
         wires: Sequence[Wire] = WIRES,
         limits: Limits = DEFAULT_LIMITS,
@@ -140,7 +141,7 @@ class LlmServer:
         self.strict_tools = strict_tools
         self.out_dir = out_dir
         self.hooks = Hooks(workspace, on_assert, on_step)
-        self.profile: ToolProfile | None = profile_named(profile) if profile else None
+        self.profile = profile
         self.failures: list[LlmFailure] = []
         self.fatal: LlmFailure | None = None  # the failure that ends the run at once (see LlmFailure.fatal)
         self.notes: list[LlmFailure] = []
@@ -509,10 +510,10 @@ class LlmServer:
         offered = {t.name: t for t in chat.tools}
         ctx = MapContext(offered, chat.agent_cwd())
         needed = {profile.map(name, args, ctx)[0].name for name, args in session.responder.tool_uses()}
-        if profile.name == "generic":
+        if profile is GENERIC:
             if not self.strict_tools:
                 return None
-            known = ", ".join(name for name in PROFILES if name != "generic")
+            known = ", ".join(name for name in tool_profiles() if name != GENERIC.name)
             lines = [f"no tool profile matches the offered tools ({', '.join(chat.tool_names)}); "
                      f"strict mode needs one of {known}"]  # fmt: skip
         else:

@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import Any
 
 from workbench.atomic import write_atomic
+from workbench.llm.agents import detect_profile
 from workbench.llm.checks import result_status
 from workbench.llm.conversation import ChatRequest
 from workbench.llm.drift import request_shape, sidecar_path, write_sidecar
-from workbench.llm.profiles import MapContext, canonical, detect_profile
+from workbench.llm.profiles import MapContext, canonical
 from workbench.llm.structured import side_request
 from workbench.llm.wire import WireError, wire_named
 from workbench.scenario.names import folder_name

@@ -82,9 +82,9 @@ def _agent_presets() -> Sequence[str]:
 
 
 def _acp_adapters() -> Sequence[str]:
-    from workbench.llm.agents import ACP_ADAPTERS
+    from workbench.llm.agents import acp_adapters
 
-    return list(ACP_ADAPTERS)
+    return list(acp_adapters())
 
 
 DRIVERS: dict[str, Mode] = {

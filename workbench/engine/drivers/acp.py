@@ -131,15 +131,16 @@ class AcpDriver(RealAgentDriver):
     async def _adapter_program(self, program: Program) -> Program:
         """``--agent NAME``: a known ACP adapter, its HOME written as its agent's preset writes it."""
         from workbench.llm import LlmServer
-        from workbench.llm.agents import ACP_ADAPTERS
+        from workbench.llm.agents import acp_adapters
         from workbench.llm.agents.base import Endpoint, find_program
 
         ctx = self.ctx
         name = str(ctx.options.option("agent"))
-        agent = ACP_ADAPTERS.get(name)
+        adapters = acp_adapters()
+        agent = adapters.get(name)
         if agent is None or agent.acp is None:
             raise DriverError(
-                f"unknown ACP adapter `{name}`; known: {', '.join(ACP_ADAPTERS)} (or a scenario `command`)"
+                f"unknown ACP adapter `{name}`; known: {', '.join(adapters)} (or a scenario `command`)"
             )
         adapter = agent.acp
         exe = find_program(adapter.program)

@@ -1,6 +1,9 @@
 """The known agents, one module each; :data:`AGENTS` is the registry that
 ``--agent`` choices, help texts, docs and tests are derived from (an extension
-point: one module, one line here).
+point: one module, one line here). An agent's module holds all of it: its
+launch and install line, the API style it speaks, its tool profile and its ACP
+adapter; the ACP adapters (:func:`acp_adapters`) and the mock LLM server's tool
+profiles (:func:`tool_profiles`) are read from here.
 
 Any other agent runs from the scenario's ``command`` with the placeholders
 ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}``,
@@ -10,8 +13,11 @@ Any other agent runs from the scenario's ``command`` with the placeholders
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from workbench.llm import profiles
+from workbench.llm.conversation import ToolDef
+from workbench.llm.profiles import GENERIC, ToolProfile
 from workbench.names import Env
 
 from . import claude_code, codex, continue_cli, gemini_cli, kilo, pi
@@ -21,17 +27,48 @@ AGENTS: dict[str, Agent] = {
     a.name: a
     for a in (claude_code.AGENT, codex.AGENT, pi.AGENT, gemini_cli.AGENT, continue_cli.AGENT, kilo.AGENT)
 }
-ACP_ADAPTERS: dict[str, Agent] = {a.acp.name: a for a in AGENTS.values() if a.acp is not None}
-"""The agents with an ACP adapter, by the adapter's name (what ``--mode acp --agent`` takes)."""
 
 
 def register(agent: Agent) -> Agent:
-    """Add an agent (and its ACP adapter, if it has one) to the registry: what an agent module outside this
-    package calls, so that the agent is one module."""
+    """Add an agent to the registry: what an agent module outside this package calls, so that the agent
+    (its ACP adapter and tool profile with it) is one module."""
     AGENTS[agent.name] = agent
-    if agent.acp is not None:
-        ACP_ADAPTERS[agent.acp.name] = agent
     return agent
+
+
+def acp_adapters() -> dict[str, Agent]:
+    """The agents with an ACP adapter, by the adapter's name (what ``--mode acp --agent`` takes)."""
+    return {a.acp.name: a for a in AGENTS.values() if a.acp is not None}
+
+
+def tool_profiles() -> dict[str, ToolProfile]:
+    """The agents' tool profiles by name (their ACP adapters' too), the generic one last."""
+    found: dict[str, ToolProfile] = {}
+    for agent in AGENTS.values():
+        for profile in (agent.profile, agent.acp.profile if agent.acp else None):
+            if profile is not None and profile is not GENERIC:
+                found.setdefault(profile.name, profile)
+    return {**found, GENERIC.name: GENERIC}
+
+
+def profile_named(name: str) -> ToolProfile:
+    """A tool profile by name; raises KeyError listing the known ones."""
+    known = tool_profiles()
+    try:
+        return known[name]
+    except KeyError:
+        raise KeyError(f"unknown tool profile `{name}`; known: {', '.join(known)}") from None
+
+
+def profile_by_names(tool_names: Iterable[str]) -> ToolProfile:
+    """Which known agent's tool set a request offers, by the tools' names alone."""
+    return profiles.profile_by_names(tool_profiles().values(), tool_names)
+
+
+def detect_profile(tools: Iterable[ToolDef | str]) -> ToolProfile:
+    """The profile to speak a request's tools with: a known agent's when the names and
+    the schemas match its snapshot, else the generic one."""
+    return profiles.detect_profile(tool_profiles().values(), tools)
 
 
 def agent_named(name: str) -> Agent:
@@ -84,7 +121,6 @@ def endpoint_env(endpoint: Endpoint) -> dict[str, str]:
 
 
 __all__ = [
-    "ACP_ADAPTERS",
     "AGENTS",
     "MODEL",
     "PLACEHOLDERS",
@@ -94,10 +130,16 @@ __all__ = [
     "Endpoint",
     "Launch",
     "PresetError",
+    "ToolProfile",
+    "acp_adapters",
     "agent_named",
     "agents_help",
+    "detect_profile",
     "endpoint_env",
     "expand_command",
     "find_program",
+    "profile_by_names",
+    "profile_named",
     "register",
+    "tool_profiles",
 ]  # fmt: skip

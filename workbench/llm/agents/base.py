@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.llm.profiles import ToolProfile
 from workbench.names import Env
 
 MODEL = "mock-model"
@@ -58,7 +59,7 @@ class AcpAdapter:
     program: str
     package: str
     version: str
-    profile: str | None  # the mock LLM server's tool profile (None: detect it from the request)
+    profile: ToolProfile | None  # the mock LLM server's tool profile (None: detect it from the request)
     # (file under HOME, lines put first in it): what its flags would say
     settings: tuple[tuple[str, str], ...] = ()
     args: tuple[str, ...] = ()  # after the program: what puts it in ACP mode
@@ -69,16 +70,21 @@ class AcpAdapter:
 
 @dataclass(frozen=True)
 class Agent:
-    """One known agent: its preset (program, npm package, the version it was
-    verified with, how to launch it), the tool profile the mock LLM server
-    speaks to it, how it states its working directory, its side requests that
-    only a phrase identifies, and the masks its TUI needs in goldens."""
+    """One known agent, all of it in its own module: its preset (program, npm
+    package, the version it was verified with, how to launch it), the API style
+    styles it speaks (registered wires, :data:`workbench.llm.wire.WIRES`),
+    the tool profile the mock LLM server speaks to it, how it states its working
+    directory, its side requests that only a phrase identifies, the masks its
+    TUI needs in goldens, and its ACP adapter if it has one."""
 
     name: str
     program: str  # the executable's name
     package: str  # the npm package
     version: str  # the version this preset was verified with
-    profile: str  # the tool profile of the mock LLM server
+    wires: tuple[
+        str, ...
+    ]  # the API styles it speaks, the one `build` configures first: registered wires' `style`
+    profile: ToolProfile  # how the mock LLM server speaks its tools
     build: Builder
     summary: str = ""  # one line for help texts and docs
     cwd_patterns: tuple[str, ...] = ()  # regexes whose group 1 is the working directory its prompt states

@@ -8,6 +8,10 @@ the workspace trusted; approvals and sandbox bypassed; the TUI runs with
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
+
+from workbench.llm.profiles import Call, MapContext, Signature, ToolProfile, clean_args, props, rest_args
 
 from .base import MODEL, AcpAdapter, Agent, Endpoint, Launch, stderr_to_log
 from .claude_code import WORKSPACE
@@ -38,12 +42,71 @@ def build(exe: str, e: Endpoint, ui: str) -> Launch:
     return Launch((exe, "--no-daemon", bypass), env, ready="›")
 
 
+# ----- its tools (the mock LLM server's tool profile; snapshot from corpus/agent-wire, 2026-11-22)
+
+
+def _codex(call: Call, ctx: MapContext) -> Call | None:
+    if call.name == "runCmd":
+        a = call.args
+        rest = rest_args(a, "cmd", "cwd", "timeout", "description", "run_in_background")
+        return _codex_shell(str(a.get("cmd", "")), call, ctx, cwd=a.get("cwd"), extra=rest)
+    if call.name == "todoWrite" and ctx.has("update_plan"):
+        todos = [t for t in call.args.get("todos") or [] if isinstance(t, Mapping)]
+        plan = [{"step": str(t.get("content", "")), "status": str(t.get("status", "pending"))} for t in todos]
+        return Call("update_plan", {"plan": plan})
+    if call.name == "webSearch" and ctx.has("web_search") and ctx.offered["web_search"].type == "function":
+        return Call("web_search", dict(call.args))
+    return None
+
+
+def _codex_shell(
+    command: str, call: Call, ctx: MapContext, *, cwd: Any = None, extra: Mapping[str, Any] | None = None
+) -> Call:
+    if ctx.has("shell") and not ctx.has("exec_command"):
+        return Call("shell", clean_args({"command": ["bash", "-lc", command], "workdir": cwd}))
+    return Call("exec_command", {**(extra or {}), **clean_args({"cmd": command, "workdir": cwd})})
+
+
+CODEX_TOOLS: dict[str, frozenset[str] | None] = {
+    "create_goal": props("objective", "token_budget"),
+    "exec_command": props(
+        "cmd",
+        "justification",
+        "login",
+        "max_output_tokens",
+        "prefix_rule",
+        "sandbox_permissions",
+        "shell",
+        "tty",
+        "workdir",
+        "yield_time_ms",
+    ),
+    "get_goal": props(),
+    "list_mcp_resource_templates": props("cursor", "server"),
+    "list_mcp_resources": props("cursor", "server"),
+    "mcp__codex_tui": None,
+    "multi_agent_v1": None,
+    "read_mcp_resource": props("server", "uri"),
+    "request_user_input": props("questions"),
+    "update_goal": props("status"),
+    "view_image": props("path"),
+    "web_search": None,
+    "write_stdin": props("chars", "max_output_tokens", "session_id", "yield_time_ms"),
+    # earlier versions and other model families
+    **dict.fromkeys(("shell", "apply_patch", "update_plan", "local_shell"), None),
+}
+
+PROFILE = ToolProfile("codex", CODEX_TOOLS, _codex, lambda cmd, call, ctx: _codex_shell(cmd, call, ctx),
+                      Signature(any_of=frozenset({"exec_command", "shell", "apply_patch", "write_stdin"})))  # fmt: skip
+
+
 AGENT = Agent(
     name="codex",
     program="codex",
     package="@openai/codex",
     version="0.169.0",
-    profile="codex",
+    wires=("openai-responses",),
+    profile=PROFILE,
     build=build,
     summary="Codex CLI: OpenAI Responses, $CODEX_HOME/config.toml provider",
     cwd_patterns=(r"<cwd>([^<\n]+)</cwd>",),
@@ -59,7 +122,7 @@ AGENT = Agent(
         "codex-acp",
         "@zed-industries/codex-acp",
         "0.16.0",
-        "codex",
+        PROFILE,
         ((".codex/config.toml", 'sandbox_mode = "danger-full-access"\napproval_policy = "never"\n'),),
     ),
 )

@@ -9,6 +9,8 @@ its schemas, so the server speaks to them through the generic profile.
 
 from __future__ import annotations
 
+from workbench.llm.profiles import GENERIC
+
 from .base import MODEL, Agent, Endpoint, Launch, stderr_to_log
 from .claude_code import WORKSPACE
 
@@ -34,7 +36,8 @@ AGENT = Agent(
     program="cn",
     package="@continuedev/cli",
     version="1.5.47",
-    profile="generic",
+    wires=("openai-chat",),
+    profile=GENERIC,
     build=build,
     summary="Continue's cn: OpenAI Chat Completions, ~/.continue/config.yaml (--config), --auto",
     cwd_patterns=(r"Working directory: *(\S[^\n]*)",),

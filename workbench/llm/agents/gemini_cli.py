@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 
+from workbench.llm.profiles import Signature, ToolProfile, generic_call, generic_shell, props
+
 from .base import AcpAdapter, Agent, Endpoint, Launch, stderr_to_log
 from .claude_code import WORKSPACE
 
@@ -41,16 +43,52 @@ def build(exe: str, e: Endpoint, ui: str) -> Launch:
     return Launch((exe, *approve), env, ready="Tips for getting started")
 
 
+# ----- its tools (the mock LLM server's tool profile; snapshot from corpus/agent-wire, 2026-11-22)
+
+GEMINI_CLI_TOOLS: dict[str, frozenset[str] | None] = {  # Gemini CLI 0.61.0 (tests/llm/data)
+    "activate_skill": props("name"),
+    "enter_plan_mode": props("reason"),
+    "glob": props("case_sensitive", "dir_path", "pattern", "respect_gemini_ignore", "respect_git_ignore"),
+    "google_web_search": props("query"),
+    "grep_search": props(
+        "dir_path",
+        "exclude_pattern",
+        "include_pattern",
+        "max_matches_per_file",
+        "names_only",
+        "pattern",
+        "total_max_matches",
+    ),
+    "invoke_agent": props("agent_name", "prompt", "wait_for_previous"),
+    "list_background_processes": props("wait_for_previous"),
+    "list_directory": props("dir_path", "file_filtering_options", "ignore"),
+    "read_background_output": props("delay_ms", "lines", "pid", "wait_for_previous"),
+    "read_file": props("end_line", "file_path", "start_line"),
+    "replace": props("allow_multiple", "file_path", "instruction", "new_string", "old_string"),
+    "run_shell_command": props("command", "delay_ms", "description", "dir_path", "is_background"),
+    "update_topic": props("strategic_intent", "summary", "title", "wait_for_previous"),
+    "web_fetch": props("prompt"),
+    "write_file": props("content", "file_path"),
+    # tools of earlier versions: names only
+    **dict.fromkeys(("search_file_content", "read_many_files", "save_memory", "write_todos"), None),
+}
+
+# its tools are spoken through the vocabulary alone; the snapshot is for --strict-tools
+PROFILE = ToolProfile("gemini-cli", GEMINI_CLI_TOOLS, generic_call, generic_shell,
+                      Signature(frozenset({"run_shell_command"}), frozenset({"write_file", "replace", "read_file"})))  # fmt: skip
+
+
 AGENT = Agent(
     name="gemini-cli",
     program="gemini",
     package="@google/gemini-cli",
     version="0.61.0",
-    profile="gemini-cli",
+    wires=("gemini",),
+    profile=PROFILE,
     build=build,
     summary="Gemini CLI: Google Gemini API, GOOGLE_GEMINI_BASE_URL, ~/.gemini/settings.json",
     cwd_patterns=(r"Workspace Directories:\*\*\s*\n\s*- (\S[^\n]*)",),
     masks=(WORKSPACE,),
     # Gemini CLI speaks ACP itself with --acp; its tool calls are approved through ACP permission requests
-    acp=AcpAdapter("gemini-acp", "gemini", "@google/gemini-cli", "0.61.0", "gemini-cli", args=("--acp",)),
+    acp=AcpAdapter("gemini-acp", "gemini", "@google/gemini-cli", "0.61.0", PROFILE, args=("--acp",)),
 )

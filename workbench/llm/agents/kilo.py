@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 
+from workbench.llm.profiles import GENERIC
+
 from .base import MODEL, Agent, Endpoint, Launch
 from .claude_code import WORKSPACE
 
@@ -41,7 +43,8 @@ AGENT = Agent(
     program="kilo",
     package="@kilocode/cli",
     version="7.7.7",
-    profile="generic",
+    wires=("openai-chat",),
+    profile=GENERIC,
     build=build,
     summary="Kilo Code's kilo: OpenAI Chat Completions, a ~/.config/kilo/kilo.json provider",
     cwd_patterns=(r"Working directory: *(\S[^\n]*)",),

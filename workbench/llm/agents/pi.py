@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from workbench.llm.profiles import Call, MapContext, Signature, ToolProfile, cd_into, clean_args, props
+
 from .base import MODEL, Agent, Endpoint, Launch
 from .claude_code import WORKSPACE
 
@@ -31,12 +33,66 @@ def build(exe: str, e: Endpoint, ui: str, provider: str = "mock-anthropic") -> L
     return Launch((exe, *args), env, ready=MODEL)
 
 
+# ----- its tools (the mock LLM server's tool profile; snapshot from corpus/agent-wire, 2026-11-22)
+
+
+def _pi(call: Call, ctx: MapContext) -> Call | None:
+    a = dict(call.args)
+    n = call.name
+    if n == "runCmd":
+        timeout = a.get("timeout")
+        return Call(
+            "bash", clean_args({"command": cd_into(str(a.get("cmd", "")), a.get("cwd")), "timeout": timeout})
+        )
+    if n == "readFile":
+        return Call(
+            "read", clean_args({"path": a.get("path"), "offset": a.get("offset"), "limit": a.get("limit")})
+        )
+    if n == "writeFile":
+        return Call("write", {"path": a.get("path"), "content": a.get("content", "")})
+    if n == "editFile":
+        edits = a.get("edits")
+        if not isinstance(edits, list):
+            edits = [{"oldText": a.get("old_string", ""), "newText": a.get("new_string", "")}]
+        return Call("edit", {"path": a.get("path"), "edits": edits})
+    if n == "grep" and ctx.has("grep"):
+        return Call("grep", clean_args({"pattern": a.get("pattern"), "path": a.get("path"), "glob": a.get("glob"),
+                                    "ignoreCase": a.get("-i")}))  # fmt: skip
+    if n == "listDir" and ctx.has("ls"):
+        return Call("ls", clean_args({"path": a.get("path")}))
+    if n == "find" and ctx.has("find"):
+        return Call("find", clean_args({"pattern": a.get("name"), "path": a.get("path")}))
+    return None
+
+
+def _pi_shell(command: str, call: Call, ctx: MapContext) -> Call:
+    return Call("bash", {"command": command})
+
+
+PI_TOOLS: dict[str, frozenset[str] | None] = {
+    "bash": props("command", "timeout"),
+    "edit": props("edits", "path"),
+    "read": props("limit", "offset", "path"),
+    "write": props("content", "path"),
+    # off by default in 0.73.1
+    **dict.fromkeys(("grep", "find", "ls"), None),
+}
+
+PROFILE = ToolProfile("pi", PI_TOOLS, _pi, _pi_shell,
+                      Signature(frozenset({"bash", "read"}), frozenset({"write", "edit"})))  # fmt: skip
+
+
 AGENT = Agent(
     name="pi",
     program="pi",
     package="@mariozechner/pi-coding-agent",
     version="0.73.1",
-    profile="pi",
+    wires=(
+        "anthropic",
+        "openai-chat",
+        "openai-responses",
+    ),  # providers mock-anthropic (its preset's), mock-chat, mock-responses
+    profile=PROFILE,
     build=build,
     summary="pi: Anthropic, OpenAI Chat or Responses, ~/.pi/agent/models.json providers",
     cwd_patterns=(r"Current working directory: *(\S[^\n]*)",),
