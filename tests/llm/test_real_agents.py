@@ -16,6 +16,7 @@ import pytest
 
 from tests.llm.conftest import Running, load
 from workbench.llm.agents import AGENTS, Endpoint, find_program, pi
+from workbench.llm.profiles import GENERIC
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +60,7 @@ def test_agent_in_print_mode(
     work.mkdir()
     home.mkdir(parents=True)
     # strict where a profile knows the agent's tools; the others are spoken to by what their tools do
-    strict = agent.profile != "generic"
+    strict = agent.profile is not GENERIC
     srv = serve(load(tmp_path, SCENARIO.format(agent=name)), workspace=work, strict_tools=strict, speed=8.0)
     endpoint = Endpoint(srv.url, "test", work, home, PROMPT)
     launch = pi.build(exe, endpoint, "print", provider) if provider else agent.launch(endpoint, "print")

@@ -119,7 +119,8 @@ class SimulationDriver:
     async def settle(self) -> None:
         if not self._waited_for_subscriber:
             self._waited_for_subscriber = True
-            await self.session.wait_subscribed(SUBSCRIBE_WAIT_S)  # a client that never reads the events waits it out
+            # a client that never reads the events waits it out
+            await self.session.wait_subscribed(SUBSCRIBE_WAIT_S)
         await self.session.wait_delivered(DELIVER_WAIT_S)
         if len(self.session.events) != self._settled_events:
             # The client has read events it may not have drawn yet: a screen that was quiet before they came
