@@ -2,7 +2,7 @@
 
 :func:`feed_tokens` is the hot path of every screen the workbench keeps (each
 pty session's, the app's live pane). It takes the tokens of one read
-(:data:`.parser.FAST`, ``findall``: a tuple of groups each, no match objects)
+(:data:`.parser.FAST`, ``findall``: a tuple of four groups each, no match objects)
 and applies the frequent ones itself: runs of text with the SGR sequences
 before them and the CR LF after them, CR/LF and the whole-screen scroll into
 the scrollback, cursor positions. Any other token syncs the cursor back to the
@@ -22,6 +22,7 @@ from typing import Any, Final
 from pyte import modes as mo
 from pyte.charsets import LAT1_MAP
 
+from .parser import CUP
 from .style import DEFAULT, Style
 from .width import NARROW_RUN
 
@@ -61,77 +62,77 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     # Every style in rs from this column on is DEFAULT (known for a row the scroll below made), so text in
     # the default style needs no style written: most of a log's or a listing's lines.
     clean = cols
-    t: tuple[str, ...]
-    for t in tokens:
-        s = t[1]
-        if s or t[3]:  # text, SGR: each maybe with the other before and a CR LF after
-            if s:
-                sgr = t[0]
-                nl = t[2]
-            else:
-                sgr = t[3]
-                nl = t[4]
+    sgr: str
+    s: str
+    c: str
+    o: str
+    for sgr, s, c, o in tokens:
+        if s:  # text, maybe with SGR sequences before it and a CR LF after it
             if sgr:
                 nxt = attr._next.get(sgr)
                 attr = nxt if nxt is not None else attr.after(sgr)
-            if s:
-                n = len(s)
-                e = x + n
-                if e <= cols and bulk and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
-                    if x and rc[x] == "":
-                        rc[x - 1] = " "
-                    if e < cols and rc[e] == "":
-                        rc[e] = " "
-                    if n == 1:  # a lone character (much of highlighted code's punctuation): no lists to build
-                        rc[x] = s
-                        if attr is not DEFAULT or x < clean:
-                            rs[x] = attr
-                            if e > clean:
-                                clean = e
-                    else:
-                        rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
-                        if attr is not DEFAULT or x < clean:
-                            rs[x:e] = [attr] * n
-                            if e > clean:
-                                clean = e
-                    x = e
-                else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
-                    cursor.x, cursor.y, cursor.attrs = x, y, attr
-                    vt.draw(s)
-                    x, y, zwj = cursor.x, cursor.y, vt._after_zwj
-                    bulk = fast and not zwj
-                    rc, rs = rows[y], style_rows[y]
-                    clean = cols
-            if not nl:
-                continue
-            c = nl
-        else:
-            c = t[5]
+            n = len(s)
+            e = x + n
+            if e <= cols and bulk and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
+                if x and rc[x] == "":
+                    rc[x - 1] = " "
+                if e < cols and rc[e] == "":
+                    rc[e] = " "
+                if n == 1:  # a lone character (much of highlighted code's punctuation): no lists to build
+                    rc[x] = s
+                    if attr is not DEFAULT or x < clean:
+                        rs[x] = attr
+                        if e > clean:
+                            clean = e
+                else:
+                    rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
+                    if attr is not DEFAULT or x < clean:
+                        rs[x:e] = [attr] * n
+                        if e > clean:
+                            clean = e
+                x = e
+            else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
+                cursor.x, cursor.y, cursor.attrs = x, y, attr
+                vt.draw(s)
+                x, y, zwj = cursor.x, cursor.y, vt._after_zwj
+                bulk = fast and not zwj
+                rc, rs = rows[y], style_rows[y]
+                clean = cols
             if not c:
-                key = t[6]
-                if key and not decom:  # cursor position
-                    at = cup.get(key)
-                    if at is None:
-                        row, _, col = key[:-1].partition(";")
+                continue
+        elif sgr:  # SGR sequences alone, maybe with a CR LF after them
+            nxt = attr._next.get(sgr)
+            attr = nxt if nxt is not None else attr.after(sgr)
+            if not c:
+                continue
+        elif o and o[0] == "\x1b":  # a sequence
+            if not decom:
+                at = cup.get(o)
+                if at is None:
+                    m = CUP.fullmatch(o)
+                    if m is not None:  # cursor position
+                        row, col = m.groups()
                         at = (
                             min(max(int(row), 1), lines) - 1 if row else 0,
                             min(max(int(col), 1), cols) - 1 if col else 0,
                         )
                         if len(cup) > _CUP_CACHE_LIMIT:
                             cup.clear()
-                        cup[key] = at
+                        cup[o] = at
+                if at is not None:
                     y, x = at
                     rc, rs = rows[y], style_rows[y]
                     clean = cols
                     continue
-                sequence = t[7]
-                if not sequence and not key:
-                    continue  # ignored: a string (DCS...), a broken one, a lone ESC
-                # Any other sequence: it may change anything, so the locals are loaded again after it.
-                cursor.x, cursor.y, cursor.attrs = x, y, attr
-                vt._after_zwj = zwj
-                vt.sequence(sequence or "\x1b[" + key)
-                return True
+            # Any other sequence: it may change anything, so the locals are loaded again after it.
+            cursor.x, cursor.y, cursor.attrs = x, y, attr
+            vt._after_zwj = zwj
+            vt.sequence(o)
+            return True
+        elif o:
+            c = o
+        else:
+            continue  # ignored: a string (DCS...), a broken one, a lone ESC
         # a control character (or the CR LF after text)
         if c == "\r\n" or c == "\n" or c == "\x0b" or c == "\x0c":
             if c == "\r\n" or lnm:

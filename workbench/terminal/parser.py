@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-PRINTABLE = r"[^\x00-\x1f\x7f-\x9f]"
+PRINTABLE = r"[ -~\xa0-\U0010ffff]"  # not C0, DEL or C1; positive ranges match faster than a negated class
 
 TOKEN = re.compile(
     rf"({PRINTABLE}+)"  # 1: text
@@ -46,25 +46,28 @@ INCOMPLETE = re.compile(
 """An input tail that is the beginning of a sequence: keep it for the next read."""
 
 FAST = re.compile(
-    rf"((?:\x1b\[[0-9;:]*+m)*+)({PRINTABLE}++)(\r\n)?"  # 0, 1, 2: SGR sequences, text, CR LF
-    r"|((?:\x1b\[[0-9;:]*+m)++)(\r\n)?"  # 3, 4: SGR sequences alone, CR LF
-    r"|(\r\n|[\x00-\x1a\x1c-\x1f\x7f-\x9f])"  # 5: one control character (or CR LF)
-    r"|\x1b\[([0-9]*;?[0-9]*H)"  # 6: cursor position
-    r"|(\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-OQ-WYZ\\`-~])"  # 7: any other
+    rf"((?:\x1b\[[0-9;:]*+m)++|(?={PRINTABLE}))({PRINTABLE}*+)(\r\n)?"  # 0, 1, 2: SGR sequences, text, CR LF
+    r"|(\r\n|[\x00-\x1a\x1c-\x1f\x7f-\x9f]"  # 3: one control character (or CR LF), or any other sequence:
+    r"|\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-OQ-WYZ\\`-~])"  # CSI, OSC, ESC
     r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b\][^\x1b]*|\x1b"  # ignored: DCS, SOS, PM, APC, broken strings, lone ESC
 )
-"""The tokenizer of :func:`~.fastpath.feed_tokens`, for ``findall``: one tuple of groups per token.
+"""The tokenizer of :func:`~.fastpath.feed_tokens`, for ``findall``: four groups per token.
 
-Its shapes are those of :data:`TOKEN` with the frequent ones merged (SGR, then
-text, then CR LF is one token; possessive, as nothing after them could match
-what they gave back) and the rare ones in one group (7), which :data:`TOKEN`
-parses again. Unmatched groups are ``""``, so each group of the
-frequent shapes is never empty when it matched (the cursor position keeps its
-``H``). Only whole sequences are tokens: :func:`incomplete_tail` cuts an
-unfinished one off the input first. What is ignored matches no group: a
-string (DCS, SOS, PM, APC), a string broken by an ESC that is not its
-terminator (dropped up to that ESC), an ESC that starts nothing known.
+Its shapes are those of :data:`TOKEN` with the frequent one merged (SGR
+sequences, then text, then CR LF is one token, in which the SGR sequences or
+the text may be missing but not both; possessive, as nothing after them could
+match what they gave back) and all others in one group (3), a control
+character or a whole sequence, which the loop tells apart by its first
+character and :data:`TOKEN` parses again. Few groups make ``findall`` cheap:
+it builds a tuple of every group for every token. Unmatched groups are ``""``.
+Only whole sequences are tokens: :func:`incomplete_tail` cuts an unfinished one
+off the input first. What is ignored matches no group: a string (DCS, SOS, PM,
+APC), a string broken by an ESC that is not its terminator (dropped up to that
+ESC), an ESC that starts nothing known.
 """
+
+CUP = re.compile(r"\x1b\[([0-9]*);?([0-9]*)H")
+"""A cursor position (CUP), as :data:`TOKEN`'s groups 5 and 6 take it: the fast path's most frequent sequence."""
 
 
 def incomplete_tail(data: str) -> int:

@@ -216,7 +216,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         # NUL, DEL, ENQ, C1 controls...: nothing to show
 
     def sequence(self, token: str) -> None:
-        """One whole sequence the fast path leaves to the emulator (:data:`.parser.FAST`'s group 7)."""
+        """One whole sequence the fast path leaves to the emulator (in :data:`.parser.FAST`'s group 3)."""
         m = p.TOKEN.match(token)
         if m is None:
             return
