@@ -94,7 +94,7 @@ def corpus_rows(corpus: Path, root: Path) -> list[tuple[str, str, str, str, bool
         ("  the same in CPU time", f"{write_cpu:.2f} s", f"{write_cpu / run_cpu:.1%} of the run's ({run_cpu:.2f} s)",
          "< 10 %", write_cpu / run_cpu < 0.10),
         ("  `report html`, the whole command", f"{report_s:.2f} s", f"{report_s / run_s:.1%} of the run", "", True),
-        ("  run --html against run", f"{with_s:.2f} s vs {run_s:.2f} s", f"+{(with_s - run_s) / run_s:.1%}", "< 10 %",
+        ("  run --html against run", f"{with_s:.2f} s vs {run_s:.2f} s", f"{(with_s - run_s) / run_s:+.1%}", "< 10 %",
          (with_s - run_s) / run_s < 0.10),
         ("  its size", f"{size(root / 'html-0') / 1e6:.2f} MB", "", "", True),
     ]  # fmt: skip
