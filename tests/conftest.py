@@ -1,4 +1,4 @@
-"""Shared test helpers: where the repository and the shared corpus are, and a private temp root.
+"""Shared test helpers: where the repository and the shared corpus are, a private temp root, and a browser.
 
 Every test session (and every pytest-xdist worker) gets its own ``TMPDIR``, so that
 what one test leaves behind, or another program on the machine writes to the
@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,3 +58,36 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+NO_CHROMIUM = "Debian's chromium and chromium-driver are not installed (.ci/run installs them with CI=true)"
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1400,1000")  # fmt: skip
+
+
+def have_chromium() -> bool:
+    return CHROMIUM.is_file() and CHROMEDRIVER.is_file() and shutil.which("chromium") is not None
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    """Debian's Chromium (never a downloaded one) through Selenium, headless, with a profile of the test's
+    own, logging every network event it sees (``get_log("performance")``) and the page's console
+    (``get_log("browser")``); skipped when Chromium is not installed."""
+    if not have_chromium():
+        pytest.skip(NO_CHROMIUM)
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()

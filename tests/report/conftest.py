@@ -1,10 +1,9 @@
-"""Runs to report on, made by the real CLI, and Debian's Chromium driven by Selenium to open the reports."""
+"""Runs to report on, made by the real CLI (the reports are opened with the ``browser`` of tests/conftest.py)."""
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,6 @@ import pytest
 
 from tests.cli_process import workbench
 from tests.conftest import SCENARIOS, write
-
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1400,1000")  # fmt: skip
 
 BROKEN = (
     (SCENARIOS / "hello-agent.yaml")
@@ -60,29 +54,3 @@ def data_of(path: Path) -> Any:
     """A data script of the report (``WB.call(args...);``) as its JSON arguments."""
     text = path.read_text(encoding="utf-8")
     return json.loads("[" + text[text.index("(") + 1 : text.rstrip().rindex(")")] + "]")
-
-
-def have_chromium() -> bool:
-    return CHROMIUM.is_file() and CHROMEDRIVER.is_file() and shutil.which("chromium") is not None
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    """Debian's Chromium (never a downloaded one), logging every network event it sees."""
-    if not have_chromium():
-        pytest.skip(
-            "Debian's chromium and chromium-driver are not installed (.ci/run installs them with CI=true)"
-        )
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
