@@ -57,6 +57,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     history = vt.history
     full = top == 0 and bottom == lines - 1 and vt._primary is None and bool(history.maxlen)
     zwj: bool = vt._after_zwj
+    wide: bool = vt._wide  # a cell may be half of a wide character: what text overwrites must not cut one
     bulk = fast and not zwj  # text may go in as a run (after a ZWJ the next character may join the cell)
     cup: dict[str, tuple[int, int]] = vt._cup
     # Every style in rs from this column on is DEFAULT (known for a row the scroll below made), so text in
@@ -74,10 +75,11 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
             n = len(s)
             e = x + n
             if e <= cols and bulk and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
-                if x and rc[x] == "":
-                    rc[x - 1] = " "
-                if e < cols and rc[e] == "":
-                    rc[e] = " "
+                if wide:
+                    if x and rc[x] == "":
+                        rc[x - 1] = " "
+                    if e < cols and rc[e] == "":
+                        rc[e] = " "
                 if n == 1:  # a lone character (much of highlighted code's punctuation): no lists to build
                     rc[x] = s
                     if attr is not DEFAULT or x < clean:
@@ -94,7 +96,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
             else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
                 cursor.x, cursor.y, cursor.attrs = x, y, attr
                 vt.draw(s)
-                x, y, zwj = cursor.x, cursor.y, vt._after_zwj
+                x, y, zwj, wide = cursor.x, cursor.y, vt._after_zwj, vt._wide
                 bulk = fast and not zwj
                 rc, rs = rows[y], style_rows[y]
                 clean = cols

@@ -121,6 +121,9 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         self._pending = ""
         self._skipping = ""  # the kind of an overlong OSC/DCS being dropped until its terminator
         self._after_zwj = False
+        # No cell is the second half of a wide character (``""``) while this is False, so the fast path
+        # need not look for one at the edges of what it writes; set for good by the first wide character.
+        self._wide = False
         self._cup: dict[str, tuple[int, int]] = {}
         self.dirty.update(range(self.lines))
         self.margins = None
@@ -377,6 +380,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         rc[x] = ch
         rs[x] = attr
         if width == 2:
+            self._wide = True
             rc[x + 1] = ""
             rs[x + 1] = attr
         cursor.x = x + width
