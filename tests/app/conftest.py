@@ -107,6 +107,10 @@ async def settle(pilot: Any) -> None:
     """Wait for pending validation workers and let the screen refresh (the file watcher never ends)."""
     from textual.worker import WorkerCancelled
 
+    for _ in range(500):  # the first file is listed and validated after the first frame
+        if not getattr(pilot.app.screen, "starting", False):
+            break
+        await pilot.pause(0.01)
     for _ in range(20):  # a validation cancelled by a newer one is replaced: wait for that one too
         pending = [w for w in pilot.app.workers if not w.group.startswith("watch") and not w.is_finished]
         if not pending:  # an empty list would mean "every worker" to Textual

@@ -1,5 +1,6 @@
-"""The app starts fast: it loads no server (aiohttp, the ACP SDK) and no engine until a run needs one,
-and the garbage collector does not scan start-up's objects."""
+"""The app starts fast: it loads no server (aiohttp, the ACP SDK) and no engine until a run needs one, no
+screen model (pyte), schema or YAML until the first validation or screen after its first frame, and the
+garbage collector does not scan start-up's objects."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from tests.conftest import REPO
 LATER = {
     "aiohttp", "acp", "httpx", "selenium", "watchfiles",  # servers, the browser test, the file watcher
     "workbench.engine.runner", "workbench.engine.drivers",  # the engine: loaded by the first run
+    "pyte", "workbench.terminal",  # the screen model: the first run or recorded screen
+    "yaml", "workbench.scenario.model", "workbench.scenario.loader",  # the first validation, the file list
 }  # fmt: skip
 
 
@@ -27,6 +30,51 @@ def test_the_app_loads_no_server_library_and_no_engine_at_start() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+AFTER_THE_FIRST_FRAME = (
+    "pyte",
+    "yaml",
+    "workbench.terminal",
+    "workbench.scenario.model",
+    "workbench.scenario.loader",
+)
+
+
+def test_the_first_frame_of_a_file_is_drawn_before_the_screen_model_the_schema_and_yaml_load(
+    work: Path,
+) -> None:
+    """What the first frame does not show (the file list, the validation, a program's screen) loads after it,
+    and then it does load: the file is validated and listed."""
+    code = f"""import sys
+from pathlib import Path
+from workbench.app.app import WorkbenchApp
+LATER = {AFTER_THE_FIRST_FRAME!r}
+app = WorkbenchApp(Path("scenarios/hello-agent.yaml"), goldens_dir=Path("goldens"), out_dir=Path("runs"))
+show = app._display
+def loaded():
+    return sorted(m for m in LATER if m in sys.modules)
+def first_frame(screen, update):
+    show(screen, update)
+    if update is not None and app._display is first_frame:
+        app._display = show
+        print("at the first frame", loaded(), flush=True)
+        def done():
+            main = app.main_screen
+            if main.validation is None or not main.browser.entries:
+                app.set_timer(0.05, done)
+                return
+            print("validated", loaded(), len(main.browser.entries) > 1, flush=True)
+            app.exit()
+        done()
+app._display = first_frame
+app.run(headless=True, size=(120, 40))
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "at the first frame []"
+    assert lines[1] == f"validated {sorted(AFTER_THE_FIRST_FRAME)!r} True"
 
 
 def test_the_collector_is_off_while_the_app_starts_and_on_after_its_first_frame(

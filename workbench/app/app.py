@@ -18,8 +18,6 @@ from textual.widgets.text_area import TextAreaTheme
 
 from workbench.app.commands import WorkbenchCommands
 from workbench.app.keys_in_order import InOrderKeys
-from workbench.app.screens.confirm import ConfirmScreen
-from workbench.app.screens.help import HelpScreen
 from workbench.app.screens.main import MainScreen
 from workbench.app.themes import (
     DEFAULT_THEME,
@@ -198,6 +196,8 @@ class WorkbenchApp(InOrderKeys):
         return ""
 
     def action_help(self) -> None:
+        from workbench.app.screens.help import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.key_rows()))
@@ -209,6 +209,7 @@ class WorkbenchApp(InOrderKeys):
             self.exit(0)
             return
         if main.editor.dirty:
+            from workbench.app.screens.confirm import ConfirmScreen
 
             def answered(choice: str | None) -> None:
                 if choice == "save" and not main.action_save():

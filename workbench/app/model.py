@@ -9,14 +9,14 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.scenario.diagnostics import Diagnostic, Severity
-from workbench.scenario.model import Scenario
-from workbench.scenario.names import folder_name
-from workbench.terminal import GoldenStore, Shot, StyleRun, compare_text
-from workbench.terminal.style import FIELDS, make_style
-from workbench.timeline import Schedule
+
+if TYPE_CHECKING:  # the screen model and the schema load after the app's first frame, where they are used
+    from workbench.scenario.model import Scenario
+    from workbench.terminal import GoldenStore, Shot
+    from workbench.timeline import Schedule
 
 
 @dataclass
@@ -117,6 +117,8 @@ class ShotPair:
 
     @property
     def status(self) -> str:
+        from workbench.terminal import compare_text
+
         if self.actual is None:
             return "no capture"
         if self.golden is None:
@@ -125,6 +127,8 @@ class ShotPair:
 
     @property
     def diff(self) -> str | None:
+        from workbench.terminal import compare_text
+
         if self.golden is None or self.actual is None:
             return None
         return compare_text(self.golden, self.actual)
@@ -132,6 +136,9 @@ class ShotPair:
 
 def golden_store(goldens_dir: Path, out_dir: Path, scenario: Scenario) -> GoldenStore:
     """The store the runner uses for this scenario (same folders), never in CI mode, never auto-updating."""
+    from workbench.scenario.names import folder_name
+    from workbench.terminal import GoldenStore
+
     return GoldenStore(goldens_dir, folder_name(scenario.name), scenario.terminal.id, ci=False, update=False,
                        actual_dir=out_dir)  # fmt: skip
 
@@ -167,6 +174,9 @@ def _read(path: Path) -> str | None:
 
 def actual_shot(pair: ShotPair, width: int, height: int) -> Shot:
     """The actual capture as a Shot, with its colours from the style sidecar when there is one."""
+    from workbench.terminal import Shot, StyleRun
+    from workbench.terminal.style import make_style
+
     assert pair.actual is not None
     shot = Shot.from_text(pair.actual, width, height)
     sidecar = pair.actual_path.with_name(pair.label + ".style.json")
@@ -187,6 +197,8 @@ def actual_shot(pair: ShotPair, width: int, height: int) -> Shot:
 
 
 def _style_key(run: dict[str, Any]) -> tuple[Any, ...]:
+    from workbench.terminal.style import FIELDS
+
     return tuple(
         run.get(name, "default") if name in ("fg", "bg") else bool(run.get(name, False)) for name in FIELDS
     )

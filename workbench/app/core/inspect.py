@@ -15,10 +15,13 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.engine.report import Failure
 from workbench.engine.trace import StepRecord
-from workbench.terminal.screen_diff import ScreenDiff, diff_screens
+
+if TYPE_CHECKING:  # the screen model loads with the first inspected step
+    from workbench.terminal.screen_diff import ScreenDiff
 
 REQUEST_LOG = "llm-requests.jsonl"
 _ANSWERED_LINE = re.compile(r"\(line (\d+)\)")
@@ -156,6 +159,8 @@ def inspect_step(
                            source=step_source(scenario_text, line))  # fmt: skip
     earlier = [i for i in records if i < index]
     before = records[max(earlier)].screen if earlier else []
+    from workbench.terminal.screen_diff import diff_screens
+
     screen = diff_screens("\n".join(before), "\n".join(record.screen), width, height)
     return StepDetails(
         index, total, record.actor, record.action, record.summary, record.line, record.at_ms, record.wall_ms,

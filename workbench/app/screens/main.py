@@ -29,18 +29,10 @@ from textual.widgets import Header, TabbedContent, TabPane, Tabs, TextArea
 from textual.widgets._tabs import Tab
 
 from workbench.app.actions import MAIN_ACTIONS, bindings
-from workbench.app.core.recording import InputRecorder
 from workbench.app.core.session import SPEEDS, Event, SessionController
 from workbench.app.layout import plan
-from workbench.app.model import (
-    ShotPair,
-    Validation,
-    golden_store,
-    last_verdicts,
-    validate_text,
-)
+from workbench.app.model import golden_store, last_verdicts, validate_text
 from workbench.app.screens.confirm import ConfirmScreen
-from workbench.app.screens.new import NewScenarioScreen
 from workbench.app.views import VIEW_LABELS, VIEWS
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.diff import ScreenshotDiff
@@ -52,20 +44,20 @@ from workbench.app.widgets.inspector import StepInspector
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
 from workbench.atomic import write_atomic
-from workbench.engine.agent_requests import RequestLogReader, request_log
 from workbench.engine.options import RunOptions
-from workbench.engine.report import Failure
-from workbench.engine.trace import StepRecord
 from workbench.names import DEFAULT_SCENARIOS_DIR
-from workbench.scenario.loader import discover
-from workbench.terminal import GoldenStore, Shot
-from workbench.terminal.masks import mask_shot
 
-if TYPE_CHECKING:  # the app imports this screen; the runner comes with the first run
+if TYPE_CHECKING:  # what the first frame does not need loads when it is used: the runner with the first run,
+    # the schema and the loader with the first validation, the screen model with the first screen shown
     from workbench.app.app import WorkbenchApp
+    from workbench.app.core.recording import InputRecorder
+    from workbench.app.model import ShotPair, Validation
     from workbench.app.screens.record import RecordRequest
     from workbench.engine.drivers import Mode
+    from workbench.engine.report import Failure
     from workbench.engine.runner import ScenarioRun
+    from workbench.engine.trace import StepRecord
+    from workbench.terminal import GoldenStore
 
 __all__ = ["SPEEDS", "MainScreen"]
 
@@ -131,6 +123,7 @@ class MainScreen(Screen[None]):
         self._store: GoldenStore | None = None
         self._tabs = False
         self._shown_result: object | None = None
+        self.starting = True  # until the file list is loaded and the first file's validation started
         self._recorded_failures: list[
             Failure
         ] = []  # a recorded run's (workbench show); a live run's are its result's
@@ -294,21 +287,23 @@ class MainScreen(Screen[None]):
         self.open_initial()
 
     def open_initial(self) -> None:
-        """The file or folder the app was started on (the show screen opens its recorded run instead)."""
+        """The file or folder the app was started on (the show screen opens its recorded run instead).
+
+        A file is shown at once; its neighbours are listed, and it is validated, after the first frame
+        (the loader, the schema and YAML load with them)."""
         root = self.root if self.root is not None else DEFAULT_SCENARIOS_DIR
         if not root.exists() and not root.suffix:
+            self.starting = False
             self.call_after_refresh(self._offer_folder, root)  # the first minute: make one, from a template
             return
         folder = root if root.is_dir() else root.parent
-        files = list(discover([folder])) if folder.is_dir() else []  # a file's neighbours are listed too
-        self.browser.load(files, last_verdicts(self.workbench.out_dir), folder)
-        if folder.is_dir():
-            self.browser.follow_folder(folder)
-        first = (
-            root
-            if root.is_file()
-            else (simplest([e.path for e in self.browser.entries]) if root.is_dir() else None)
-        )
+        if root.is_file():
+            self.open_file(root, validate=False)
+            self.call_after_refresh(self._list_folder, folder, root)
+            return
+        self.starting = False
+        self._list_folder(folder)
+        first = simplest([e.path for e in self.browser.entries]) if root.is_dir() else None
         if first is not None:
             self.open_file(first)
             self.browser.select_path(first)
@@ -319,6 +314,20 @@ class MainScreen(Screen[None]):
             self.open_file(root)  # a new file: author it from empty (the browser lists its folder)
         else:
             self.notify(f"no scenario files under {root}: ctrl+n makes one", severity="warning")
+
+    def _list_folder(self, folder: Path, opened: Path | None = None) -> None:
+        """List the scenarios under ``folder`` with their last verdicts, follow it, and validate ``opened``."""
+        from workbench.scenario.loader import discover
+
+        files = list(discover([folder])) if folder.is_dir() else []
+        self.browser.load(files, last_verdicts(self.workbench.out_dir), folder)
+        if folder.is_dir():
+            self.browser.follow_folder(folder)
+        if opened is not None:
+            self.browser.select_path(opened)
+            if self.path == opened and self._validated_text is None:
+                self.validate_now()
+        self.starting = False
 
     def _offer_folder(self, folder: Path) -> None:
         """No scenario folder yet: offer to make it, with a first scenario from a template."""
@@ -344,7 +353,7 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ files
 
-    def open_file(self, path: Path) -> None:
+    def open_file(self, path: Path, *, validate: bool = True) -> None:
         """Open ``path`` with a clean slate: the last file's run, timeline, terminal and status are gone."""
         try:
             text = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -368,7 +377,9 @@ class MainScreen(Screen[None]):
         self.inspector.show(None)
         self.diff.store = None  # accepting writes into this file's goldens only once they are known
         self.diff.show_pairs([], *self.term_size)
-        self.validate_now()
+        self._validated_text = None
+        if validate:
+            self.validate_now()
         self._status()
         self.editor.follow_on_disk()
 
@@ -432,6 +443,8 @@ class MainScreen(Screen[None]):
         return True
 
     def action_new_scenario(self) -> None:
+        from workbench.app.screens.new import NewScenarioScreen
+
         folder = self.browser.root or DEFAULT_SCENARIOS_DIR
 
         def made(path: Path | None) -> None:
@@ -879,6 +892,9 @@ class MainScreen(Screen[None]):
 
     def action_compare_now(self) -> None:
         """The screenshot pane compares its highlighted golden with what a screenshot would capture now."""
+        from workbench.terminal import Shot
+        from workbench.terminal.masks import mask_shot
+
         width, height = self.term_size
         shot = Shot.from_text(self.terminal.text(), width, height)
         scenario = self.validation.scenario if self.validation is not None else None
@@ -927,6 +943,9 @@ class MainScreen(Screen[None]):
         elif marks and marks[0].line > 1:  # before the first step: right after the line above it
             row = marks[0].line - 2
             self.editor.move_cursor((row, len(self.editor.document.get_line(row))))
+        from workbench.app.core.recording import InputRecorder
+        from workbench.engine.agent_requests import RequestLogReader, request_log
+
         taken = sum(1 for line in self.editor.text.splitlines() if "screenshot: recorded-" in line)
         requests = None  # a real agent's requests to the mock LLM become llmResponse steps at their place
         if (
@@ -962,6 +981,9 @@ class MainScreen(Screen[None]):
                 f"screenshot step `{label}` recorded (no golden: the scenario does not load)", timeout=3
             )
             return
+        from workbench.terminal import Shot
+        from workbench.terminal.masks import mask_shot
+
         width, height = self.term_size
         shot = mask_shot(Shot.from_text(self.terminal.text(), width, height), scenario.masks)
         try:

@@ -37,6 +37,7 @@ class ShowScreen(MainScreen):
 
     def open_initial(self) -> None:
         self.open_run(self.run_dir)
+        self.starting = False
 
     @property
     def inspected_run_dir(self) -> Path | None:

@@ -9,7 +9,7 @@ never writes a golden any other way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style as RichStyle
 from rich.text import Text
@@ -23,8 +23,10 @@ from textual.widgets.option_list import Option
 
 from workbench.app.model import ShotPair, actual_shot, shot_pairs
 from workbench.app.screens.confirm import ConfirmScreen
-from workbench.terminal import GoldenStore, Shot
-from workbench.terminal.screen_diff import Row, diff_screens
+
+if TYPE_CHECKING:  # the screen model loads with the first screenshots shown, after the first frame
+    from workbench.terminal import GoldenStore, Shot
+    from workbench.terminal.screen_diff import Row
 
 STATUS_STYLES = {"match": "green", "mismatch": "bold red", "missing": "yellow", "no capture": "dim"}
 
@@ -264,6 +266,8 @@ class ScreenshotDiff(Vertical, can_focus=False):
             message.update("No screenshots yet: run the scenario to capture them.")
             return
         width, height = self.size_cells
+        from workbench.terminal.screen_diff import diff_screens
+
         diff = diff_screens(pair.golden or "", pair.actual or "", width, height)
         changed = self._changed_style()
         g, a = marked_text(diff.before, changed), marked_text(diff.after, changed)

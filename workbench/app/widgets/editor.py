@@ -349,12 +349,14 @@ class ScenarioEditor(TextArea):
     def open_text(self, path: Path | None, text: str) -> None:
         self.path = path
         self.saved_text = text
-        language = language_for(path)
+        # One document for the new text and language: setting ``language`` first would parse the old text
+        # and compile the highlight query once more (~10 ms at start, before the first frame).
+        self.set_reactive(ScenarioEditor.language, language_for(path))
         try:
-            self.language = language
+            self.load_text(text)
         except Exception:  # an unexpected grammar problem: plain text, never a crash
-            self.language = None
-        self.load_text(text)
+            self.set_reactive(ScenarioEditor.language, None)
+            self.load_text(text)
         self.move_cursor((0, 0))
 
     def take_disk_text(self, text: str) -> None:

@@ -8,15 +8,16 @@ says why the file is not run alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from workbench.engine.report import Failure
-from workbench.scenario.model import Pattern, Reply, Scenario
+if TYPE_CHECKING:  # the schema loads with the first validation, after the first frame
+    from workbench.engine.report import Failure
+    from workbench.scenario.model import Pattern, Reply, Scenario
 
 
 def _pattern(pattern: Pattern) -> str:

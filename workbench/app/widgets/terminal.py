@@ -16,7 +16,7 @@ the focus away end it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -30,9 +30,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from workbench.terminal import Screen, StyleRun
-from workbench.terminal.keys import key_sequence
-from workbench.terminal.style import FIELDS, Style, make_style
+if TYPE_CHECKING:  # the screen model loads with the first run or recorded screen, after the first frame
+    from workbench.terminal import Screen, StyleRun
+    from workbench.terminal.style import Style
 
 FPS = 30
 _NAMED = {
@@ -78,6 +78,9 @@ def rich_style(style: Style) -> RichStyle:
 
 def runs_from_json(rows: list[list[dict[str, Any]]]) -> list[list[StyleRun]]:
     """Style runs of a trace record or a sidecar (``{"col", "len", "fg", "bg", attrs...}``)."""
+    from workbench.terminal import StyleRun
+    from workbench.terminal.style import FIELDS, make_style
+
     out = []
     for row in rows:
         runs = []
@@ -110,6 +113,8 @@ _CTRL_SYMBOLS = {
 
 def key_bytes(key: str, character: str | None, *, application_cursor: bool = False) -> bytes:
     """What xterm sends for a Textual key event (``b""`` for a key with no encoding)."""
+    from workbench.terminal.keys import key_sequence
+
     *mods, base = key.split("+") if key != "+" else ["+"]
     if mods and all(m in _MODIFIERS for m in mods) and (base in _CURSOR_FINALS or base in _TILDE_CODES):
         param = 1 + sum(_MODIFIERS[m] for m in set(mods))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style as RichStyle
 from rich.text import Text
@@ -26,8 +26,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from workbench.app.core.session import step_failed
-from workbench.engine.trace import StepRecord
-from workbench.timeline import Step
+
+if TYPE_CHECKING:  # the schedule's types: the compiler loads with the first validation, after the first frame
+    from workbench.engine.trace import StepRecord
+    from workbench.timeline import Step
 
 PENDING, PASSED, FAILED = "pending", "passed", "failed"
 GLYPHS = {PENDING: "·", PASSED: "●", FAILED: "✗"}
