@@ -13,6 +13,7 @@ from wcwidth import wcswidth
 
 from workbench.atomic import write_atomic
 from workbench.terminal import GoldenStore, Screen, Shot, compare_text
+from workbench.terminal.shot import runs_from_json
 
 
 def shot_of(data: str, width: int = 12, height: int = 4) -> Shot:
@@ -55,6 +56,15 @@ def test_style_json_runs() -> None:
     ]
     assert styles["rows"][3] == []
     json.dumps(styles)  # serialisable
+
+
+def test_style_runs_read_back_from_json_are_the_screens_and_damage_is_dropped() -> None:
+    shot = shot_of(SAMPLE + "\r\n\x1b[7;38;5;208;48;2;1;2;3mhot\x1b[0m", height=5)
+    rows = json.loads(json.dumps(shot.style_json()))["rows"]
+    assert runs_from_json(rows) == shot.styles
+    damaged = [[*rows[0], {"col": 9, "len": 0}, {"col": "x", "len": True}, "run", None], "row", *rows[1:]]
+    assert runs_from_json(damaged) == (shot.styles[0], (), *shot.styles[1:])
+    assert runs_from_json({"rows": rows}) == ()
 
 
 def test_to_ansi_contains_sgr() -> None:

@@ -17,8 +17,8 @@ from html import escape
 from typing import Any
 
 from workbench.terminal.render import PALETTE, segments
-from workbench.terminal.shot import Shot, StyleRun
-from workbench.terminal.style import FIELDS, Style, make_style
+from workbench.terminal.shot import Shot, coordinate, runs_from_json
+from workbench.terminal.style import Style
 
 _NAMES = ("black", "red", "green", "brown", "blue", "magenta", "cyan", "white")
 _ATTRS = (("bold", "b"), ("dim", "d"), ("italics", "i"), ("underscore", "u"), ("strikethrough", "s"),
@@ -39,40 +39,16 @@ def colour(value: str) -> str | None:
     return None
 
 
-def runs_from_json(rows: Any) -> tuple[tuple[StyleRun, ...], ...]:
-    """The style runs of a trace record or a sidecar (``[[{"col", "len", "fg", "bg", attrs...}]]``)."""
-    if not isinstance(rows, list):
-        return ()
-    out = []
-    for row in rows:
-        runs = []
-        for run in row if isinstance(row, list) else ():
-            if not isinstance(run, dict):
-                continue
-            key = tuple(str(run.get(name, "default")) if name in ("fg", "bg") else run.get(name) is True
-                        for name in FIELDS)  # fmt: skip
-            col, length = _count(run.get("col")), _count(run.get("len"))
-            if length:
-                runs.append(StyleRun(col, length, make_style(key)))
-        out.append(tuple(runs))
-    return tuple(out)
-
-
 def shot_of(rows: Sequence[str], style: Any, width: int, height: int, cursor: Any = None) -> Shot:
     """A screenshot from a trace record's rows and style (or a golden's text and sidecar)."""
     runs = runs_from_json(style.get("rows")) if isinstance(style, dict) else ()
     rows = (list(rows) + [""] * height)[:height]
     at = (
-        (_count(cursor[0]), _count(cursor[1]))
+        (coordinate(cursor[0]), coordinate(cursor[1]))
         if isinstance(cursor, list | tuple) and len(cursor) == 2
         else (0, 0)
     )
     return Shot(width, height, tuple(rows), at, runs)
-
-
-def _count(value: Any) -> int:
-    """A column, a length or a cursor coordinate of a trace; what is not a small natural number is 0."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100_000 else 0
 
 
 def _span(text: str, style: Style, changed: bool) -> str:

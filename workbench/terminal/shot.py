@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import render
-from .style import Style
+from .style import FIELDS, Style, make_style
 from .width import char_width, split_cells
 
 STYLE_VERSION = 1
@@ -98,3 +98,32 @@ class Shot:
     def to_svg(self) -> str:
         """A standalone SVG picture of the screenshot (see :mod:`.render`)."""
         return render.to_svg(self)
+
+
+def runs_from_json(rows: Any) -> tuple[tuple[StyleRun, ...], ...]:
+    """The style runs of a trace record or a sidecar (``[[{"col", "len", "fg", "bg", attrs...}]]``), the
+    inverse of :meth:`Shot.style_json`'s rows.
+
+    What a file says is data that may be damaged: a row or a run of the wrong shape is
+    taken as absent, a bad column or length as 0 (a run of no length is dropped), never a crash.
+    """
+    if not isinstance(rows, list):
+        return ()
+    out = []
+    for row in rows:
+        runs = []
+        for run in row if isinstance(row, list) else ():
+            if not isinstance(run, dict):
+                continue
+            key = tuple(str(run.get(name, "default")) if name in ("fg", "bg") else run.get(name) is True
+                        for name in FIELDS)  # fmt: skip
+            col, length = coordinate(run.get("col")), coordinate(run.get("len"))
+            if length:
+                runs.append(StyleRun(col, length, make_style(key)))
+        out.append(tuple(runs))
+    return tuple(out)
+
+
+def coordinate(value: Any) -> int:
+    """A column, a length or a cursor coordinate read from a file; what is not a small natural number is 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100_000 else 0
