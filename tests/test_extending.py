@@ -24,6 +24,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,8 @@ from workbench.engine.options import RunOptions
 from workbench.engine.runner import run_scenario
 from workbench.engine.steps import HANDLERS
 from workbench.llm import agents
-from workbench.scenario.events import EVENT_SPECS
+from workbench.scenario import agent_harbor
+from workbench.scenario.events import EVENT_KEYS, EVENT_SPECS
 
 PACKAGE = REPO / "workbench"
 
@@ -110,11 +112,16 @@ def extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     for name, text in (("__init__", ""), ("beep", BEEP), ("shout", SHOUT), ("tiny", TINY)):
         write(package, f"{name}.py", textwrap.dedent(text))
     monkeypatch.syspath_prepend(str(package.parent))
-    specs, handlers, known = dict(EVENT_SPECS), dict(HANDLERS), dict(agents.AGENTS)
+    specs, keys, handlers, known = dict(EVENT_SPECS), dict(EVENT_KEYS), dict(HANDLERS), dict(agents.AGENTS)
     try:
         yield package
     finally:
-        for registry, saved in ((EVENT_SPECS, specs), (HANDLERS, handlers), (agents.AGENTS, known)):
+        for registry, saved in (
+            (EVENT_SPECS, specs),
+            (EVENT_KEYS, keys),
+            (HANDLERS, handlers),
+            (agents.AGENTS, known),
+        ):
             registry.clear()
             registry.update(saved)  # type: ignore[arg-type]
         for name in [n for n in sys.modules if n == "wbext" or n.startswith("wbext.")]:
@@ -146,6 +153,28 @@ def test_a_control_event_is_its_model_class_a_spec_line_and_a_handler(
     assert step["summary"] == "beep hello-beep" and step["checks"] == [
         {"ok": True, "message": "beeped hello-beep"}
     ]
+
+
+def test_the_loader_and_the_schema_read_one_table_of_timeline_keys() -> None:
+    """Every key `workbench schema` offers is a row of `EVENT_KEYS`, and the loader parses with that row."""
+    from workbench.scenario.diagnostics import Reporter
+    from workbench.scenario.schema import scenario_schema
+    from workbench.scenario.source import parse_yaml
+
+    offered = [
+        next(iter(alt["properties"])) for alt in scenario_schema()["definitions"]["event"]["oneOf"][1:]
+    ]
+    assert sorted(offered) == sorted(EVENT_KEYS) and "runCmd" in offered and "agentPlan" in offered
+    assert not hasattr(agent_harbor, "PARSERS")
+    seen: list[str] = []
+    row = EVENT_KEYS["log"]
+    EVENT_KEYS["log"] = replace(row, parse=lambda value, *rest: seen.append(value) or row.parse(value, *rest))
+    try:
+        doc = parse_yaml("name: t\ntimeline:\n  - log: hi\n", "t.yaml")
+        agent_harbor.load_agent_harbor(doc, "t.yaml", REPO, Reporter())
+    finally:
+        EVENT_KEYS["log"] = row
+    assert seen == ["hi"]
 
 
 def test_a_mode_with_an_option_is_its_driver_module_and_its_registry_line(

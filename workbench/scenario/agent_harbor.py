@@ -36,9 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import event_schemas as schemas
 from . import model as m
 from .diagnostics import Pos, Reporter, ScenarioError, did_you_mean, one_of
-from .events import extra_parsers
+from .events import EVENT_KEYS, EventKey, register_key
 from .fields import (
     as_bool,
     as_int,
@@ -521,7 +522,7 @@ def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
     if not keys:
         raise ScenarioError.at(pos, f"empty timeline item; allowed events: {one_of(ALL_EVENTS)}")
     name = keys[0]
-    parsers = _parsers()
+    parsers = EVENT_KEYS
     if name not in parsers:
         known = tuple(parsers)
         raise ScenarioError.at(
@@ -542,13 +543,7 @@ def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
     meta = _meta(entry)
     if name == "userInputs" and "target" in entry:
         return [_user_inputs(entry[name], entry.at_value(name), entry.at_key(name), _target(entry), ctx)]
-    return parsers[name](entry[name], entry.at_value(name), entry.at_key(name), meta, ctx)
-
-
-def _parsers() -> Mapping[str, Parser]:
-    """This loader's events, and those the event specs bring with their own parser (extensions)."""
-    extra = extra_parsers()
-    return {**PARSERS, **extra} if extra else PARSERS
+    return parsers[name].parse(entry[name], entry.at_value(name), entry.at_key(name), meta, ctx)
 
 
 def _meta(entry: PMap) -> Mapping[str, Any]:
@@ -1473,30 +1468,33 @@ def _turn(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
     ]
 
 
-PARSERS: dict[str, Parser] = {
-    "llmResponse": _llm_response,
-    "think": _legacy_text("think"),
-    "assistant": _legacy_text("assistant"),
-    "agentToolUse": _tool_use,
-    "agentEdits": _agent_edits,
-    **{name: _tool_event(name) for name in TOOL_EVENTS},
-    **{name: _acp_event(name) for name in ACP_EVENTS},
-    "userInputs": _user_inputs_parser,
-    "userEdits": _user_edits,
-    "userCommand": _user_command,
-    "userCancelSession": _cancel,
-    "agentActions": _wrapper("agent"),
-    "userActions": _wrapper("user"),
-    "advanceMs": _advance,
-    "baseTimeDelta": _advance,
-    "screenshot": _screenshot,
-    "waitFor": _wait_for,
-    "log": _log,
-    "status": _status,
-    "assert": _assert,
-    "assertGit": _assert_git,
-    "complete": _flag(m.Complete, "complete"),
-    "merge": _flag(m.Merge, "merge"),
-    "applyPatch": _apply_patch,
-}
-ALL_EVENTS = tuple(PARSERS)
+# this loader's rows of the event table (workbench.scenario.events.EVENT_KEYS): each timeline key, its parser
+# and its JSON Schema fragment (workbench.scenario.event_schemas)
+for _row in (
+    EventKey("llmResponse", _llm_response, schemas.llm_response),
+    EventKey("think", _legacy_text("think"), schemas.think),
+    EventKey("assistant", _legacy_text("assistant"), schemas.assistant),
+    EventKey("agentToolUse", _tool_use, schemas.agent_tool_use),
+    EventKey("agentEdits", _agent_edits, schemas.agent_edits),
+    *(EventKey(name, _tool_event(name), schemas.tool_call(name), "tool") for name in TOOL_EVENTS),
+    *(EventKey(name, _acp_event(name), schemas.acp(name), "acp") for name in ACP_EVENTS),
+    EventKey("userInputs", _user_inputs_parser, schemas.user_inputs),
+    EventKey("userEdits", _user_edits, schemas.user_edits),
+    EventKey("userCommand", _user_command, schemas.user_command),
+    EventKey("userCancelSession", _cancel, schemas.user_cancel_session),
+    EventKey("agentActions", _wrapper("agent"), schemas.agent_actions),
+    EventKey("userActions", _wrapper("user"), schemas.user_actions),
+    EventKey("advanceMs", _advance, schemas.advance_ms),
+    EventKey("baseTimeDelta", _advance, schemas.base_time_delta),
+    EventKey("screenshot", _screenshot, schemas.screenshot),
+    EventKey("waitFor", _wait_for, schemas.wait_for),
+    EventKey("log", _log, schemas.log),
+    EventKey("status", _status, schemas.status),
+    EventKey("assert", _assert, schemas.assert_),
+    EventKey("assertGit", _assert_git, schemas.assert_git),
+    EventKey("complete", _flag(m.Complete, "complete"), schemas.complete),
+    EventKey("merge", _flag(m.Merge, "merge"), schemas.merge),
+    EventKey("applyPatch", _apply_patch, schemas.apply_patch),
+):
+    register_key(_row)
+ALL_EVENTS = tuple(k for k, row in EVENT_KEYS.items() if row.group != "extension")  # the built-in events

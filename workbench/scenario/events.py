@@ -8,10 +8,11 @@ every place a new kind must be handled. The agent kinds are :data:`AGENT_KINDS`.
 Events the runner plays on its own (screenshots, asserts, user commands, logs...)
 are all of kind :attr:`StepKind.CONTROL`; what tells them apart is their
 :class:`EventSpec` in :data:`EVENT_SPECS`: the YAML key, the model class, the
-parser (None: the Agent Harbor loader's own), the JSON Schema fragment, the
-name in traces, the one-line summary and the kind. The loader, `workbench
-schema`, the timeline table and the app's summaries read this table, so a new
-control event is its model class, one :func:`register` line, and its handler
+name in traces, the one-line summary and the kind; the YAML keys a timeline
+item may have are rows of :data:`EVENT_KEYS` (parser and JSON Schema fragment).
+The loader, `workbench schema`, the timeline table and the app's summaries read
+these tables, so a new control event is its model class, one :func:`register`
+line (which brings its parser and schema), and its handler
 (``workbench.engine.steps.register_handler``).
 """
 
@@ -73,20 +74,44 @@ class EventSpec:
 EVENT_SPECS: dict[type[m.Event], EventSpec] = {}
 """Model class -> its spec: the one table."""
 
+KEY_GROUPS = ("event", "tool", "acp", "extension")
+"""The groups of timeline keys, in the order `workbench schema` lists them."""
+
+
+@dataclass(frozen=True)
+class EventKey:
+    """One key a timeline item may have: how its value is parsed, and its JSON Schema fragment (built when
+    `workbench schema` asks). Several keys may make one model class (``advanceMs``/``baseTimeDelta``, every
+    tool call), and a group key (``agentActions``) makes other events."""
+
+    key: str
+    parse: Parser
+    schema: Callable[[], Mapping[str, Any]]
+    group: str = "event"  # one of KEY_GROUPS
+
+
+EVENT_KEYS: dict[str, EventKey] = {}
+"""YAML key -> its row, in the order the loader lists them: what the loader and `workbench schema` read.
+The built-in rows are the Agent Harbor loader's (its parsers), an extension's come from its spec."""
+
 
 def register(spec: EventSpec) -> EventSpec:
-    """Add an event to the vocabulary (a new control event: its spec line)."""
+    """Add an event to the vocabulary (a new control event: its spec line, with its parser and schema)."""
     EVENT_SPECS[spec.model] = spec
+    if spec.parse is not None:
+        fragment = dict(spec.schema) or {"description": f"`{spec.key}`"}
+        register_key(EventKey(spec.key, spec.parse, lambda: fragment, "extension"))
     return spec
+
+
+def register_key(row: EventKey) -> EventKey:
+    """Add a timeline key (the built-in events' keys are registered by the loader that parses them)."""
+    EVENT_KEYS[row.key] = row
+    return row
 
 
 def spec_of(event: m.Event) -> EventSpec | None:
     return EVENT_SPECS.get(type(event))
-
-
-def extra_parsers() -> dict[str, Parser]:
-    """The YAML keys whose parser the spec carries (events the Agent Harbor loader does not know itself)."""
-    return {spec.key: spec.parse for spec in EVENT_SPECS.values() if spec.parse is not None}
 
 
 def quote(value: Any, limit: int = 48) -> str:
@@ -161,5 +186,5 @@ for _spec in (
     register(_spec)
 
 
-__all__ = ["AGENT_KINDS", "EVENT_SPECS", "EventSpec", "Parser", "StepKind", "extra_parsers", "quote", "register",
-           "spec_of", "summarize"]  # fmt: skip
+__all__ = ["AGENT_KINDS", "EVENT_KEYS", "EVENT_SPECS", "KEY_GROUPS", "EventKey", "EventSpec", "Parser", "StepKind",
+           "quote", "register", "register_key", "spec_of", "summarize"]  # fmt: skip
