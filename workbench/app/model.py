@@ -174,8 +174,8 @@ def _read(path: Path) -> str | None:
 
 def actual_shot(pair: ShotPair, width: int, height: int) -> Shot:
     """The actual capture as a Shot, with its colours from the style sidecar when there is one."""
-    from workbench.terminal import Shot, StyleRun
-    from workbench.terminal.style import make_style
+    from workbench.terminal import Shot
+    from workbench.terminal.shot import runs_from_json
 
     assert pair.actual is not None
     shot = Shot.from_text(pair.actual, width, height)
@@ -185,20 +185,9 @@ def actual_shot(pair: ShotPair, width: int, height: int) -> Shot:
     except (OSError, ValueError):
         return shot
     try:
-        styles = tuple(
-            tuple(StyleRun(int(run["col"]), int(run["len"]), make_style(_style_key(run))) for run in row)
-            for row in data.get("rows", [])
-        )
+        styles = runs_from_json(data.get("rows"))
         cursor_data = data.get("cursor") or {}
         cursor = (int(cursor_data.get("row", 0)), int(cursor_data.get("col", 0)))
     except (KeyError, TypeError, ValueError):
         return shot
     return Shot(shot.width, shot.height, shot.rows, cursor, styles, bool(cursor_data.get("visible", True)))
-
-
-def _style_key(run: dict[str, Any]) -> tuple[Any, ...]:
-    from workbench.terminal.style import FIELDS
-
-    return tuple(
-        run.get(name, "default") if name in ("fg", "bg") else bool(run.get(name, False)) for name in FIELDS
-    )

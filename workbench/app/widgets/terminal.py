@@ -76,24 +76,6 @@ def rich_style(style: Style) -> RichStyle:
     return cached
 
 
-def runs_from_json(rows: list[list[dict[str, Any]]]) -> list[list[StyleRun]]:
-    """Style runs of a trace record or a sidecar (``{"col", "len", "fg", "bg", attrs...}``)."""
-    from workbench.terminal import StyleRun
-    from workbench.terminal.style import FIELDS, make_style
-
-    out = []
-    for row in rows:
-        runs = []
-        for run in row:
-            key = tuple(
-                run.get(name, "default") if name in ("fg", "bg") else bool(run.get(name, False))
-                for name in FIELDS
-            )
-            runs.append(StyleRun(int(run.get("col", 0)), int(run.get("len", 0)), make_style(key)))
-        out.append(runs)
-    return out
-
-
 # Textual key names -> our key notation (keys.py), for keys without a character of their own.
 _TEXTUAL_KEYS = {
     "up": "Up", "down": "Down", "left": "Left", "right": "Right", "home": "Home", "end": "End",
@@ -357,8 +339,10 @@ class TerminalView(ScrollView, can_focus=True):
         """Show a recorded screen (trace rows); ``style`` is a sidecar-shaped dict or None."""
         self.source = "recorded"
         runs: list[list[StyleRun]] = []
-        if isinstance(style, dict) and isinstance(style.get("rows"), list):
-            runs = runs_from_json(style["rows"])
+        if isinstance(style, dict):
+            from workbench.terminal.shot import runs_from_json
+
+            runs = [list(row) for row in runs_from_json(style.get("rows"))]
         height = self._cells_size[1]
         rows = list(rows) + [""] * max(0, height - len(rows))
         self._set(rows[:height], runs, cursor)
