@@ -70,8 +70,10 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     for sgr, s, c, o in tokens:
         if s:  # text, maybe with SGR sequences before it and a CR LF after it
             if sgr:
-                nxt = attr._next.get(sgr)
-                attr = nxt if nxt is not None else attr.after(sgr)
+                try:
+                    attr = attr._next[sgr]
+                except KeyError:
+                    attr = attr.after(sgr)
             n = len(s)
             e = x + n
             if e <= cols and bulk and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
@@ -103,8 +105,10 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
             if not c:
                 continue
         elif sgr:  # SGR sequences alone, maybe with a CR LF after them
-            nxt = attr._next.get(sgr)
-            attr = nxt if nxt is not None else attr.after(sgr)
+            try:
+                attr = attr._next[sgr]
+            except KeyError:
+                attr = attr.after(sgr)
             if not c:
                 continue
         elif o and o[0] == "\x1b":  # a sequence
