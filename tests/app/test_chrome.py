@@ -97,3 +97,35 @@ def test_cli_help_still_imports_no_textual_and_show_needs_a_trace(tmp_path: Path
 
     assert main(["show", str(tmp_path)]) == 2
     assert main(["edit", str(tmp_path / "missing-folder")]) == 2
+
+
+def test_the_palette_leaves_the_screen_behind_it_as_it_was(work: Path) -> None:
+    """The palette opens over the screen without re-tinting it: tinting every cell of a full screen (Textual's
+    translucent backdrop) was most of the palette's opening time. Rows below the palette are unchanged."""
+    from textual.command import CommandList, CommandPalette
+
+    def rows(app: WorkbenchApp) -> list[list[tuple[str, object, object]]]:
+        """The timeline and the footer as cells: character, background, and the colour of a visible one."""
+        strips = app.screen._compositor.render_strips()
+        return [[(c, s.style and s.style.bgcolor, s.style and c != " " and s.style.color)
+                 for s in strip for c in s.text] for strip in strips[-3:]]  # fmt: skip
+
+    async def body() -> None:
+        app = make_app(work / "scenarios" / "hello-agent.yaml", work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.main_screen.editor.cursor_blink = False
+            await pilot.pause(0.05)
+            before = rows(app)
+            await pilot.press("ctrl+p")
+            for _ in range(100):
+                await pilot.pause(0.02)
+                screen = app.screen
+                if isinstance(screen, CommandPalette) and any(
+                    c.option_count > 3 for c in screen.query(CommandList)
+                ):
+                    break
+            assert isinstance(app.screen, CommandPalette)
+            assert rows(app) == before
+
+    run(body)
