@@ -26,10 +26,11 @@ import pty
 import signal
 import struct
 import sys
+import tempfile
 import termios
 import threading
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 
 from ptyprocess import PtyProcess
@@ -62,9 +63,12 @@ def warm() -> ModuleType:
 
 async def fork_session(
     args: Sequence[str], *, env: Mapping[str, str], cwd: str, width: int, height: int,
-    recorder: AsciicastRecorder | None,
+    recorder: AsciicastRecorder | None, confine: Callable[[], None] | None = None,
 ) -> PtySession:  # fmt: skip
-    """The mock agent with ``args`` (its command-line arguments) in a new pty, as a child of this process."""
+    """The mock agent with ``args`` (its command-line arguments) in a new pty, as a child of this process.
+
+    ``confine`` runs in the child before the agent does (a sandbox confining it); if it raises, the child
+    prints why and exits with 3."""
     environment = dict(env)
     environment.setdefault("TERM", DEFAULT_TERM)
     token = descendants.new_token()
@@ -76,15 +80,18 @@ async def fork_session(
         stream.flush()  # nothing buffered here may be written twice by the child
     pid, fd = pty.fork()
     if pid == 0:  # the child: never returns
-        _child(module.main, list(args), environment, cwd, width, height)
+        _child(module.main, list(args), environment, cwd, width, height, confine)
     proc = PtyProcess(pid, fd)
     return PtySession(proc, Screen(width, height, scrollback=1000), recorder, token)
 
 
-def _child(main: object, args: list[str], env: dict[str, str], cwd: str, width: int, height: int) -> None:
+def _child(main: object, args: list[str], env: dict[str, str], cwd: str, width: int, height: int,
+           confine: Callable[[], None] | None) -> None:  # fmt: skip
     code = 3
     try:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+        if confine is not None:  # before the descriptors close: Landlock's ruleset is one
+            confine()
         os.closerange(3, _max_fd())
         for sig in (
             signal.SIGINT,
@@ -101,6 +108,7 @@ def _child(main: object, args: list[str], env: dict[str, str], cwd: str, width: 
         os.chdir(cwd)
         os.environ.clear()
         os.environ.update(env)
+        tempfile.tempdir = None  # this process's TMPDIR was cached: the child's is its own (confined) one
         sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")
         sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace",
                                       write_through=True)  # fmt: skip

@@ -63,7 +63,7 @@ from workbench.workspace import Workspace, WorkspaceError
 from workbench.workspace.asserts import command_checks
 from workbench.workspace.diffs import FileTexts
 from workbench.workspace.landlock import default_writable, scratch_folder
-from workbench.workspace.sandbox import Sandbox
+from workbench.workspace.sandbox import ProgramSandbox, Sandbox
 
 __all__ = ["Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenario"]
 
@@ -95,6 +95,7 @@ class ScenarioRun:
     result: ScenarioResult | None = None
     sessions: list[dict[str, Any]] = field(default_factory=list)  # `complete` / `merge` records
     _session: PtySession | None = None
+    _program_sandbox: ProgramSandbox | None = None  # the program under test's confinement and scratch folder
     _line_reads_seen: int = 0  # consecutive polls that found the program reading a line (asks_for_a_line)
     _workspace: Workspace | None = None
     _ctx: RunContext | None = None
@@ -296,12 +297,17 @@ class ScenarioRun:
         assert self.run_dir is not None and self._workspace is not None and self.scenario is not None
         profile = self.scenario.terminal
         recorder = AsciicastRecorder(self.run_dir / "terminal.cast", profile.width, profile.height)
-        if program.agent_args is not None and can_fork():  # the mock agent, from this warm process
-            self._session = await fork_session(program.agent_args, env=program.env, cwd=str(self._workspace.path),
-                                               width=profile.width, height=profile.height, recorder=recorder)  # fmt: skip
-        else:
-            self._session = await PtySession.spawn(list(program.argv), env=program.env, cwd=str(self._workspace.path),
-                                                   width=profile.width, height=profile.height, recorder=recorder)  # fmt: skip
+        confined = ProgramSandbox(self._workspace.path, self.run_dir, program.env)
+        self._program_sandbox = confined
+        with confined.sandbox as sandbox:
+            if program.agent_args is not None and can_fork():  # the mock agent, from this warm process
+                self._session = await fork_session(program.agent_args, env=confined.env, cwd=str(self._workspace.path),
+                                                   width=profile.width, height=profile.height, recorder=recorder,
+                                                   confine=sandbox.confine_self)  # fmt: skip
+            else:
+                self._session = await PtySession.spawn(list(program.argv), env=confined.env, cwd=str(self._workspace.path),
+                                                       width=profile.width, height=profile.height, recorder=recorder,
+                                                       confine=sandbox.confine_self)  # fmt: skip
         assert self._ctx is not None
         self._ctx.session = self._session
         self._program = program
@@ -505,6 +511,8 @@ class ScenarioRun:
             await self._session.terminate()
             if self._session.recorder is not None:
                 self._session.recorder.close()
+        if self._program_sandbox is not None:
+            self._program_sandbox.remove()
         if self._workspace is not None:
             if result.status in ("failed", "error") and not self._interrupted:  # a skip keeps nothing
                 self._workspace.keep_for_failure()

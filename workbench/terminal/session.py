@@ -34,7 +34,7 @@ import re
 import signal
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 
 from ptyprocess import PtyProcess
@@ -98,8 +98,12 @@ class PtySession:
         height: int = 24,
         recorder: AsciicastRecorder | None = None,
         scrollback: int = 1000,
+        confine: Callable[[], None] | None = None,
     ) -> PtySession:
         """Start ``argv`` in a new ``width`` x ``height`` pty; raises FileNotFoundError/OSError if it cannot start.
+
+        ``confine`` runs in the forked child before ``exec`` (a sandbox confining the program); if it raises,
+        the program is not started and this raises.
 
         ``TERM`` defaults to ``xterm-256color`` when ``env`` has none. The fork and
         exec happen before this returns (a few milliseconds on the loop's thread).
@@ -113,8 +117,9 @@ class PtySession:
             raise FileNotFoundError(f"cannot start {argv[0]!r}: no folder {cwd!r}")
         try:
             proc = PtyProcess.spawn(
-                list(argv), cwd=cwd, env=environment, dimensions=(height, width), preexec_fn=_prepare_child
-            )
+                list(argv), cwd=cwd, env=environment, dimensions=(height, width),
+                preexec_fn=_prepare_child if confine is None else lambda: _prepare_child(confine),
+            )  # fmt: skip
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"cannot start {argv[0]!r}: {exc}") from None
         return cls(proc, Screen(width, height, scrollback=scrollback), recorder, token)
@@ -424,14 +429,14 @@ def _search(pattern: str | re.Pattern[str], text: str) -> str | None:
     return None if match is None else match.group()
 
 
-def _prepare_child() -> None:
+def _prepare_child(confine: Callable[[], None] | None = None) -> None:
     """In the forked child, before exec: a program as a fresh terminal starts it.
 
     Ignored signals and the signal mask survive ``exec``: Python ignores SIGPIPE, and a parent started
     with ``nohup``, in a background job or by some CI runners ignores SIGHUP, SIGINT or SIGQUIT. The
     program under test would inherit them (Ctrl-C would not stop it, ``yes | head`` would print EPIPE
     errors), so every signal gets its default action and none is blocked. The program also adopts its
-    descendants' orphans (see .descendants).
+    descendants' orphans (see .descendants), and ``confine`` confines it (a sandbox), last.
     """
     for sig in signal.valid_signals():
         if sig not in (signal.SIGKILL, signal.SIGSTOP):
@@ -439,6 +444,8 @@ def _prepare_child() -> None:
                 signal.signal(sig, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, set())
     descendants.subreaper(True)
+    if confine is not None:
+        confine()
 
 
 def _signal_group(pgid: int, sig: int) -> None:

@@ -183,13 +183,7 @@ class WriteSandbox:
 
         def confined() -> None:
             try:
-                if _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or (
-                    _LIBC.syscall(_RESTRICT_SELF, ctypes.c_int(self.fd), ctypes.c_uint32(0)) != 0
-                ):
-                    err = ctypes.get_errno()
-                    raise OSError(
-                        err, f"could not confine the command to the workspace (Landlock): {os.strerror(err)}"
-                    )
+                self.restrict_self()
                 outcome.append(start())
             except BaseException as exc:
                 outcome.append(_Failed(exc))
@@ -200,6 +194,20 @@ class WriteSandbox:
         if isinstance(outcome[0], _Failed):
             raise outcome[0].error
         return cast(T, outcome[0])
+
+    def restrict_self(self) -> None:
+        """Restrict the calling thread (and all it starts) by this ruleset; OSError if it cannot.
+
+        A forked, single-threaded child calls it before it runs the program under test."""
+        if self.fd < 0:
+            return
+        if _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or (
+            _LIBC.syscall(_RESTRICT_SELF, ctypes.c_int(self.fd), ctypes.c_uint32(0)) != 0
+        ):
+            err = ctypes.get_errno()
+            raise OSError(
+                err, f"could not confine the command to the workspace (Landlock): {os.strerror(err)}"
+            )
 
     def close(self) -> None:
         if self.fd >= 0:

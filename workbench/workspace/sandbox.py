@@ -1,13 +1,17 @@
 """One way to start a process a scenario can influence: confined to writing where it is allowed.
 
-Shell commands (`runCmd`, live `Bash`, `userCommand`, `sed`, `git apply`) and the engine's own git
-all start through :class:`Sandbox`, which uses the strongest confinement this machine offers:
+Shell commands (`runCmd`, live `Bash`, `userCommand`, `sed`, `git apply`), the engine's own git and
+the program under test (the mock agent, a real agent, an ACP program, a scenario's ``command``) all
+start through :class:`Sandbox`, which uses the strongest confinement this machine offers:
 
 * ``bubblewrap`` (Debian's ``bwrap``, where it can make a mount namespace): the whole file system
   is mounted read-only except the folders the command may write, and ``/dev/shm`` is a private,
   empty tmpfs that disappears with the command. Nothing outside those folders can be created,
   written, removed, renamed, ``chmod``-ed or ``touch``-ed. (Landlock is not added inside: a
-  Landlock-restricted process may not make the mounts bubblewrap needs.)
+  Landlock-restricted process may not make the mounts bubblewrap needs.) The program under test
+  gets the same file system from :mod:`.namespace` in its forked child, before it runs or execs
+  (no ``bwrap`` process between the terminal and the program), so its own commands can still
+  start under bubblewrap.
 * ``landlock`` (Linux 5.13+): files may be created, written, removed and renamed only beneath the
   writable folders; ``/dev`` is writable only for its devices (``/dev/null``, ``/dev/tty``, the
   ptys), not ``/dev/shm``. Landlock does not cover ``chmod``, ``chown`` or file times: a command can
@@ -31,18 +35,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from . import landlock
+from . import landlock, namespace
 from .landlock import WriteSandbox
 
 T = TypeVar("T")
 Level = Literal["bubblewrap", "landlock", "none"]
 
 LEVELS: dict[str, str] = {
-    "bubblewrap": "bubblewrap: a read-only file system but for the workspace, its scratch folder and the run's "
-    "HOME, and a private /dev/shm",
-    "landlock": "Landlock: writes only in the workspace, its scratch folder and the run's HOME "
-    "(chmod and file times outside are not covered; /dev/shm is closed)",
-    "none": "none: shell commands are not confined (no bubblewrap, no Landlock on this kernel)",
+    "bubblewrap": "bubblewrap: shell commands and the program under test see a read-only file system but for "
+    "the workspace, their scratch folder and the run's HOME, and a private /dev/shm",
+    "landlock": "Landlock: shell commands and the program under test write only in the workspace, their "
+    "scratch folder and the run's HOME (chmod and file times outside are not covered; /dev/shm is closed)",
+    "none": "none: shell commands and the program under test are NOT confined (no bubblewrap or user "
+    "namespaces, no Landlock on this kernel): they can write anywhere this user can",
 }
 DISABLE_VAR = "WORKBENCH_NO_BWRAP"
 """Set (to anything) to use Landlock alone: for comparing levels, or where bubblewrap misbehaves."""
@@ -64,9 +69,25 @@ def _bwrap() -> str | None:
     return program if probe.returncode == 0 else None
 
 
+@functools.cache
+def _namespaces() -> bool:
+    """Whether a forked child can confine itself as bubblewrap would (:mod:`.namespace`): the program under test
+    is confined that way, so the bubblewrap level needs both (AppArmor may allow bwrap alone)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 1
+        try:
+            namespace.confine_self([])
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
 def level() -> Level:
-    """The confinement shell commands get on this machine."""
-    if _bwrap() is not None:
+    """The confinement shell commands and the program under test get on this machine."""
+    if _bwrap() is not None and _namespaces():
         return "bubblewrap"
     return "landlock" if landlock.available() else "none"
 
@@ -138,6 +159,15 @@ class Sandbox:
             return start()
         return self._landlock.run(start)
 
+    def confine_self(self) -> None:
+        """Confine this process, a forked child about to run or exec the program under test (single-threaded:
+        namespaces need that). Its own commands start under the same level; OSError if it cannot."""
+        if self.level == "bubblewrap":
+            namespace.confine_self(self.writable)
+        elif self.level == "landlock":  # its own ruleset: the child may have closed the parent's descriptors
+            with WriteSandbox(_device_rules(self.writable)) as rules:
+                rules.restrict_self()
+
     def close(self) -> None:
         if self._landlock is not None:
             self._landlock.close()
@@ -147,3 +177,29 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class ProgramSandbox:
+    """The confinement of one run's program under test, and its private scratch folder (its ``TMPDIR``).
+
+    The program may write its workspace, the run's HOME (``RUN_DIR/home``: a real agent's settings and
+    caches), the scratch folder, ``/dev`` (its terminal; a private ``/dev/shm`` under bubblewrap) and the
+    agent's stderr log when its preset keeps one; it reads the whole system and reaches the network, so
+    it still talks to the run's servers on 127.0.0.1. Call :meth:`remove` when the program has ended."""
+
+    def __init__(self, workspace: Path, run_dir: Path, env: dict[str, str]) -> None:
+        from workbench import tempfolders
+        from workbench.names import Env
+
+        self.scratch = tempfolders.make("tmp")
+        self.env = {**env, "TMPDIR": str(self.scratch)}
+        # absolute: the child confines itself in the workspace, not in this process's folder
+        writable = [workspace.resolve(), (run_dir / "home").resolve(), self.scratch, Path("/dev")]
+        log = env.get(Env.AGENT_LOG)
+        if log:
+            Path(log).touch()  # a file is bound writable (bubblewrap) or given a rule (Landlock) if it exists
+            writable.append(Path(log).resolve())
+        self.sandbox = Sandbox(writable)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)
