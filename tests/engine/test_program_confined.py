@@ -22,7 +22,9 @@ from workbench.engine import fork
 from workbench.workspace import sandbox
 from workbench.workspace.sandbox import ProgramSandbox
 
-pytestmark = pytest.mark.skipif(sandbox.level() == "none", reason="this machine has neither bubblewrap nor Landlock")
+confined = pytest.mark.skipif(
+    sandbox.level() == "none", reason="this machine has neither bubblewrap nor Landlock"
+)
 
 
 @pytest.fixture(params=["bubblewrap", "landlock"])
@@ -45,7 +47,10 @@ def _try(paths: dict[str, str]) -> str:
     )
 
 
-def test_a_scenario_command_writes_only_its_workspace_home_and_tmpdir(tmp_path: Path, each_level: str) -> None:
+@confined
+def test_a_scenario_command_writes_only_its_workspace_home_and_tmpdir(
+    tmp_path: Path, each_level: str
+) -> None:
     sibling, user_home = tmp_path / "sibling", tmp_path / "user-home"
     sibling.mkdir()
     user_home.mkdir()
@@ -69,6 +74,7 @@ def test_a_scenario_command_writes_only_its_workspace_home_and_tmpdir(tmp_path: 
         assert "chmod sibling" not in screen and sibling.stat().st_mode & 0o777 != 0o700
 
 
+@confined
 def test_the_forked_mock_agent_is_confined_before_it_runs(
     tmp_path: Path, each_level: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -110,3 +116,8 @@ def test_the_forked_mock_agent_is_confined_before_it_runs(
     assert outcome == ["wrote workspace", "wrote home", "refused sibling", "refused run-dir"]
     assert not (sibling / "s").exists() and not (run_dir / "r").exists()
     assert not confined.scratch.exists()
+
+
+def test_an_unconfined_machine_is_named_as_such() -> None:
+    """Where neither level works, `-v` and the report say the program under test is not confined."""
+    assert "program under test are NOT confined" in sandbox.LEVELS["none"]
