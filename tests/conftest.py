@@ -91,3 +91,17 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(params=["bubblewrap", "landlock"])
+def each_level(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The test at each confinement level this machine has (Landlock alone: bubblewrap set aside)."""
+    from workbench.workspace import sandbox
+
+    if request.param == "landlock":
+        monkeypatch.setenv(sandbox.DISABLE_VAR, "1")
+    sandbox._bwrap.cache_clear()
+    if sandbox.level() != request.param:
+        pytest.skip(f"no {request.param} here")
+    yield request.param
+    sandbox._bwrap.cache_clear()

@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import types
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,18 +24,6 @@ from workbench.workspace.sandbox import ProgramSandbox
 confined = pytest.mark.skipif(
     sandbox.level() == "none", reason="this machine has neither bubblewrap nor Landlock"
 )
-
-
-@pytest.fixture(params=["bubblewrap", "landlock"])
-def each_level(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The test at each confinement level this machine has (Landlock alone: bubblewrap set aside)."""
-    if request.param == "landlock":
-        monkeypatch.setenv(sandbox.DISABLE_VAR, "1")
-    sandbox._bwrap.cache_clear()
-    if sandbox.level() != request.param:
-        pytest.skip(f"no {request.param} here")
-    yield request.param
-    sandbox._bwrap.cache_clear()
 
 
 def _try(paths: dict[str, str]) -> str:

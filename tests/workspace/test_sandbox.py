@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,18 +28,6 @@ bubblewrap = pytest.mark.skipif(
 
 def run(ws: Workspace, shells: ShellRegistry, cmd: str) -> str:
     return str(execute_tool("runCmd", {"cmd": cmd}, ws, shells=shells).result)
-
-
-@pytest.fixture(params=["bubblewrap", "landlock"])
-def each_level(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The test at each confinement level this machine has (Landlock alone: bubblewrap set aside)."""
-    if request.param == "landlock":
-        monkeypatch.setenv(sandbox.DISABLE_VAR, "1")
-    sandbox._bwrap.cache_clear()
-    if sandbox.level() != request.param:
-        pytest.skip(f"no {request.param} here")
-    yield request.param
-    sandbox._bwrap.cache_clear()
 
 
 @confined
