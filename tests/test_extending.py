@@ -7,6 +7,9 @@ A temporary package, outside `workbench/`, adds:
 * an execution mode with an option (`shout --shout-prefix`): its driver module and its registry line;
 * an agent (`tiny`): one module that registers itself (`workbench.llm.agents.register`): the README's
   example;
+* an agent event of an existing kind (`say`): one timeline key, its parser and schema
+  (`workbench.scenario.events.register_key`);
+* a wire style (`plain`): one module that registers itself (`workbench.llm.wire.register_wire`);
 
 and a scenario runs through each. A new *agent* event kind is a member of `StepKind`:
 strict mypy on a copy of the package with one more member names exactly the players that
@@ -34,22 +37,23 @@ from workbench.engine import drivers
 from workbench.engine.options import RunOptions
 from workbench.engine.runner import run_scenario
 from workbench.engine.steps import HANDLERS
-from workbench.llm import agents
+from workbench.llm import agents, wire
 from workbench.scenario import agent_harbor
 from workbench.scenario.events import EVENT_KEYS, EVENT_SPECS
 
 PACKAGE = REPO / "workbench"
 
 
-def readme_example(section: str) -> str:
-    """The one Python block of the README's section ``section``: the docs' examples are what runs here."""
+def readme_example(section: str, index: int = 0) -> str:
+    """The ``index``-th Python block of the README's section ``section``: the docs' examples are what runs here."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
     body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    (code,) = re.findall(r"```python\n(.*?)```", body, re.S)
-    return code
+    return re.findall(r"```python\n(.*?)```", body, re.S)[index]
 
 
 BEEP = readme_example("Adding an event")
+SAY = readme_example("Adding an event", 1)
+PLAIN = readme_example("Adding a wire style")
 TINY = readme_example("Adding an agent")
 
 SHOUT = '''
@@ -82,6 +86,24 @@ class ShoutDriver:
         return None
 '''
 
+CHAT_PROGRAM = """#!{python}
+import sys
+import openai
+
+base_url, key, prompt = sys.argv[1:4]
+client = openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
+reply = client.chat.completions.create(model="mock-model", messages=[{{"role": "user", "content": prompt}}])
+print(reply.choices[0].message.content, flush=True)
+"""
+
+PLAIN_PROGRAM = """#!{python}
+import sys
+import httpx
+
+base_url, prompt = sys.argv[1:3]
+print(httpx.post(base_url + "/plain/ask", json={{"prompt": prompt}}).json()["text"], flush=True)
+"""
+
 TINY_PROGRAM = """#!{python}
 import json, pathlib, sys
 import openai
@@ -109,10 +131,19 @@ while True:
 def extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The temporary package, importable; the registries as they were afterwards."""
     package = tmp_path / "ext" / "wbext"
-    for name, text in (("__init__", ""), ("beep", BEEP), ("shout", SHOUT), ("tiny", TINY)):
+    modules = (
+        ("__init__", ""),
+        ("beep", BEEP),
+        ("shout", SHOUT),
+        ("tiny", TINY),
+        ("say", SAY),
+        ("plain", PLAIN),
+    )
+    for name, text in modules:
         write(package, f"{name}.py", textwrap.dedent(text))
     monkeypatch.syspath_prepend(str(package.parent))
     specs, keys, handlers, known = dict(EVENT_SPECS), dict(EVENT_KEYS), dict(HANDLERS), dict(agents.AGENTS)
+    styles = list(wire.WIRES)
     try:
         yield package
     finally:
@@ -124,6 +155,7 @@ def extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
         ):
             registry.clear()
             registry.update(saved)  # type: ignore[arg-type]
+        wire.WIRES[:] = styles
         for name in [n for n in sys.modules if n == "wbext" or n.startswith("wbext.")]:
             del sys.modules[name]
 
@@ -220,6 +252,47 @@ def test_an_agent_is_one_module(extension: Path, tmp_path: Path) -> None:
     finally:
         del os.environ["WORKBENCH_AGENTS"]
     assert result["status"] == "passed", result
+
+
+def test_an_agent_event_is_one_timeline_key(extension: Path, tmp_path: Path) -> None:
+    import wbext.say  # noqa: F401  (its row registers on import)
+
+    from workbench.scenario.schema import scenario_schema
+
+    assert "the model says it" in json.dumps(scenario_schema())
+    program = write(tmp_path, "chat-agent", CHAT_PROGRAM.format(python=sys.executable))
+    program.chmod(0o755)
+    scenario = write(tmp_path, "say.yaml", textwrap.dedent(f"""\
+        name: say
+        command: ["{program}", "{{openai_base_url}}", "{{api_key}}", "{{prompt}}"]
+        timeline:
+          - userInputs: [[0, "greet me"]]
+          - say: hello from a new agent event
+          - assert: {{text: {{contains: [hello from a new agent event]}}}}
+        """))  # fmt: skip
+    result = run(scenario, tmp_path, mode="real-agent", mode_options={"agent-ui": "print"})
+    assert result["status"] == "passed", result
+
+
+def test_a_wire_style_is_one_module_and_its_registry_line(extension: Path, tmp_path: Path) -> None:
+    import wbext.plain  # noqa: F401  (it registers itself)
+
+    assert wire.wire_named("plain").title == "Plain"
+    program = write(tmp_path, "plain-agent", PLAIN_PROGRAM.format(python=sys.executable))
+    program.chmod(0o755)
+    scenario = write(tmp_path, "plain.yaml", textwrap.dedent(f"""\
+        name: plain
+        command: ["{program}", "{{base_url}}", "{{prompt}}"]
+        timeline:
+          - userInputs: [[0, "greet me"]]
+          - llmResponse:
+              - assistant: [[0, "hello over the plain wire"]]
+          - assert: {{text: {{contains: [hello over the plain wire]}}}}
+        """))  # fmt: skip
+    result = run(scenario, tmp_path, mode="real-agent", mode_options={"agent-ui": "print"})
+    assert result["status"] == "passed", result
+    requests = next((tmp_path / "runs").rglob("llm-requests.jsonl")).read_text()
+    assert '"plain"' in requests and "/plain/ask" in requests
 
 
 PLAYERS = {

@@ -24,7 +24,7 @@ from typing import Any
 from .conversation import ChatRequest
 from .sse import dumps
 from .structured import SideRequest, side_request
-from .wire import WIRES, Wire, WireError
+from .wire import BUILT_IN, Wire, WireError
 
 PROCESS_BYTES = 1024 * 1024
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -52,7 +52,7 @@ def understand_raw(
     style: str, raw: bytes, params: Mapping[str, str]
 ) -> tuple[ChatRequest, SideRequest | None]:
     """:func:`understand` from the raw body (in the worker process); WireError for a body that is not JSON."""
-    wire = next(w for w in WIRES if w.style == style)
+    wire = next(w for w in BUILT_IN if w.style == style)
     try:
         body = decode(raw)
     except RecursionError:
@@ -63,8 +63,9 @@ def understand_raw(
 
 
 def offloadable(wire: Wire) -> bool:
-    """Whether the worker process knows ``wire`` (the registered styles; a test's own wire stays in-process)."""
-    return any(w is wire for w in WIRES)
+    """Whether the worker process knows ``wire`` (a built-in style; a test's own wire, or a style an extension
+    registered, stays in-process: the worker is spawned and imports only this package)."""
+    return any(w is wire for w in BUILT_IN)
 
 
 def _end_with_the_server() -> None:

@@ -55,23 +55,6 @@ def _lower(headers: Mapping[str, str]) -> dict[str, str]:
     return {k.lower(): v for k, v in headers.items()}
 
 
-def credentials_for(style: str | None, environ: Mapping[str, str]) -> dict[str, str] | None:
-    """The headers carrying the user's credential for an API style, or None when the environment has none."""
-    if style == "anthropic":
-        if environ.get("ANTHROPIC_API_KEY"):
-            return {"x-api-key": environ["ANTHROPIC_API_KEY"]}
-        if environ.get("ANTHROPIC_AUTH_TOKEN"):
-            return {"authorization": f"Bearer {environ['ANTHROPIC_AUTH_TOKEN']}"}
-    elif style in ("openai-chat", "openai-responses"):
-        if environ.get("OPENAI_API_KEY"):
-            return {"authorization": f"Bearer {environ['OPENAI_API_KEY']}"}
-    elif style == "gemini":
-        key = environ.get("GEMINI_API_KEY") or environ.get("GOOGLE_API_KEY")
-        if key:
-            return {"x-goog-api-key": key}
-    return None
-
-
 def upstream_base(url: str) -> str:
     """The upstream's origin and path prefix, checked: `http(s)://host[:port][/prefix]`."""
     parts = urlsplit(url)
@@ -165,12 +148,13 @@ class RecordingProxy:
         self, request: web.Request, wire: Wire | None, kind: str | None, params: dict[str, str]
     ) -> web.StreamResponse:
         assert self._client is not None
-        style = wire.style if wire is not None else wire_for(request.path, request.headers).style
+        meant = wire if wire is not None else wire_for(request.path, request.headers)
+        style = meant.style
         body = await request.read()
         self.redactor.add_headers(request.headers)
         headers = {k: v for k, v in request.headers.items() if k.lower() not in HOP_BY_HOP}
         query = dict(request.query)
-        own = credentials_for(style, self.environ)
+        own = meant.credentials(self.environ)
         if own is not None:
             headers = {k: v for k, v in headers.items() if k.lower() not in AUTH_HEADERS}
             headers.update(own)

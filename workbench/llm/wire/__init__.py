@@ -1,5 +1,6 @@
 """The API styles the mock LLM server speaks, one module each; :data:`WIRES` is
-the registry the server iterates (an extension point: one module, one line here)."""
+the registry the server iterates (an extension point: one module, one line here;
+a module elsewhere calls :func:`register_wire`)."""
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
@@ -11,7 +12,18 @@ from .gemini import GeminiWire
 from .openai_chat import ChatWire
 from .openai_responses import ResponsesWire
 
-WIRES: tuple[Wire, ...] = (AnthropicWire(), ChatWire(), ResponsesWire(), GeminiWire())
+BUILT_IN: tuple[Wire, ...] = (AnthropicWire(), ChatWire(), ResponsesWire(), GeminiWire())
+"""The styles this package brings: what a worker process that parses large requests knows."""
+WIRES: list[Wire] = list(BUILT_IN)
+"""Every registered style, the built-in ones first."""
+
+
+def register_wire(wire: Wire) -> Wire:
+    """Add an API style (a wire module outside this package calls it: the style is that module)."""
+    if any(w.style == wire.style for w in WIRES):
+        raise ValueError(f"API style `{wire.style}` is registered already")
+    WIRES.append(wire)
+    return wire
 
 
 def wire_named(style: str) -> Wire:
@@ -61,6 +73,7 @@ def _dispatch(
 
 
 __all__ = [
+    "BUILT_IN",
     "WIRES",
     "AnthropicWire",
     "ChatWire",
@@ -71,6 +84,7 @@ __all__ = [
     "Wire",
     "WireError",
     "add_routes",
+    "register_wire",
     "wire_for",
     "wire_named",
 ]

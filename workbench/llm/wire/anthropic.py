@@ -201,6 +201,13 @@ class AnthropicWire(Wire):
     def claims(self, path: str, headers: Mapping[str, str]) -> bool:
         return "anthropic-version" in headers or "x-api-key" in headers or "/messages" in path
 
+    def credentials(self, environ: Mapping[str, str]) -> dict[str, str] | None:
+        if environ.get("ANTHROPIC_API_KEY"):
+            return {"x-api-key": environ["ANTHROPIC_API_KEY"]}
+        if environ.get("ANTHROPIC_AUTH_TOKEN"):
+            return {"authorization": f"Bearer {environ['ANTHROPIC_AUTH_TOKEN']}"}
+        return None
+
     def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:
         chat = parse_body(body)
         if chat.max_tokens is None:

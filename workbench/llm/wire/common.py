@@ -88,6 +88,11 @@ class Wire:
         """Whether a request (matched or not) was meant for this API, for its error shape."""
         return False
 
+    def credentials(self, environ: Mapping[str, str]) -> dict[str, str] | None:
+        """The headers carrying the user's own credential for this API, from their environment (what
+        `workbench record` sends upstream); None when the environment has none."""
+        return None
+
     # ------------------------------------------------------------------ requests
 
     def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:

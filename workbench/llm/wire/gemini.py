@@ -182,6 +182,10 @@ class GeminiWire(Wire):
             or ":" in path.rsplit("/", 1)[-1]
         )
 
+    def credentials(self, environ: Mapping[str, str]) -> dict[str, str] | None:
+        key = environ.get("GEMINI_API_KEY") or environ.get("GOOGLE_API_KEY")
+        return {"x-goog-api-key": key} if key else None
+
     def parse(self, body: Any, params: Mapping[str, str] | None = None) -> ChatRequest:
         params = params or {}
         b = expect_object(body)

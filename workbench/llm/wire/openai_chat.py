@@ -54,6 +54,13 @@ class OpenAiErrors(Wire):
 
     fallback = True  # a path nobody claims gets OpenAI's error shape, the lingua franca
 
+    def credentials(self, environ: Mapping[str, str]) -> dict[str, str] | None:
+        return (
+            {"authorization": f"Bearer {environ['OPENAI_API_KEY']}"}
+            if environ.get("OPENAI_API_KEY")
+            else None
+        )
+
     def error(self, status: int, message: str) -> ApiError:
         kind = status_type({}, status, "invalid_request_error", "server_error")
         return ApiError(status, kind, message, code=ERROR_CODES.get(status))
