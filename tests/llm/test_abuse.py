@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -410,6 +411,50 @@ def test_a_large_body_is_understood_in_another_process(
     assert bad.status_code == 400 and "not valid JSON" in bad.json()["error"]["message"]
     httpx.post(srv.url + "/v1/messages", json=small, headers={"anthropic-version": "2023-06-01"})
     assert pids == [os.getpid()]  # a small body is read on the spot
+
+
+def test_what_the_worker_hands_back_holds_the_prompt_once() -> None:
+    """The server unpickles the worker's answer while holding the interpreter lock (every other client
+    waits), so the answer holds each large text once: no whitespace-normalised copy of the prompt."""
+    import pickle
+
+    from workbench.llm import offload
+
+    prompt = "fix\n\nthe  bug " * 200_000 + "end"  # 3 MB, with runs of whitespace to normalise
+    raw = json.dumps({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": prompt}]})
+    answer = offload.understand_raw("anthropic", raw.encode(), {})
+    assert len(pickle.dumps(answer)) < 1.1 * len(prompt)
+    chat = answer[0]
+    assert chat.last_prompt_has("fix the bug fix") and chat.last_prompt_has("the bug")
+    assert not chat.last_prompt_has("fix bug") and not chat.last_prompt_has("the  bug  fox")
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="the body goes through a memfd on Linux")
+def test_a_large_body_reaches_the_worker_through_a_memory_file(tmp_path: Path) -> None:
+    """Pickling 32 MB onto the pool's queue held the interpreter lock; the body is written to a memfd
+    (without the lock) and the worker reads it, and the memfd is closed once understood."""
+    import asyncio
+
+    from workbench.llm import offload
+
+    body = json.dumps({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi " * 10}]})
+    before = set(os.listdir("/proc/self/fd"))
+    pool = offload.new_pool()
+    try:
+        chat, side = asyncio.run(offload.understood(pool, "anthropic", body.encode(), {}))
+    finally:
+        pool.shutdown()
+    assert chat.last_prompt_has("hi hi hi") and chat.model == "m"
+    assert side is None
+    left = {fd for fd in set(os.listdir("/proc/self/fd")) - before if "memfd:" in _link(fd)}
+    assert left == set()
+
+
+def _link(fd: str) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/PID/task/TID/children is Linux's")

@@ -127,16 +127,20 @@ class ChatRequest:
                 h.update(b"\1" + result.call_id.encode() + b"\2" + result.text.encode("utf-8", "replace"))
         return h.hexdigest()
 
-    @functools.cached_property
-    def last_prompt_words(self) -> str:
-        """The last prompt with each run of whitespace made one space (for "is what the user typed in it")."""
-        return " ".join(self.last_prompt().split())
+    def last_prompt_has(self, words: str) -> bool:
+        """Whether the last prompt holds ``words`` (single-spaced) where each space may be any run of
+        whitespace: what the user typed, however the agent wrapped it. No normalised copy of the prompt
+        is made (a 32 MB prompt would be another 32 MB to hand back from the worker process)."""
+        prompt = self.last_prompt()
+        if words in prompt:
+            return True
+        return re.search(r"\s+".join(map(re.escape, words.split())), prompt) is not None
 
     def understood(self) -> ChatRequest:
         """This request with what grows with its size computed now (prompts, fingerprint): the server
-        calls it in a worker thread for a large body, so the event loop never does that work."""
+        calls it in a worker process for a large body, so the event loop never does that work."""
         self.first_prompt()
-        _ = self.last_prompt_words, self.fingerprint
+        _ = self.fingerprint
         return self
 
     def first_prompt(self) -> str:

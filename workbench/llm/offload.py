@@ -10,6 +10,7 @@ found) in a worker process; the loop only waits for the result.
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import json
 import multiprocessing
@@ -60,6 +61,41 @@ def understand_raw(
     except ValueError as exc:
         raise WireError(f"the request body is not valid JSON: {exc}") from None
     return understand(wire, body, params)
+
+
+def understand_from(
+    style: str, source: str, params: Mapping[str, str]
+) -> tuple[ChatRequest, SideRequest | None]:
+    """:func:`understand_raw` of the body the server left in ``source`` (its memory file, /proc/PID/fd/N)."""
+    with open(source, "rb") as body:
+        raw = body.read()
+    return understand_raw(style, raw, params)
+
+
+async def understood(
+    pool: ProcessPoolExecutor, style: str, raw: bytes, params: Mapping[str, str]
+) -> tuple[ChatRequest, SideRequest | None]:
+    """The large body ``raw`` understood in a worker of ``pool``.
+
+    The body goes through a memory file (Linux ``memfd``) that the worker opens, written from a thread:
+    ``os.write`` copies without the interpreter lock, where pickling 32 MB onto the pool's queue held it
+    for tens of milliseconds, stalling the event loop. Nothing is left behind: the file is anonymous."""
+    loop = asyncio.get_running_loop()
+    if not hasattr(os, "memfd_create"):
+        return await loop.run_in_executor(pool, understand_raw, style, raw, dict(params))
+    fd = os.memfd_create("wb-body", os.MFD_CLOEXEC)
+    try:
+        await asyncio.to_thread(_write_all, fd, raw)
+        source = f"/proc/{os.getpid()}/fd/{fd}"
+        return await loop.run_in_executor(pool, understand_from, style, source, dict(params))
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def offloadable(wire: Wire) -> bool:

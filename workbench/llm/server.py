@@ -399,10 +399,7 @@ class LlmServer:
         try:
             if (request.content_length or 0) > offload.PROCESS_BYTES and offload.offloadable(wire):
                 raw = await self._raw(request)  # work that grows with the body: in a worker process
-                loop = asyncio.get_running_loop()
-                chat, side = await loop.run_in_executor(
-                    self._offload(), offload.understand_raw, wire.style, raw, dict(params)
-                )
+                chat, side = await offload.understood(self._offload(), wire.style, raw, params)
             else:
                 chat, side = offload.understand(wire, await self._json(request), params)
         except WireError as exc:
@@ -539,7 +536,7 @@ class LlmServer:
 def release_memory() -> None:
     """Give freed memory back to the system: collect cycles, then ask glibc to trim its
     heaps (a large body leaves megabytes of freed chunks it would otherwise keep)."""
-    gc.collect()
+    gc.collect(1)  # the young generations: a full collection holds the interpreter lock for tens of ms
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
 

@@ -273,8 +273,8 @@ class TimelineResponder:
         """A note when the agent's new prompt is not what the scenario's user typed
         (scenario drift, or the agent rewrote the prompt); never a failure."""
         typed = " ".join(_KEYS.sub(" ", item.text).split())
-        prompt = ctx.chat.last_prompt_words
-        if typed and not ctx.chat.ends_with_tool_results() and typed not in prompt:
+        if typed and not ctx.chat.ends_with_tool_results() and not ctx.chat.last_prompt_has(typed):
+            prompt = " ".join(ctx.chat.last_prompt()[:200].split())
             self._fail("note", f"the scenario's input {typed[:60]!r} is not in the agent's prompt {prompt[:60]!r}",
                        step.pos.line, step.index)  # fmt: skip
 
