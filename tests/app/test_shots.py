@@ -142,13 +142,13 @@ def test_accept_all_asks_once_and_writes_every_mismatched_or_missing_golden(work
             assert main.result is not None and main.result.status == "failed"
             assert [(p.label, p.status) for p in main.pairs] == [("one", "mismatch"), ("two", "missing")]
             assert not (goldens / "two.golden").exists(), "the app writes no golden without an accept"
-            main.run_command("accept_all_screenshots")
+            main.run_command("accept_all", "ScreenshotDiff")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
             await pilot.press("escape")  # cancel: nothing is written
             await pilot.pause(0.05)
             assert (goldens / "one.golden").read_text() == "an old one\n"
             assert not (goldens / "two.golden").exists()
-            main.run_command("accept_all_screenshots")
+            main.run_command("accept_all", "ScreenshotDiff")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
             await pilot.press("enter")  # the primary action has the focus: Enter accepts
             await wait_until(pilot, lambda: all(p.status == "match" for p in main.pairs), what="accepted")

@@ -8,7 +8,8 @@ Nothing outside this package imports it: the CLI loads it by name with
 Layout (by domain): ``app.py`` (the App, global bindings, themes, keymap),
 ``commands.py`` (command palette), ``model.py`` (headless helpers: atomic save,
 validation of unsaved text, last verdicts, screenshot pairs), ``screens/`` (main,
-help, confirm), ``widgets/`` (browser, editor, timeline, terminal, diff). Styles
+help, confirm), ``widgets/`` (browser, editor, timeline, and the run panes: terminal, inspector, diff,
+failures as tabs of ``run_panes.py``). Styles
 are ``.tcss`` files beside the code; themes are TOML files in the top-level ``themes/`` (package data).
 """
 

@@ -4,7 +4,10 @@ Each :class:`Action` names the screen's action, its default keys (remappable by
 its id in the keymap file), the short label the footer and the help screen show,
 and, for the palette, its ``category: name`` and one line of help. An action
 with no keys is reached from the palette only; one with no palette title from
-its keys only. Adding a command is one line here and its ``action_`` method.
+its keys only. An action a pane owns names that pane's widget class in
+``pane``: its keys work while that pane has the focus, and the palette runs it
+on that pane. Adding a command is one line here and its ``action_`` method on
+the screen or on its pane.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class Action:
     help: str = ""  # the palette's line of help
     show: bool = False  # in the footer
     priority: bool = False  # works whichever pane has the focus (the run's keys)
+    pane: str = ""  # the widget class that owns the action ("" = the main screen)
 
     @property
     def name(self) -> str:
@@ -75,21 +79,23 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     Action("focus_browser", "", "Scenarios", "", "view: scenarios", "show and focus the scenario list"),
     Action("zoom_terminal", "", "Zoom", "", "view: zoom terminal",
            "the terminal pane takes the program's whole width (again: back; z on the terminal)"),
-    Action("accept_screenshot", "", "Accept", "", "screenshots: accept",
-           "write the highlighted actual capture as its golden"),
+    Action("accept", "a", "Accept", "accept-screenshot", "screenshots: accept",
+           "write the highlighted actual capture as its golden", True, pane="ScreenshotDiff"),
     Action("compare_now", "", "Compare", "", "screenshots: compare now",
            "the highlighted golden against the screen shown now"),
-    Action("accept_all_screenshots", "", "All", "", "screenshots: accept all",
-           "accept every mismatched or missing screenshot"),
+    Action("accept_all", "A", "All", "accept-all-screenshots", "screenshots: accept all",
+           "accept every mismatched or missing screenshot", True, pane="ScreenshotDiff"),
+    Action("toggle_sides", "v", "Golden/actual", "toggle-sides", "screenshots: golden / actual",
+           "golden and actual side by side, or one at a time", True, pane="ScreenshotDiff"),
 )  # fmt: skip
 
 
-def bindings(actions: tuple[Action, ...]) -> list[Binding]:
-    """The key bindings of ``actions`` (those with keys), in the table's order (the footer's)."""
+def bindings(actions: tuple[Action, ...], pane: str = "") -> list[Binding]:
+    """The key bindings of the screen's (or ``pane``'s) ``actions`` with keys, in the table's order (the footer's)."""
     return [Binding(a.keys, a.action, a.label, show=a.show, priority=a.priority, id=a.binding_id)
-            for a in actions if a.keys]  # fmt: skip
+            for a in actions if a.keys and a.pane == pane]  # fmt: skip
 
 
-def palette(actions: tuple[Action, ...]) -> list[tuple[str, str, str]]:
-    """``(title, action, help)`` for the command palette, palette entries only."""
-    return [(a.palette, a.action, a.help) for a in actions if a.palette]
+def palette(actions: tuple[Action, ...]) -> list[tuple[str, str, str, str]]:
+    """``(title, action, help, pane)`` for the command palette, palette entries only."""
+    return [(a.palette, a.action, a.help, a.pane) for a in actions if a.palette]

@@ -38,8 +38,10 @@ class WorkbenchCommands(Provider):
         target = self._target()
         if target is None:
             return
-        for title, action, help_text in COMMANDS:
-            yield DiscoveryHit(title, partial(target.run_command, action), help=self._help(action, help_text))
+        for title, action, help_text, pane in COMMANDS:
+            yield DiscoveryHit(
+                title, partial(target.run_command, action, pane), help=self._help(action, help_text)
+            )
         for title, callback, help_text in self._modes():
             yield DiscoveryHit(title, callback, help=help_text)
 
@@ -64,10 +66,10 @@ class WorkbenchCommands(Provider):
         if target is None:
             return
         matcher = self.matcher(query)
-        for title, action, help_text in COMMANDS:
+        for title, action, help_text, pane in COMMANDS:
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(target.run_command, action),
+                yield Hit(score, matcher.highlight(title), partial(target.run_command, action, pane),
                           help=self._help(action, help_text))  # fmt: skip
         for title, callback, help_text in self._modes():
             score = matcher.match(title)

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Header, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import Header, TabbedContent, Tabs, TextArea
 from textual.widgets._tabs import Tab
 
 from workbench.app.actions import MAIN_ACTIONS, bindings
@@ -41,6 +41,7 @@ from workbench.app.widgets.editor_pane import EditorPane
 from workbench.app.widgets.failures import FailuresList
 from workbench.app.widgets.footer import StableFooter
 from workbench.app.widgets.inspector import StepInspector
+from workbench.app.widgets.run_panes import PANE_TABS, RunPanes
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
 from workbench.atomic import write_atomic
@@ -62,7 +63,6 @@ if TYPE_CHECKING:  # what the first frame does not need loads when it is used: t
 __all__ = ["SPEEDS", "MainScreen"]
 
 VALIDATE_DELAY_S = 0.3
-PANE_TABS = {"terminal": "tab-terminal", "step": "tab-step", "shots": "tab-shots", "failures": "tab-failures"}
 
 
 def mode_of(name: str) -> Mode:
@@ -166,15 +166,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             yield ScenarioBrowser(id="browser")
             yield EditorPane(id="editor-pane")
-            with TabbedContent(id="panes", initial="tab-terminal"):
-                with TabPane("Terminal", id="tab-terminal"):
-                    yield TerminalView(id="terminal")
-                with TabPane("Step", id="tab-step"):
-                    yield StepInspector(id="inspector")
-                with TabPane("Screenshots", id="tab-shots"):
-                    yield ScreenshotDiff(id="diff")
-                with TabPane("Failures", id="tab-failures"):
-                    yield FailuresList(id="failures")
+            yield RunPanes(id="panes")
         yield TimelineBar(id="timeline")
         yield StableFooter()
 
@@ -215,8 +207,8 @@ class MainScreen(Screen[None]):
         return self.query_one("#inspector", StepInspector)
 
     @property
-    def panes(self) -> TabbedContent:
-        return self.query_one("#panes", TabbedContent)
+    def panes(self) -> RunPanes:
+        return self.query_one("#panes", RunPanes)
 
     def on_resize(self) -> None:
         self.apply_layout()
@@ -257,8 +249,7 @@ class MainScreen(Screen[None]):
 
     def show_view(self, name: str) -> None:
         """Bring a pane forward: its tab when the window is narrow, its tab in the right column else."""
-        if name in PANE_TABS:
-            self.panes.active = PANE_TABS[name]
+        self.panes.show(name)
         self.view_name = name
         if self._tabs:
             tabs = self.query_one("#views", Tabs)
@@ -275,8 +266,7 @@ class MainScreen(Screen[None]):
         name = (event.tab.id or "view-editor").removeprefix("view-")
         if name != self.view_name or self._tabs:
             self.view_name = name
-            if name in PANE_TABS:
-                self.panes.active = PANE_TABS[name]
+            self.panes.show(name)
             self.apply_layout()
 
     def on_mount(self) -> None:
@@ -906,12 +896,6 @@ class MainScreen(Screen[None]):
     def show_shots(self) -> None:
         self.show_view("shots")
 
-    def action_accept_screenshot(self) -> None:
-        self.diff.accept_current()
-
-    def action_accept_all_screenshots(self) -> None:
-        self.diff.accept_all()
-
     # ------------------------------------------------------------------ focus, panes
 
     def action_focus_mode(self) -> None:
@@ -1082,6 +1066,7 @@ class MainScreen(Screen[None]):
                 target = ancestor
         self.maximize(target, container=False)
 
-    def run_command(self, action: str) -> None:
-        """For the command palette: run ``action_<action>`` of this screen (sync or async)."""
-        self.call_later(self.run_action, action)
+    def run_command(self, action: str, pane: str = "") -> None:
+        """For the command palette: run ``action_<action>`` of this screen, or of the pane that owns it."""
+        owner = self.query_one(pane) if pane else self
+        self.call_later(owner.run_action, action)

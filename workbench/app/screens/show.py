@@ -17,7 +17,7 @@ from workbench.app.widgets.timeline import marks_from_records
 # Actions that change a run or the file: a recorded run has none of them.
 WRITING_ACTIONS = frozenset(
     {"play", "pause", "run_to_cursor", "restart", "slower", "faster", "save", "focus_mode", "record",
-     "accept_screenshot", "accept_all_screenshots", "compare_now", "stop", "new_scenario"}
+     "compare_now", "stop", "new_scenario"}
 )  # fmt: skip
 
 

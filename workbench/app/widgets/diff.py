@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from workbench.app.actions import MAIN_ACTIONS, bindings
 from workbench.app.model import ShotPair, actual_shot, shot_pairs
 from workbench.app.screens.confirm import ConfirmScreen
 
@@ -89,11 +90,11 @@ class ScreenshotDiff(Vertical, can_focus=False):
     """
     BORDER_TITLE = "Screenshots"
     ALLOW_MAXIMIZE = True
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "screen.accept_screenshot", "Accept", id="accept-screenshot"),
-        Binding("A", "screen.accept_all_screenshots", "All", id="accept-all-screenshots"),
+    BINDINGS: ClassVar[
+        list[BindingType]
+    ] = [  # its own actions, from the one table; compare needs the terminal
+        *bindings(MAIN_ACTIONS, "ScreenshotDiff"),
         Binding("c", "screen.compare_now", "Compare", id="compare-now"),
-        Binding("v", "toggle_sides", "Golden/actual", id="toggle-sides"),
     ]
     SIDES = ("both", "actual", "golden")
 
@@ -151,7 +152,11 @@ class ScreenshotDiff(Vertical, can_focus=False):
 
     # ------------------------------------------------------------------ accepting
 
-    def accept_current(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Accepting writes goldens: not for a recorded run (``workbench show``), which has no store."""
+        return not (action in ("accept", "accept_all") and self.store is None)
+
+    def action_accept(self) -> None:
         """Write the highlighted actual capture as its golden, after a confirmation."""
         pair = self.current
         if pair is None or pair.actual is None or self.store is None:
@@ -163,7 +168,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
         self._confirm_accept(f"Write the actual capture of `{pair.label}` as its golden?\n{pair.golden_path}",
                              "Accept", [pair])  # fmt: skip
 
-    def accept_all(self) -> None:
+    def action_accept_all(self) -> None:
         """Accept every mismatched or missing screenshot, after one confirmation."""
         todo = [p for p in self.pairs if p.actual is not None and p.status in ("mismatch", "missing")]
         if not todo or self.store is None:
