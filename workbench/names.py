@@ -74,6 +74,8 @@ class Env:
     AGENTS: Final = "WORKBENCH_AGENTS"
     """npm prefixes (``:``-separated) where real agents are installed, searched before ``PATH``."""
     NO_FORK: Final = "WORKBENCH_NO_FORK"
+    SCENARIO_FD: Final = "WORKBENCH_SCENARIO_FD"
+    """An inherited descriptor the mock agent reads its scenario's text from (an unsaved scenario)."""
     """``1``: start the mock agent as a new Python instead of forking the engine."""
     CLAUDE_RULES: Final = "WORKBENCH_CLAUDE_RULES"
     """The claude shim's scenario (as ``CLAUDELESS_SCENARIO``)."""

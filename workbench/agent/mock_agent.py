@@ -30,7 +30,7 @@ import sys
 import termios
 import time
 import tty
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, assert_never
@@ -39,7 +39,7 @@ from workbench.agent import render
 from workbench.agent.claude import command as claude_command
 from workbench.agent.control import ENV_VAR, AgentLink, ControlError
 from workbench.crash import summary, write_crash_report
-from workbench.names import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK
+from workbench.names import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, Env
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
@@ -301,21 +301,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     claude_command.add_arguments(p)
 
 
+def read_unsaved_text(environ: MutableMapping[str, str]) -> str | None:
+    """The unsaved scenario text the engine handed this process, once; None when it handed none."""
+    fd = environ.pop(Env.SCENARIO_FD, None)
+    if fd is None:
+        return None
+    with open(int(fd), "rb") as source:  # closes it: the agent's own children never see it
+        return os.pread(source.fileno(), os.fstat(source.fileno()).st_size, 0).decode("utf-8")
+
+
 def has_user_input(scenario: m.Scenario) -> bool:
     return any(isinstance(e, m.UserInputs | m.KeyPress) for e in scenario.timeline)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` (`workbench mock-agent`'s arguments) and play."""
+def main(argv: Sequence[str] | None = None, prepared: tuple[m.Scenario, Schedule] | None = None) -> int:
+    """Parse ``argv`` (`workbench mock-agent`'s arguments) and play (``prepared``: the scenario and
+    schedule the engine already has, when it forked this process)."""
     parser = argparse.ArgumentParser(prog="workbench mock-agent")
     add_arguments(parser)
-    return run(parser.parse_args(list(sys.argv[1:] if argv is None else argv)))
+    return run(parser.parse_args(list(sys.argv[1:] if argv is None else argv)), prepared)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, prepared: tuple[m.Scenario, Schedule] | None = None) -> int:
     """Play the scenario's agent steps in this terminal (or paced by the engine over ``--control``).
 
-    Claudeless rules with ``-p`` or a prompt (argument or stdin) answer as Claude Code's print mode."""
+    The scenario is ``prepared`` (a forked agent), else the text the engine handed over (an unsaved
+    scenario, `workbench.engine.program.unsaved_text`), else the file. Claudeless rules with ``-p``
+    or a prompt (argument or stdin) answer as Claude Code's print mode."""
     if args.print_mode is not None:
         args.interactive = False
         if isinstance(args.print_mode, str):
@@ -326,8 +338,11 @@ def run(args: argparse.Namespace) -> int:
         print("workbench mock-agent: error: give a SCENARIO (or --install-shim DIR)", file=sys.stderr)
         return EXIT_INVALID
     try:
-        scenario = load_scenario(args.scenario, defines=args.define)
-        schedule = compile_schedule(scenario)
+        if prepared is not None:
+            scenario, schedule = prepared
+        else:
+            scenario = load_scenario(args.scenario, defines=args.define, text=read_unsaved_text(os.environ))
+            schedule = compile_schedule(scenario)
     except ScenarioError as exc:
         for d in exc.diagnostics:
             print(d, file=sys.stderr)

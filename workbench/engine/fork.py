@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import functools
 import importlib
 import io
 import os
@@ -63,10 +64,12 @@ def warm() -> ModuleType:
 
 async def fork_session(
     args: Sequence[str], *, env: Mapping[str, str], cwd: str, width: int, height: int,
-    recorder: AsciicastRecorder | None, confine: Callable[[], None] | None = None,
+    recorder: AsciicastRecorder | None, confine: Callable[[], None] | None = None, prepared: object = None,
 ) -> PtySession:  # fmt: skip
     """The mock agent with ``args`` (its command-line arguments) in a new pty, as a child of this process.
 
+    ``prepared`` is the engine's loaded scenario and schedule: the child plays them, as it shares this
+    process's memory, instead of reading and compiling the file again (or reading an unsaved one at all).
     ``confine`` runs in the child before the agent does (a sandbox confining it); if it raises, the child
     prints why and exits with 3."""
     environment = dict(env)
@@ -80,7 +83,15 @@ async def fork_session(
         stream.flush()  # nothing buffered here may be written twice by the child
     pid, fd = pty.fork()
     if pid == 0:  # the child: never returns
-        _child(module.main, list(args), environment, cwd, width, height, confine)
+        _child(
+            module.main if prepared is None else functools.partial(module.main, prepared=prepared),
+            list(args),
+            environment,
+            cwd,
+            width,
+            height,
+            confine,
+        )
     proc = PtyProcess(pid, fd)
     return PtySession(proc, Screen(width, height, scrollback=1000), recorder, token)
 

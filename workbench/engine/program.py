@@ -8,9 +8,10 @@ paced by the engine over its control channel.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,3 +83,23 @@ def program_for(
     return Program(
         (sys.executable, "-m", "workbench", "mock-agent", *args), env, mock_agent=True, agent_args=tuple(args)
     )
+
+
+@contextlib.contextmanager
+def unsaved_text(
+    text: str | None, env: Mapping[str, str]
+) -> Iterator[tuple[dict[str, str], tuple[int, ...]]]:
+    """The environment and descriptors that hand an unsaved scenario's text (``text``; None: the file is on
+    disk) to a mock agent started as a new process: an anonymous in-memory file it inherits and reads
+    (``$WORKBENCH_SCENARIO_FD``), so that no copy of the scenario is written anywhere. A forked agent needs
+    none of this: it has the engine's compiled scenario (:func:`workbench.engine.fork.fork_session`)."""
+    if text is None:
+        yield dict(env), ()
+        return
+    fd = os.memfd_create("workbench-scenario", 0)  # inheritable: the child reads it
+    try:
+        with open(fd, "wb", closefd=False) as out:
+            out.write(text.encode("utf-8"))
+        yield {**env, Env.SCENARIO_FD: str(fd)}, (fd,)
+    finally:
+        os.close(fd)

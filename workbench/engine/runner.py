@@ -42,7 +42,7 @@ from workbench.engine.drivers.base import (
 )
 from workbench.engine.fork import can_fork, fork_session
 from workbench.engine.options import RunOptions
-from workbench.engine.program import Program, program_for
+from workbench.engine.program import Program, program_for, unsaved_text
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, SkippedCheck
 from workbench.engine.requires import expand_env
 from workbench.engine.screen_responders import ScreenResponders
@@ -303,11 +303,13 @@ class ScenarioRun:
             if program.agent_args is not None and can_fork():  # the mock agent, from this warm process
                 self._session = await fork_session(program.agent_args, env=confined.env, cwd=str(self._workspace.path),
                                                    width=profile.width, height=profile.height, recorder=recorder,
-                                                   confine=sandbox.confine_self)  # fmt: skip
+                                                   confine=sandbox.confine_self, prepared=(self.scenario, self.schedule))  # fmt: skip
             else:
-                self._session = await PtySession.spawn(list(program.argv), env=confined.env, cwd=str(self._workspace.path),
-                                                       width=profile.width, height=profile.height, recorder=recorder,
-                                                       confine=sandbox.confine_self)  # fmt: skip
+                text = self.prepared.text if self.prepared is not None and program.mock_agent else None
+                with unsaved_text(text, confined.env) as (env, fds):
+                    self._session = await PtySession.spawn(list(program.argv), env=env, cwd=str(self._workspace.path),
+                                                           width=profile.width, height=profile.height, recorder=recorder,
+                                                           confine=sandbox.confine_self, pass_fds=fds)  # fmt: skip
         assert self._ctx is not None
         self._ctx.session = self._session
         self._program = program

@@ -313,28 +313,31 @@ def workbench_run(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..
             chosen = agent or request.config.getoption("--agent") or "mock-agent"
             done = asyncio.run(run_playbook(scenario, agent=chosen, command=command, options=run_opts))
             return RunOutcome(done.result, done.events, done.failures)
-        path = _scenario_path(scenario, tmp_path, next(counter))
+        path, text = _scenario_source(scenario, tmp_path, next(counter))
         from workbench.engine.runner import run_scenario
+        from workbench.timeline.prepare import prepare
 
-        return RunOutcome(asyncio.run(run_scenario(path, run_opts)))
+        # a scenario written in the test is loaded from memory, as if it were at `path`: nothing is written
+        prepared = None if text is None else prepare(path, defines=run_opts.defines, text=text)
+        return RunOutcome(asyncio.run(run_scenario(path, run_opts, prepared=prepared)))
 
     return run
 
 
-def _scenario_path(scenario: Path | str | Mapping[str, Any], tmp_path: Path, n: int) -> Path:
+def _scenario_source(
+    scenario: Path | str | Mapping[str, Any], tmp_path: Path, n: int
+) -> tuple[Path, str | None]:
+    """Where the scenario is (or, written in the test, where it is said to be: relative paths resolve
+    from there) and its text when it is not a file (None: read the file)."""
     if isinstance(scenario, Path):
-        return scenario
+        return scenario, None
     if isinstance(scenario, Mapping):
         import json
 
-        path = tmp_path / f"scenario-{n}.json"
-        path.write_text(json.dumps(scenario), encoding="utf-8")
-        return path
+        return tmp_path / f"scenario-{n}.json", json.dumps(scenario)
     if "\n" not in scenario and Path(scenario).suffix.lower() in SUFFIXES and Path(scenario).exists():
-        return Path(scenario)
-    path = tmp_path / f"scenario-{n}.yaml"
-    path.write_text(scenario, encoding="utf-8")
-    return path
+        return Path(scenario), None
+    return tmp_path / f"scenario-{n}.yaml", scenario
 
 
 # --------------------------------------------------------------------------- mock_llm

@@ -99,8 +99,11 @@ class PtySession:
         recorder: AsciicastRecorder | None = None,
         scrollback: int = 1000,
         confine: Callable[[], None] | None = None,
+        pass_fds: tuple[int, ...] = (),
     ) -> PtySession:
         """Start ``argv`` in a new ``width`` x ``height`` pty; raises FileNotFoundError/OSError if it cannot start.
+
+        ``pass_fds``: descriptors the program inherits (all others are closed in it).
 
         ``confine`` runs in the forked child before ``exec`` (a sandbox confining the program); if it raises,
         the program is not started and this raises.
@@ -118,7 +121,7 @@ class PtySession:
         try:
             proc = PtyProcess.spawn(
                 list(argv), cwd=cwd, env=environment, dimensions=(height, width),
-                preexec_fn=_prepare_child if confine is None else lambda: _prepare_child(confine),
+                preexec_fn=_prepare_child if confine is None else lambda: _prepare_child(confine), pass_fds=pass_fds,
             )  # fmt: skip
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"cannot start {argv[0]!r}: {exc}") from None

@@ -29,6 +29,7 @@ class Prepared:
     scenario: Scenario | None = None
     schedule: Schedule | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    text: str | None = None  # the unsaved text it was prepared from (None: the file at ``path``)
 
     @property
     def ok(self) -> bool:
@@ -54,13 +55,13 @@ def prepare(
     try:
         scenario = load_scenario(path, defines=defines, reporter=reporter, text=text)
     except ScenarioError as exc:
-        return Prepared(path, diagnostics=everything_found(reporter, exc))
+        return Prepared(path, diagnostics=everything_found(reporter, exc), text=text)
     except OSError as exc:
         return Prepared(
             path, diagnostics=[Diagnostic(Pos(str(path), 1, 1), f"cannot read: {exc.strerror or exc}")]
         )
     check_cannot_pass(scenario, reporter)
-    prepared = Prepared(path, scenario, diagnostics=list(reporter.diagnostics))
+    prepared = Prepared(path, scenario, diagnostics=list(reporter.diagnostics), text=text)
     if any(d.severity == Severity.ERROR for d in prepared.diagnostics):
         return prepared  # strict: a doubtful finding stops the file, as an unknown key does
     try:
