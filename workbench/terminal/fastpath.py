@@ -58,11 +58,13 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     full = top == 0 and bottom == lines - 1 and vt._primary is None and bool(history.maxlen)
     zwj: bool = vt._after_zwj
     wide: bool = vt._wide  # a cell may be half of a wide character: what text overwrites must not cut one
-    bulk = fast and not zwj  # text may go in as a run (after a ZWJ the next character may join the cell)
+    # Text may go in as a run up to this column (none after a ZWJ: the next character may join the cell).
+    room = cols if fast and not zwj else -1
     cup: dict[str, tuple[int, int]] = vt._cup
     # Every style in rs from this column on is DEFAULT (known for a row the scroll below made), so text in
     # the default style needs no style written: most of a log's or a listing's lines.
     clean = cols
+    default = DEFAULT
     sgr: str
     s: str
     c: str
@@ -76,7 +78,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                     attr = attr.after(sgr)
             n = len(s)
             e = x + n
-            if e <= cols and bulk and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
+            if e <= room and (s.isascii() or NARROW_RUN.fullmatch(s) is not None):
                 if wide:
                     if x and rc[x] == "":
                         rc[x - 1] = " "
@@ -84,13 +86,13 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                         rc[e] = " "
                 if n == 1:  # a lone character (much of highlighted code's punctuation): no lists to build
                     rc[x] = s
-                    if attr is not DEFAULT or x < clean:
+                    if attr is not default or x < clean:
                         rs[x] = attr
                         if e > clean:
                             clean = e
                 else:
                     rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
-                    if attr is not DEFAULT or x < clean:
+                    if attr is not default or x < clean:
                         rs[x:e] = [attr] * n
                         if e > clean:
                             clean = e
@@ -99,7 +101,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                 cursor.x, cursor.y, cursor.attrs = x, y, attr
                 vt.draw(s)
                 x, y, zwj, wide = cursor.x, cursor.y, vt._after_zwj, vt._wide
-                bulk = fast and not zwj
+                room = cols if fast and not zwj else -1
                 rc, rs = rows[y], style_rows[y]
                 clean = cols
             if not c:
