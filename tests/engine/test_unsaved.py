@@ -44,3 +44,29 @@ def test_the_fixture_keeps_a_scenario_written_in_a_test_in_memory(tmp_path: Path
     assert _scenario_source(SCENARIO, tmp_path, 1) == (tmp_path / "scenario-1.yaml", SCENARIO)
     assert _scenario_source({"name": "m"}, tmp_path, 2) == (tmp_path / "scenario-2.json", '{"name": "m"}')
     assert list(tmp_path.iterdir()) == []
+
+
+def test_run_reads_and_compiles_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`workbench run` loads a file once for the batch; the run takes it from there, and the forked mock
+    agent plays it without loading it again (a load in the agent would fail the run here)."""
+    from workbench.agent import mock_agent
+    from workbench.cli import main
+    from workbench.timeline import prepare as preparing
+
+    loads: list[Path] = []
+    load = preparing.load_scenario
+
+    def counted(path: Path, **kwargs: object) -> object:
+        loads.append(path)
+        return load(path, **kwargs)  # type: ignore[arg-type]
+
+    def refused(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the mock agent loaded the scenario again")
+
+    monkeypatch.setattr(preparing, "load_scenario", counted)
+    monkeypatch.setattr(mock_agent, "load_scenario", refused)
+    monkeypatch.delenv("WORKBENCH_NO_FORK", raising=False)
+    path = tmp_path / "once.yaml"
+    path.write_text(SCENARIO, encoding="utf-8")
+    code = main(["run", str(path), "--out", str(tmp_path / "runs"), "--goldens", str(tmp_path / "goldens")])
+    assert code == 0 and loads == [path]
