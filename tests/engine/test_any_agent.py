@@ -144,10 +144,11 @@ def test_the_first_input_waits_until_the_program_asks_for_input(tmp_path: Path) 
 
 
 def test_a_program_that_never_asks_for_input_ends_the_run_with_its_screen(tmp_path: Path) -> None:
-    program = write(tmp_path, "busy.py", "import time\nprint('busy forever', flush=True)\ntime.sleep(600)\n")
-    command = json.dumps([sys.executable, str(program)])
+    # a shell prints at once (a Python program took over 3 s to print under a load of 8); the run's timeout is
+    # the only way it ends, so it is long enough for a loaded machine to set up the workspace and start sh
+    command = json.dumps(["sh", "-c", "echo busy forever; exec sleep 600"])
     scenario = write(tmp_path, "busy.yaml", TYPED.format(command=command))
-    done = run_real_agent(tmp_path, scenario, timeout="3")
+    done = run_real_agent(tmp_path, scenario, timeout="8")
     assert done.returncode == 1
     (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
     message = entry["failures"][0]["message"]
