@@ -19,7 +19,10 @@ quiet), and the probe's slowest time. Targets: no 500, no traceback, memory back
 start, every probe under 1 s. The baseline is the last probe of a 3 s warm-up on an almost idle server,
 in the same run.
 
-Run: nice python benchmarks/soak.py [--seconds 300] [--streams 300] [--slow 2000]
+The load runs at ``nice`` 10 in a process of its own; the servers and probes at the caller's priority
+(do not run the script under ``nice``: a niced server on a shared machine waits for the CPU).
+
+Run: python benchmarks/soak.py [--seconds 300] [--streams 300] [--slow 2000]
 """
 
 from __future__ import annotations
@@ -29,13 +32,14 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
+import os
 import random
 import resource
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import httpx
@@ -188,15 +192,29 @@ async def load(targets: dict[str, str], tallies: dict[str, Tally], seconds: floa
     await asyncio.gather(*tasks)
 
 
+def load_process(targets: dict[str, str], seconds: float, streams: int, slow: int, out: Path) -> None:
+    """The load, from a process of its own at a lower priority (``nice`` 10) than the servers and the
+    probes: on a shared machine a niced server waited for the CPU behind other programs for seconds,
+    which the probe then measured as the server's. Writes each server's tally (JSON) to ``out``."""
+    os.nice(10)
+    tallies = {kind: Tally(kind) for kind in targets}
+    asyncio.run(load(targets, tallies, seconds, streams, slow))
+    out.write_text(json.dumps({kind: asdict(tally) for kind, tally in tallies.items()}))
+
+
 def soak(targets: dict[str, str], seconds: float, streams: int, slow: int, work: Path) -> dict[str, Tally]:
     """The load for ``seconds``, with a probe process per server; each server's tally."""
-    tallies = {kind: Tally(kind) for kind in targets}
     context = multiprocessing.get_context("spawn")
     probes = {kind: context.Process(target=probe_process, args=(kind, url, seconds, work / f"{kind}.probe"))
               for kind, url in targets.items()}  # fmt: skip
     for process in probes.values():
         process.start()
-    asyncio.run(load(targets, tallies, seconds, streams, slow))
+    loader = context.Process(target=load_process, args=(targets, seconds, streams, slow, work / "load.json"))
+    loader.start()
+    loader.join()
+    tallies = {kind: Tally(**fields) for kind, fields in json.loads((work / "load.json").read_text()).items()}
+    for tally in tallies.values():
+        tally.statuses = {int(code): n for code, n in tally.statuses.items()}  # JSON keys are strings
     for kind, process in probes.items():
         process.join(60)
         read_probes(work / f"{kind}.probe", tallies[kind])

@@ -14,8 +14,9 @@ runner here:
   ``header_timeout`` seconds after the connection opened (for its first
   request) or after the request's first byte (for later ones);
 * keeps at most ``max_connections`` open: when a new one would pass the limit,
-  the connection idle longest between requests is reclaimed first, then the one
-  whose head has been arriving longest; only when every connection is busy
+  the connections idle longest between requests are reclaimed first (a few more
+  than needed, so a burst of new connections is not a scan of all of them each),
+  then those whose head has been arriving longest; only when every connection is busy
   with a request is the new one refused (closed at once). Hundreds of idle or
   slow sockets thus never lock a real client out;
 * closes keep-alive connections idle for ``idle_timeout`` seconds.
@@ -35,6 +36,7 @@ aiohttp that renames them fails loudly rather than letting slow clients through.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import json
 import logging
 from collections.abc import Callable
@@ -50,6 +52,8 @@ HEADER_TIMEOUT_S = 5.0
 BODY_TIMEOUT_S = 30.0
 IDLE_TIMEOUT_S = 75.0  # nginx's keepalive_timeout
 MAX_CONNECTIONS = 512
+RECLAIM_AHEAD = 16
+"""At the limit, ``max_connections // RECLAIM_AHEAD`` more slots than needed are reclaimed at once (32 of 512)."""
 BACKLOG = 2048
 """Connections the kernel queues before the server accepts them (aiohttp's 128 overflowed under 2,000
 reconnecting slow clients: a new client's SYN was dropped and retried after 1 s, then 3 s)."""
@@ -162,8 +166,11 @@ class _Handler(RequestHandler):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         manager = self._manager
         if manager is not None:
-            live = [h for h in manager.connections if not h._force_close]
-            if len(live) >= self.max_connections and not _reclaim(live):
+            live = manager.connections  # under the limit, nothing to count (a burst of connections is cheap)
+            if len(live) >= self.max_connections:
+                live = [h for h in live if not h._force_close]
+            over = len(live) - self.max_connections + 1
+            if over > 0 and not _reclaim(live, over + self.max_connections // RECLAIM_AHEAD):
                 self._manager = None  # not counted, nothing to clean up
                 log.info("%s: connection refused, %d busy already", self.server_name, len(live))
                 transport.close()
@@ -232,12 +239,14 @@ class _Handler(RequestHandler):
         return response
 
 
-def _reclaim(live: list[RequestHandler]) -> bool:
-    """Close one connection that holds a slot without using it; False when every one is busy.
+def _reclaim(live: list[RequestHandler], count: int) -> bool:
+    """Close up to ``count`` connections that hold a slot without using them; False when every one is busy.
 
-    An idle keep-alive connection goes first (the one idle longest), then the one whose
-    request head has been arriving longest (a client that connected and sent nothing, or
-    sends a byte at a time)."""
+    Idle keep-alive connections go first (those idle longest), then those whose request head has
+    been arriving longest (a client that connected and sent nothing, or sends a byte at a time).
+    The caller asks for a few more than it needs (:data:`RECLAIM_AHEAD`): each call looks at every
+    connection, and when 2,000 slow clients reconnect at once, doing that once per new connection
+    kept the event loop (and a real client queued behind them) waiting for seconds."""
     idle: list[tuple[int, float, _Handler]] = []
     for handler in live:
         if isinstance(handler, _Handler) and handler._between_requests():
@@ -246,9 +255,10 @@ def _reclaim(live: list[RequestHandler]) -> bool:
             idle.append((int(arriving), since, handler))
     if not idle:
         return False
-    *_, victim = min(idle, key=lambda entry: entry[:2])
-    log.debug("%s: reclaimed an idle connection for a new one", victim.server_name)
-    victim.force_close()
+    victims = heapq.nsmallest(count, idle, key=lambda entry: entry[:2])
+    log.debug("%s: reclaimed %d idle connections for new ones", victims[0][2].server_name, len(victims))
+    for *_, victim in victims:
+        victim.force_close()
     return True
 
 

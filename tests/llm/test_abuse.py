@@ -210,6 +210,38 @@ def test_idle_and_slow_connections_cannot_lock_a_client_out(
             sock.close()
 
 
+def test_a_burst_of_connections_at_the_limit_is_not_a_scan_of_every_connection_each(
+    tmp_path: Path, serve: Callable[..., Running], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each reclaim looks at every connection; 2,000 slow clients that reconnect at once did that once per
+    new connection, and a normal request queued behind them waited seconds (the soak's 3.6 s). Reclaiming a
+    few more than needed makes 88 connections past the limit a handful of scans."""
+    from workbench import httpguard
+
+    scans: list[int] = []
+    reclaim = httpguard._reclaim
+
+    def counted(live: list[Any], count: int) -> bool:
+        scans.append(count)
+        return reclaim(live, count)
+
+    monkeypatch.setattr(httpguard, "_reclaim", counted)
+    srv = serve(load(tmp_path, ONE))
+    host, port = srv.url.removeprefix("http://").split(":")
+    held = []
+    try:
+        for _ in range(600):
+            held.append(socket.create_connection((host, int(port)), timeout=30))
+        wait_until(lambda: srv.server._runner.open_connections() <= 512 and sum(scans) >= 88)  # type: ignore[union-attr]
+        assert len(scans) <= 88 // 32 + 2, scans
+        reply = httpx.post(srv.url + "/v1/messages", headers={"Connection": "close"}, timeout=30,
+                           json={"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]})  # fmt: skip
+        assert reply.status_code in (200, 400), reply.text
+    finally:
+        for sock in held:
+            sock.close()
+
+
 def test_a_connection_that_never_sends_is_closed_after_the_header_timeout(srv: Running) -> None:
     host, port = srv.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as sock:
