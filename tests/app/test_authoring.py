@@ -219,6 +219,35 @@ def test_recording_round_trip_replays_green_in_ci(work: Path) -> None:
     assert result.status == "passed", (result.failures, path.read_text())
 
 
+def test_steps_recorded_after_a_step_with_entries_go_into_the_step_list(work: Path) -> None:
+    """After a `userInputs` step (its entries are indented deeper than the steps), the recorded steps are
+    steps of the timeline after it, not entries of it: the file still loads and replays green."""
+    path = work / "scenarios" / "recorded-repl.yaml"
+    path.write_text(
+        REPL.replace(
+            "  - advanceMs: 300\n", '  - userInputs:\n      - [0, "1+1<Enter>"]\n  - advanceMs: 300\n'
+        )
+    )
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: 0 in main.records, what="step 1")
+            await pilot.press("alt+r")
+            await wait_until(pilot, lambda: main.recorder is not None, what="recording")
+            await record_answer_stop_and_save(pilot, main)
+
+    run(body)
+    lines = path.read_text().splitlines()
+    assert [line for line in lines if "userInputs" in line] == ["  - userInputs:", "  - userInputs:"], lines
+    options = RunOptions(ci=True, goldens_dir=work / "goldens", out_dir=work / "ci-runs")
+    result = asyncio.run(run_scenario(path, options))
+    assert result.status == "passed", (result.failures, lines)
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_recording_starts_from_a_finished_run(work: Path, size: tuple[int, int]) -> None:
     """After a run has ended, alt+r starts a fresh run held after its first step and records from there

@@ -923,7 +923,7 @@ class MainScreen(Screen[None]):
         self._record_pending = False
         marks = self.timeline.marks
         if self.records:  # what is typed now happens after the newest step: the steps go after it
-            self.editor.move_to_block_end(marks[self.session.newest].line - 1)
+            self.editor.move_to_block_end(self.editor.step_start(marks[self.session.newest].line - 1))
         elif marks and marks[0].line > 1:  # before the first step: right after the line above it
             row = marks[0].line - 2
             self.editor.move_cursor((row, len(self.editor.document.get_line(row))))

@@ -171,12 +171,30 @@ class ScenarioEditor(TextArea):
         await super()._on_key(event)
 
     def step_indent(self, row: int) -> int:
-        """The indentation of the step list around ``row`` (the nearest ``- `` item at or above it)."""
+        """The indentation of the step list around ``row``: that of the first item under the nearest
+        ``timeline:`` at or above it (a step's own entries, ``- [0, "keys"]``, are indented deeper), else of
+        the nearest ``- `` item at or above it."""
+        lines = self.document.lines
+        row = min(row, len(lines) - 1)
+        for r in range(row, -1, -1):
+            if lines[r].strip() in ("timeline:", "- timeline:"):
+                for line in lines[r + 1 : row + 1]:
+                    if line.lstrip().startswith("- "):
+                        return len(line) - len(line.lstrip())
+                break
+        for r in range(row, -1, -1):
+            if lines[r].lstrip().startswith("- "):
+                return len(lines[r]) - len(lines[r].lstrip())
+        return 2
+
+    def step_start(self, row: int) -> int:
+        """The row of the step whose block holds ``row`` (its ``- `` line at the step list's indentation)."""
+        indent = self.step_indent(row)
         for r in range(min(row, self.document.line_count - 1), -1, -1):
             line = self.document.get_line(r)
-            if line.lstrip().startswith("- "):
-                return len(line) - len(line.lstrip())
-        return 2
+            if line.lstrip().startswith("- ") and len(line) - len(line.lstrip()) == indent:
+                return r
+        return row
 
     def move_to_block_end(self, row: int) -> None:
         """Put the cursor at the end of the YAML block that starts at ``row`` (a step and its children)."""
