@@ -128,3 +128,24 @@ def test_the_rest_server_uses_the_shared_guard() -> None:
             await server.stop()
 
     assert asyncio.run(kind()) is GuardedRunner
+
+
+def test_finished_sessions_beyond_the_limit_are_let_go_oldest_first() -> None:
+    """A client that creates sessions for hours (the soak: 2,600 a minute) grew the server's memory and every
+    listing without bound; past MAX_SESSIONS the oldest finished sessions go, live ones always stay."""
+    from workbench.rest.server import MAX_SESSIONS
+
+    async def fill() -> RestServer:
+        server = RestServer()
+        live = server.add(RestSession("live", "s", "p", 80, 24))
+        for n in range(MAX_SESSIONS + 200):
+            session = RestSession(f"done-{n}", "s", "p", 80, 24)
+            session.close()
+            server.add(session)
+        assert live.id in server.sessions
+        return server
+
+    server = asyncio.run(fill())
+    assert len(server.sessions) == MAX_SESSIONS
+    assert "done-0" not in server.sessions and f"done-{MAX_SESSIONS + 199}" in server.sessions
+    assert list(server.sessions)[:2] == ["live", "done-201"]

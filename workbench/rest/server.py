@@ -48,6 +48,10 @@ Creator = Callable[[Mapping[str, Any]], RestSession]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
+MAX_SESSIONS = 1000
+"""How many sessions the server keeps; beyond it the oldest finished ones go (live ones always stay)."""
+
+
 class RestServer:
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, keepalive_s: float = KEEPALIVE_S,
                  creator: Creator | None = None, limits: Limits = DEFAULT_LIMITS) -> None:  # fmt: skip
@@ -61,7 +65,14 @@ class RestServer:
         self.base_url = ""
 
     def add(self, session: RestSession) -> RestSession:
+        """Keep ``session``; past :data:`MAX_SESSIONS`, the oldest finished ones are let go (a client creating
+        sessions for hours grew the server's memory, and every listing, without bound)."""
         self.sessions[session.id] = session
+        if len(self.sessions) > MAX_SESSIONS:
+            for sid in [sid for sid, kept in self.sessions.items() if kept.finished][
+                : len(self.sessions) - MAX_SESSIONS
+            ]:
+                del self.sessions[sid]
         return session
 
     async def start(self) -> str:
