@@ -273,3 +273,27 @@ def test_a_long_scenario_is_highlighted_around_the_view_as_it_scrolls(work: Path
             assert editor._highlights[last] and any("comment" in h[2] for h in editor._highlights[last])
 
     run(body)
+
+
+def test_a_long_diagnostic_wraps_in_the_list_and_keeps_its_did_you_mean(work: Path) -> None:
+    """At 120x40 the list is the editor's width: a message longer than that wraps, never ends in an ellipsis."""
+    path = work / "scenarios" / "hello-agent.yaml"
+    path.write_text(path.read_text().replace("name: hello-agent", "nme: hello-agent"))
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            diagnostics = main.query_one("#diagnostics")
+            message = next(d.message for d in main.validation.diagnostics if "nme" in d.message)
+            assert (
+                "did you mean `name`" in message
+                and len(f"▲ 3:1 {message}") > diagnostics.content_region.width
+            )
+            shown = " ".join(
+                diagnostics.render_line(y).text.strip() for y in range(diagnostics.content_region.height)
+            )
+            assert "…" not in shown and "did you mean `name`" in " ".join(shown.split()), shown
+
+    run(body)

@@ -475,14 +475,12 @@ def plural(count: int, word: str) -> str:
 class DiagnosticsList(OptionList):
     """The validator's messages for the buffer; choosing one jumps the editor there.
 
-    It takes one row per message (up to five) and none when there are none: "no problems"
-    is said in its title, not in seven empty rows.
+    It takes the rows its messages need (up to five, wrapped, then it scrolls) and none when there
+    are none: "no problems" is said in its title, not in seven empty rows.
     """
 
     DEFAULT_CSS = """
     DiagnosticsList {
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
         height: auto;
         max-height: 7;
         border: round $foreground 30%;
@@ -513,7 +511,7 @@ class DiagnosticsList(OptionList):
         self.clear_options()
         self.set_class(not self.diagnostics, "-empty")
         for i, d in enumerate(self.diagnostics):
-            text = Text(no_wrap=True, overflow="ellipsis")
+            text = Text()  # wrapped: a did-you-mean at the end of a long message is never cut off
             error = d.severity == Severity.ERROR
             text.append("✗ " if error else "▲ ", style="bold red" if error else "yellow")
             text.append(f"{d.pos.line}:{d.pos.col} ", style="bold")
