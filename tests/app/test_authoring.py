@@ -191,6 +191,13 @@ async def record_answer_stop_and_save(pilot: Any, main: Any) -> None:
     await pilot.pause(0.1)
 
 
+def assert_replays_green_in_ci(path: Path, work: Path) -> None:
+    """`run --ci` of the recorded file passes, with the goldens the recording wrote."""
+    options = RunOptions(ci=True, goldens_dir=work / "goldens", out_dir=work / "ci-runs")
+    result = asyncio.run(run_scenario(path, options))
+    assert result.status == "passed", (result.failures, path.read_text())
+
+
 def test_recording_round_trip_replays_green_in_ci(work: Path) -> None:
     """Record keys into a Python REPL, with a screenshot; save; `run --ci` passes with the golden recorded."""
     path = work / "scenarios" / "recorded-repl.yaml"
@@ -214,9 +221,7 @@ def test_recording_round_trip_replays_green_in_ci(work: Path) -> None:
     golden = work / "goldens" / "recorded-repl" / "60x12" / "recorded-1.golden"
     assert golden.is_file() and "42" in golden.read_text()
     assert "- screenshot: recorded-1" in path.read_text(), path.read_text()
-    options = RunOptions(ci=True, goldens_dir=work / "goldens", out_dir=work / "ci-runs")
-    result = asyncio.run(run_scenario(path, options))
-    assert result.status == "passed", (result.failures, path.read_text())
+    assert_replays_green_in_ci(path, work)
 
 
 def test_steps_recorded_after_a_step_with_entries_go_into_the_step_list(work: Path) -> None:
@@ -243,9 +248,7 @@ def test_steps_recorded_after_a_step_with_entries_go_into_the_step_list(work: Pa
     run(body)
     lines = path.read_text().splitlines()
     assert [line for line in lines if "userInputs" in line] == ["  - userInputs:", "  - userInputs:"], lines
-    options = RunOptions(ci=True, goldens_dir=work / "goldens", out_dir=work / "ci-runs")
-    result = asyncio.run(run_scenario(path, options))
-    assert result.status == "passed", (result.failures, lines)
+    assert_replays_green_in_ci(path, work)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -274,9 +277,7 @@ def test_recording_starts_from_a_finished_run(work: Path, size: tuple[int, int])
     run(body)
     text = path.read_text()
     assert text.index("advanceMs: 300") < text.index("userInputs") < text.index("advanceMs: 100"), text
-    options = RunOptions(ci=True, goldens_dir=work / "goldens", out_dir=work / "ci-runs")
-    result = asyncio.run(run_scenario(path, options))
-    assert result.status == "passed", (result.failures, text)
+    assert_replays_green_in_ci(path, work)
 
 
 def test_recorder_delays_and_screenshots() -> None:
