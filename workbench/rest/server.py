@@ -48,7 +48,7 @@ Creator = Callable[[Mapping[str, Any]], RestSession]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-MAX_SESSIONS = 1000
+MAX_SESSIONS = 256
 """How many sessions the server keeps; beyond it the oldest finished ones go (live ones always stay)."""
 
 
