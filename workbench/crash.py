@@ -14,8 +14,13 @@ import traceback
 
 
 def write_crash_report(exc: BaseException) -> str:
-    """Write ``exc``'s traceback to a temp file; return its path."""
-    fd, path = tempfile.mkstemp(prefix="workbench-crash-", suffix=".txt")
+    """Write ``exc``'s traceback to a file; return its path. The file goes to ``$WORKBENCH_CRASH_DIR`` when
+    the engine set it (a program it confined: its ``TMPDIR`` goes with the run), else the temp folder."""
+    from workbench.names import Env
+
+    fd, path = tempfile.mkstemp(
+        prefix="workbench-crash-", suffix=".txt", dir=os.environ.get(Env.CRASH_DIR) or None
+    )
     with os.fdopen(fd, "w") as f:
         traceback.print_exception(exc, file=f)
     return path

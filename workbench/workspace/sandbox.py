@@ -183,18 +183,28 @@ class ProgramSandbox:
     """The confinement of one run's program under test, and its private scratch folder (its ``TMPDIR``).
 
     The program may write its workspace, the run's HOME (``RUN_DIR/home``: a real agent's settings and
-    caches), the scratch folder, ``/dev`` (its terminal; a private ``/dev/shm`` under bubblewrap) and the
-    agent's stderr log when its preset keeps one; it reads the whole system and reaches the network, so
-    it still talks to the run's servers on 127.0.0.1. Call :meth:`remove` when the program has ended."""
+    caches), the scratch folder, ``/dev`` (its terminal; a private ``/dev/shm`` under bubblewrap), the
+    agent's stderr log when its preset keeps one, and ``RUN_DIR/crashes`` (``$WORKBENCH_CRASH_DIR``: our
+    mock agent's crash reports outlive the scratch folder); it reads the whole system and reaches the
+    network, so it still talks to the run's servers on 127.0.0.1. Call :meth:`remove` when the program has
+    ended."""
 
     def __init__(self, workspace: Path, run_dir: Path, env: dict[str, str]) -> None:
         from workbench import tempfolders
         from workbench.names import Env
 
         self.scratch = tempfolders.make("tmp")
-        self.env = {**env, "TMPDIR": str(self.scratch)}
+        self.crashes = (run_dir / "crashes").resolve()
+        self.crashes.mkdir(parents=True, exist_ok=True)
+        self.env = {**env, "TMPDIR": str(self.scratch), Env.CRASH_DIR: str(self.crashes)}
         # absolute: the child confines itself in the workspace, not in this process's folder
-        writable = [workspace.resolve(), (run_dir / "home").resolve(), self.scratch, Path("/dev")]
+        writable = [
+            workspace.resolve(),
+            (run_dir / "home").resolve(),
+            self.scratch,
+            self.crashes,
+            Path("/dev"),
+        ]
         log = env.get(Env.AGENT_LOG)
         if log:
             Path(log).touch()  # a file is bound writable (bubblewrap) or given a rule (Landlock) if it exists
@@ -203,3 +213,5 @@ class ProgramSandbox:
 
     def remove(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self.crashes.rmdir()  # kept only when a crash report is in it
