@@ -156,3 +156,21 @@ def test_accept_all_asks_once_and_writes_every_mismatched_or_missing_golden(work
             assert "second" in (goldens / "two.golden").read_text()
 
     run(body)
+
+
+@pytest.mark.parametrize("sidecar", ["[1, 2]", "42", '"rows"', '{"rows": [], "cursor": [3, 4]}', "{"])
+def test_a_sidecar_that_is_not_an_object_gives_the_screenshot_without_colours(
+    tmp_path: Path, sidecar: str
+) -> None:
+    """A style sidecar edited by hand (a list, a number, a cursor that is not an object) never crashes accept."""
+    from workbench.app.model import ShotPair, actual_shot
+
+    actual_path = tmp_path / "done.actual"
+    actual_path.write_text("hello".ljust(10) + "\n" + " " * 10, encoding="utf-8")
+    (tmp_path / "done.style.json").write_text(sidecar, encoding="utf-8")
+    pair = ShotPair(
+        "done", tmp_path / "done.golden", actual_path, None, actual_path.read_text(encoding="utf-8")
+    )
+    shot = actual_shot(pair, 10, 2)
+    assert shot.rows[0].rstrip() == "hello"
+    assert shot.width == 10 and shot.height == 2

@@ -181,12 +181,16 @@ def actual_shot(pair: ShotPair, width: int, height: int) -> Shot:
     shot = Shot.from_text(pair.actual, width, height)
     sidecar = pair.actual_path.with_name(pair.label + ".style.json")
     try:
-        data: dict[str, Any] = json.loads(sidecar.read_text(encoding="utf-8"))
+        data = json.loads(sidecar.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return shot
+    if not isinstance(data, dict):  # a sidecar edited by hand or cut short: the text alone, never a crash
         return shot
     try:
         styles = runs_from_json(data.get("rows"))
         cursor_data = data.get("cursor") or {}
+        if not isinstance(cursor_data, dict):
+            return shot
         cursor = (int(cursor_data.get("row", 0)), int(cursor_data.get("col", 0)))
     except (KeyError, TypeError, ValueError):
         return shot
