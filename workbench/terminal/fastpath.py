@@ -37,7 +37,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
 
     Returns True after such a token (call again to go on), False when ``tokens`` is used up.
     """
-    rows: list[list[str]] = vt._chars
+    rows: list[str | list[str]] = vt._chars
     style_rows: list[list[Style]] = vt._styles
     cursor = vt.cursor
     x: int = cursor.x
@@ -45,7 +45,8 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     attr: Style = cursor.attrs
     cols: int = vt.columns
     lines: int = vt.lines
-    rc: list[str] = rows[y]
+    rc: Any = rows[y]  # a str while each cell is one narrow character, else a list (see .rows)
+    flat: bool = isinstance(rc, str)
     rs: list[Style] = style_rows[y]
     mode: set[int] = vt.mode
     fast = _IRM not in mode and not vt.charset and vt.g0_charset is LAT1_MAP
@@ -56,6 +57,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     bottom: int = lines - 1 if margins is None else margins[1]
     history = vt.history
     full = top == 0 and bottom == lines - 1 and vt._primary is None and bool(history.maxlen)
+    blank = " " * cols
     zwj: bool = vt._after_zwj
     wide: bool = vt._wide  # a cell may be half of a wide character: what text overwrites must not cut one
     # Text may go in as a run up to this column (none after a ZWJ: the next character may join the cell).
@@ -84,7 +86,16 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                         rc[x - 1] = " "
                     if e < cols and rc[e] == "":
                         rc[e] = " "
-                if n == 1:  # a lone character (much of highlighted code's punctuation): no lists to build
+                if flat and n > 1:  # the row as a str: sliced and joined in C (it has no wide characters)
+                    rc = rows[y] = rc[:x] + s + rc[e:]
+                    if attr is not default or x < clean:
+                        rs[x:e] = [attr] * n
+                        if e > clean:
+                            clean = e
+                elif n == 1:  # a lone character (much of highlighted code's punctuation): no lists to build
+                    if flat:  # one item of a list is cheaper to set than a str to rebuild, from the second on
+                        rc = rows[y] = [*rc]
+                        flat = False
                     rc[x] = s
                     if attr is not default or x < clean:
                         rs[x] = attr
@@ -103,6 +114,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                 x, y, zwj, wide = cursor.x, cursor.y, vt._after_zwj, vt._wide
                 room = cols if fast and not zwj else -1
                 rc, rs = rows[y], style_rows[y]
+                flat = isinstance(rc, str)
                 clean = cols
             if not c:
                 continue
@@ -130,6 +142,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                 if at is not None:
                     y, x = at
                     rc, rs = rows[y], style_rows[y]
+                    flat = isinstance(rc, str)
                     clean = cols
                     continue
             # Any other sequence: it may change anything, so the locals are loaded again after it.
@@ -148,7 +161,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
             if y == bottom:
                 if full:  # the whole screen scrolls: the top row goes to the scrollback
                     history.append((rows.pop(0), style_rows.pop(0)))
-                    rows.append([" "] * cols)
+                    rows.append(blank)
                     style_rows.append([DEFAULT] * cols)
                 else:
                     vt._scroll_up(top, bottom, 1)
@@ -158,6 +171,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                     y += 1
                 clean = cols
             rc, rs = rows[y], style_rows[y]
+            flat = isinstance(rc, str)
         elif c == "\r":
             x = 0
         elif c == "\x08":

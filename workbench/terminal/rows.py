@@ -1,11 +1,22 @@
 """The row storage of the screen and every edit of it: scrolling, erasing, inserting, resizing.
 
-Each row is two parallel lists: its cells (a character, a character with what
-joined it, or ``""`` for the second column of a wide character) and their
-:class:`~.style.Style` objects. Lists make the frequent edits cheap: a run of
-text is a slice assignment, a scroll is a ``pop`` and an ``insert`` of one
-row, and the whole-screen scroll hands the row that leaves the top to the
-bounded scrollback without copying it.
+Each row is its cells and their :class:`~.style.Style` objects, side by side.
+The cells are stored in one of two forms (:data:`Cells`):
+
+* a ``str`` of exactly ``columns`` characters while every cell holds one
+  character of one column (most rows: a log's, a listing's, a TUI's): a blank
+  row is one shared string, so a scroll allocates nothing, and a run of text
+  is written by slicing and joining (``row[:x] + text + row[e:]``), which
+  copies bytes in C instead of building a list of one-character strings;
+* a list of cells (a character, a character with what joined it, or ``""``
+  for the second column of a wide character) once an edit needs one
+  (:meth:`RowStore._cells`): wide and joining characters, inserting and
+  deleting characters.
+
+Readers get lists (:attr:`~.vt.Terminal.rows`) or text, never the stored form.
+Style rows are lists: a run of text is a slice assignment. A scroll is a
+``pop`` and an ``insert`` of one row, and the whole-screen scroll hands the row
+that leaves the top to the bounded scrollback without copying it.
 
 These methods replace pyte's versions of the same names (pyte keeps its rows in
 dicts of ``Char``) with the same semantics, except where noted in
@@ -26,6 +37,9 @@ from .style import DEFAULT, Style, make_style
 from .width import char_width
 
 Row = list[str]
+"""A row's cells as readers get them."""
+Cells = str | list[str]
+"""A row's cells as stored: a ``str`` while each cell is one character of one column, else the list."""
 StyleRow = list[Style]
 
 
@@ -39,14 +53,21 @@ class RowStore:
     mode: set[int]
     tabstops: set[int]
     dirty: set[int]
-    history: deque[tuple[Row, StyleRow]]
-    _chars: list[Row]
+    history: deque[tuple[Cells, StyleRow]]
+    _chars: list[Cells]
     _styles: list[StyleRow]
-    _primary: tuple[list[Row], list[StyleRow]] | None
+    _primary: tuple[list[Cells], list[StyleRow]] | None
     _cup: dict[str, tuple[int, int]]
 
-    def _blank_rows(self, n: int) -> list[Row]:
-        return [[" "] * self.columns for _ in range(n)]
+    def _blank_rows(self, n: int) -> list[Cells]:
+        return [" " * self.columns] * n  # one string, shared: a str row is never changed in place
+
+    def _cells(self, y: int) -> Row:
+        """Row ``y``'s cells as a list, to edit in place (a row stored as a str becomes a list)."""
+        rc = self._chars[y]
+        if isinstance(rc, str):
+            rc = self._chars[y] = [*rc]
+        return rc
 
     def _erase_style(self) -> Style:
         """Erased cells keep only the current background colour (background colour erase)."""
@@ -68,6 +89,7 @@ class RowStore:
     def _scroll_up(self, top: int, bottom: int, count: int, to_history: bool = True) -> None:
         """Lines from ``top`` move up ``count``; blank lines appear at ``bottom``; the whole screen feeds history."""
         rows, styles, cols = self._chars, self._styles, self.columns
+        blank = " " * cols
         keep = (
             to_history
             and top == 0
@@ -79,15 +101,16 @@ class RowStore:
             c, s = rows.pop(top), styles.pop(top)
             if keep:
                 self.history.append((c, s))
-            rows.insert(bottom, [" "] * cols)
+            rows.insert(bottom, blank)
             styles.insert(bottom, [DEFAULT] * cols)
 
     def _scroll_down(self, top: int, bottom: int, count: int) -> None:
         rows, styles, cols = self._chars, self._styles, self.columns
+        blank = " " * cols
         for _ in range(min(count, bottom - top + 1)):
             rows.pop(bottom)
             styles.pop(bottom)
-            rows.insert(top, [" "] * cols)
+            rows.insert(top, blank)
             styles.insert(top, [DEFAULT] * cols)
 
     def _region(self) -> tuple[int, int]:
@@ -157,7 +180,7 @@ class RowStore:
         """ICH: blanks at the cursor push the rest of the row right."""
         x, cols = self._x(), self.columns
         n = min(count or 1, cols - x)
-        rc, rs = self._chars[self.cursor.y], self._styles[self.cursor.y]
+        rc, rs = self._cells(self.cursor.y), self._styles[self.cursor.y]
         if rc[x] == "" and x:
             rc[x - 1] = rc[x] = " "
         rc[x:x] = [" "] * n
@@ -169,7 +192,7 @@ class RowStore:
         """DCH: the rest of the row moves left over the deleted cells."""
         x, cols = self._x(), self.columns
         n = min(count or 1, cols - x)
-        rc, rs = self._chars[self.cursor.y], self._styles[self.cursor.y]
+        rc, rs = self._cells(self.cursor.y), self._styles[self.cursor.y]
         del rc[x : x + n], rs[x : x + n]
         rc.extend([" "] * n)
         rs.extend([self._erase_style()] * n)
@@ -183,9 +206,13 @@ class RowStore:
     def _erase(self, y: int, start: int, end: int) -> None:
         if start >= end:
             return
-        rc, rs = self._chars[y], self._styles[y]
-        rc[start:end] = [" "] * (end - start)
+        rs = self._styles[y]
         rs[start:end] = [self._erase_style()] * (end - start)
+        rc = self._chars[y]
+        if isinstance(rc, str):  # no wide character to keep whole
+            self._chars[y] = rc[:start] + " " * (end - start) + rc[end:]
+            return
+        rc[start:end] = [" "] * (end - start)
         self._fix(rc, start)
         self._fix(rc, end)
 
@@ -211,8 +238,9 @@ class RowStore:
         else:
             return
         style = self._erase_style()
+        blank = " " * self.columns
         for row in rows:
-            self._chars[row] = [" "] * self.columns
+            self._chars[row] = blank
             self._styles[row] = [style] * self.columns
         if how in (0, 1):
             self.erase_in_line(how)
@@ -221,7 +249,7 @@ class RowStore:
 
     def alignment_display(self) -> None:
         """DECALN: fill the screen with ``E``."""
-        self._chars = [["E"] * self.columns for _ in range(self.lines)]
+        self._chars = ["E" * self.columns] * self.lines
 
     # ------------------------------------------------------------------ size
 
@@ -246,11 +274,15 @@ class RowStore:
         self.dirty.update(range(lines))
 
     def _resize_rows(
-        self, rows: list[Row], styles: list[StyleRow], lines: int, columns: int, primary: bool
+        self, rows: list[Cells], styles: list[StyleRow], lines: int, columns: int, primary: bool
     ) -> int:
         """Resize one buffer in place; return how many rows left from the top."""
-        for rc, rs in zip(rows, styles, strict=True):
-            if columns < len(rc):
+        for y, (rc, rs) in enumerate(zip(rows, styles, strict=True)):
+            if isinstance(rc, str):
+                rows[y] = rc[:columns].ljust(columns)
+                del rs[columns:]
+                rs.extend([DEFAULT] * (columns - len(rs)))
+            elif columns < len(rc):
                 del rc[columns:], rs[columns:]
                 if is_wide(rc[-1]):
                     rc[-1] = " "
@@ -270,7 +302,7 @@ class RowStore:
                     self.history.append((c, s))
             from_top = excess
         while len(rows) < lines:
-            rows.append([" "] * columns)
+            rows.append(" " * columns)
             styles.append([DEFAULT] * columns)
         return from_top
 

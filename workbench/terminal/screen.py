@@ -51,7 +51,7 @@ class Screen:
 
     def text_rows(self) -> list[str]:
         """Exactly ``height`` rows of ``width`` columns (a wide character's second cell adds nothing)."""
-        return ["".join(row) for row in self.vt.rows]
+        return self.vt.display
 
     def text(self) -> str:
         """The rows joined by newlines, trailing spaces removed: for messages and ``in`` checks."""

@@ -5,9 +5,10 @@ well and cheaply (cursor motion, margins, modes, tab stops, save/restore of the
 cursor, charsets, titles); this class replaces what is slow or wrong in stock
 pyte 0.8.2:
 
-* **storage** (:mod:`.rows`): each row is two lists, cells and
-  :class:`~.style.Style` objects, so a run of text is written with two slice
-  assignments instead of one ``Char`` per character in a dict of dicts;
+* **storage** (:mod:`.rows`): each row is its cells (a ``str`` while each
+  cell is one narrow character, else a list) and a list of
+  :class:`~.style.Style` objects, so a run of text is a slice and a join, or
+  two slice assignments, instead of one ``Char`` per character in a dict of dicts;
 * **parsing**: :meth:`Terminal.feed` cuts an unfinished sequence off the end
   of the read (kept for the next one), splits the rest into tokens with one
   compiled regex (:data:`.parser.FAST`, ``findall``) and hands them to
@@ -58,7 +59,7 @@ from pyte.screens import Cursor, Margins, Savepoint
 
 from . import parser as p
 from .fastpath import feed_tokens
-from .rows import Row, RowStore, StyleRow
+from .rows import Cells, Row, RowStore, StyleRow
 from .style import DEFAULT, Style
 from .width import NARROW_RUN, ZWJ, char_width
 
@@ -104,7 +105,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         self.lines = max(1, lines)
         self.savepoints: list[Savepoint] = []
         self.dirty: set[int] = set()
-        self.history: deque[tuple[Row, StyleRow]] = deque(maxlen=max(0, scrollback))
+        self.history: deque[tuple[Cells, StyleRow]] = deque(maxlen=max(0, scrollback))
         self.on_answer: Callable[[str], None] | None = None
         self.answers: deque[str] = deque(maxlen=_MAX_ANSWERS)
         self.reset()
@@ -113,9 +114,9 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
 
     def reset(self) -> None:
         """RIS: a blank screen, home cursor, default modes, tab stops and charsets (scrollback is kept)."""
-        self._chars: list[Row] = self._blank_rows(self.lines)
+        self._chars: list[Cells] = self._blank_rows(self.lines)
         self._styles: list[StyleRow] = [[DEFAULT] * self.columns for _ in range(self.lines)]
-        self._primary: tuple[list[Row], list[StyleRow]] | None = None
+        self._primary: tuple[list[Cells], list[StyleRow]] | None = None
         self._alt_cursor: Savepoint | None = None
         self._saved_1048: Savepoint | None = None
         self._pending = ""
@@ -149,8 +150,8 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
 
     @property
     def rows(self) -> list[Row]:
-        """The cells of the visible buffer, row by row (live lists: do not modify)."""
-        return self._chars
+        """The cells of the visible buffer, row by row (lists, some of them live: do not modify)."""
+        return [[*rc] if isinstance(rc, str) else rc for rc in self._chars]
 
     @property
     def style_rows(self) -> list[StyleRow]:
@@ -334,7 +335,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
             n = min(len(s), cols - x)
             if mo.IRM in self.mode:
                 self.insert_characters(n)
-            rc, rs = self._chars[cursor.y], self._styles[cursor.y]
+            rc, rs = self._cells(cursor.y), self._styles[cursor.y]
             if x and rc[x] == "":
                 rc[x - 1] = " "
             if x + n < cols and rc[x + n] == "":
@@ -372,7 +373,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         if mo.IRM in self.mode:
             self.insert_characters(width)
         x, attr = cursor.x, cursor.attrs
-        rc, rs = self._chars[cursor.y], self._styles[cursor.y]
+        rc, rs = self._cells(cursor.y), self._styles[cursor.y]
         if x and rc[x] == "":
             rc[x - 1] = " "
         if x + width < cols and rc[x + width] == "":
@@ -390,7 +391,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         x = min(self.cursor.x, self.columns)
         if x == 0:
             return False
-        rc = self._chars[self.cursor.y]
+        rc = self._cells(self.cursor.y)
         x -= 1
         if rc[x] == "" and x:
             x -= 1
