@@ -160,7 +160,8 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                 x = 0
             if y == bottom:
                 if full:  # the whole screen scrolls: the top row goes to the scrollback
-                    history.append((rows.pop(0), style_rows.pop(0)))
+                    history.append(rows.pop(0))
+                    del style_rows[0]
                     rows.append(blank)
                     style_rows.append([DEFAULT] * cols)
                 else:

@@ -87,7 +87,7 @@ class Screen:
 
     def history_rows(self) -> list[str]:
         """The scrollback, oldest first (at most ``scrollback`` rows)."""
-        return ["".join(chars) for chars, _ in self.vt.history]
+        return ["".join(chars) for chars in self.vt.history]
 
     def style_runs(self) -> list[list[StyleRun]]:
         """Per row, the maximal runs of equal style that is not the default."""

@@ -105,7 +105,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         self.lines = max(1, lines)
         self.savepoints: list[Savepoint] = []
         self.dirty: set[int] = set()
-        self.history: deque[tuple[Cells, StyleRow]] = deque(maxlen=max(0, scrollback))
+        self.history: deque[Cells] = deque(maxlen=max(0, scrollback))  # cells only: see .rows
         self.on_answer: Callable[[str], None] | None = None
         self.answers: deque[str] = deque(maxlen=_MAX_ANSWERS)
         self.reset()
