@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -381,34 +381,23 @@ async def _threads_ended_after(run: Coroutine[Any, Any, ScenarioResult]) -> Scen
 def _parallel(
     candidates: Sequence[Candidate], options: Any, jobs: int, console: Console, results: list[ScenarioResult]
 ) -> None:
-    import multiprocessing  # with concurrent.futures.process: only -j N needs them
-    from concurrent.futures import ProcessPoolExecutor
+    from workbench.engine import fork, pool, runner  # noqa: F401  (import once here what each worker runs)
+    from workbench.workspace import sandbox
 
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    if context.get_start_method() == "fork":  # import once here what each worker would import
-        import ctypes  # noqa: F401  (each worker's parent_death_signal)
+    fork.warm()
+    sandbox.level()  # probed once here (a bwrap and a fork), not by each worker and again for the report
+    ordered = start_order(candidates)
 
-        from workbench.engine import fork, runner  # noqa: F401
+    def play(index: int) -> dict[str, Any]:
+        return _run_one(str(ordered[index].path), ordered[index].options or options)
 
-        fork.warm()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker) as pool:
-        futures: dict[Future[dict[str, Any]], Candidate] = {
-            pool.submit(_run_one, str(c.path), c.options or options): c for c in start_order(candidates)
-        }
-        try:
-            for future in as_completed(futures):
-                result = _from_worker(future.result())
-                result.agent = futures[future].agent
-                console.finished(result)
-                results.append(result)
-        except BaseException:
-            # Ctrl-C reaches only this process: pass it on so each worker ends its
-            # program and removes its workspace before the pool shuts down.
-            for process in list(getattr(pool, "_processes", {}).values()):
-                with contextlib.suppress(OSError):
-                    os.kill(process.pid, signal.SIGINT)
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
+    def finished(index: int, data: dict[str, Any]) -> None:
+        result = _from_worker(data)
+        result.agent = ordered[index].agent
+        console.finished(result)
+        results.append(result)
+
+    pool.run_forked(len(ordered), jobs, play, finished, _init_worker)
 
 
 def parse_selection(k: str | None, tags: str | None, shard: str | None) -> Selection:
