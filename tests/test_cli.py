@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -134,3 +135,35 @@ def test_an_internal_error_prints_where_the_trace_is(tmp_path: Path) -> None:
     trace = done.stderr.split("the traceback is in ")[1].strip()
     assert "RuntimeError: boom" in Path(trace).read_text()
     Path(trace).unlink()
+
+
+ENTRY = """\
+import atexit, sys, threading, time
+atexit.register(lambda: print("exit handler ran", flush=False))
+if sys.argv[1] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.3), print("thread finished"))).start()
+sys.argv = ["workbench", *sys.argv[2:]]
+from workbench.cli import entry
+entry()
+"""
+
+
+@pytest.mark.parametrize("thread", ["none", "thread"])
+def test_the_program_exits_with_the_command_s_code_its_output_and_exit_handlers(
+    tmp_path: Path, thread: str
+) -> None:
+    """`workbench` skips the interpreter's teardown at exit, but not the exit handlers, nor what is
+    buffered on stdout, nor a thread that still runs (Python waits for it)."""
+    write(
+        tmp_path,
+        "fails.yaml",
+        "name: fails\ntimeline:\n  - assert:\n      fs:\n        exists: [missing.txt]\n",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, thread, "run", "--ci", "fails.yaml"],
+        cwd=tmp_path, capture_output=True, text=True, check=False, env={**os.environ, "TMPDIR": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.rstrip().endswith("exit handler ran"), done.stdout
+    assert "0 passed, 1 failed" in done.stdout
+    assert ("thread finished" in done.stdout) == (thread == "thread")

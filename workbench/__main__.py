@@ -1,4 +1,4 @@
-from workbench.cli import main
+from workbench.cli import entry
 
 if __name__ == "__main__":  # not when a worker process (multiprocessing's spawn) imports this module
-    raise SystemExit(main())
+    entry()
