@@ -32,6 +32,22 @@ def test_the_app_loads_no_server_library_and_no_engine_at_start() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_the_command_line_to_the_app_loads_no_agent_registry() -> None:
+    """`workbench PATH` parses its arguments without the agent presets (`--agent`'s help lists them, and
+    only `--help` needs them); the help still lists them."""
+    code = (
+        "import sys\nfrom workbench.cli import build_parser\n"
+        "args = build_parser('edit').parse_args(['edit', 'x.yaml', '--agent', 'codex'])\n"
+        "print(args.agent, sorted(m for m in sys.modules if m.startswith('workbench.llm')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "codex []"
+    shown = subprocess.run([sys.executable, "-m", "workbench", "edit", "--help"], cwd=REPO, capture_output=True,
+                           text=True, check=True)  # fmt: skip
+    assert "real-agent mode: the agent preset" in " ".join(shown.stdout.split())
+    assert "claude-code" in shown.stdout
+
+
 AFTER_THE_FIRST_FRAME = (
     "pyte",
     "yaml",

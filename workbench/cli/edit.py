@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 
-from workbench.cli.common import add_folders, add_theme, open_app, path_exists
+from workbench.cli.common import StoreWithLazyHelp, add_folders, add_theme, open_app, path_exists
 from workbench.names import DEFAULT_SCENARIOS_DIR, SCENARIO_SUFFIXES
 from workbench.usage import UsageError
 
@@ -21,7 +22,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"how the app's runs play scenarios: {', '.join(driver_names())}")  # fmt: skip
     from workbench.engine.drivers import flag_help, mode_flags
 
-    p.add_argument("--agent", metavar="NAME", help=flag_help(mode_flags()["agent"]))
+    p.add_argument(
+        "--agent",
+        metavar="NAME",
+        action=StoreWithLazyHelp,
+        describe=functools.partial(flag_help, mode_flags()["agent"]),
+    )  # the agents load for --help only
     add_web(p)
 
 
