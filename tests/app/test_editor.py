@@ -70,7 +70,7 @@ def test_an_invalid_edit_shows_diagnostics_and_never_crashes(work: Path) -> None
             await settle(pilot)
             assert app.is_running
             main.editor.load_text(path.read_text(encoding="utf-8"))
-            main.validate_now()
+            main.editor_pane.validate_now()
             await wait_until(
                 pilot, lambda: bool(main.validation and not main.validation.errors), what="valid"
             )
@@ -87,13 +87,13 @@ def test_diagnostics_are_debounced_and_run_off_the_ui_thread(work: Path) -> None
             await settle(pilot)
             main = app.main_screen
             calls: list[str] = []
-            original = main._validate
+            original = main.editor_pane._validate
 
             def counting(p: Path, text: str) -> object:
                 calls.append(text)
                 return original(p, text)
 
-            main._validate = counting  # type: ignore[method-assign]
+            main.editor_pane._validate = counting  # type: ignore[method-assign]
             main.editor.focus()
             original_text = main.editor.text
             main.editor.move_cursor((0, 0))

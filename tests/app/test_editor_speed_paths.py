@@ -86,7 +86,9 @@ def test_an_edit_redraws_every_row_it_changes_and_serves_the_rest_from_the_cache
         app = make_app(path, work)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            app.main_screen.validate_now = lambda: None  # diagnostics would resize the editor mid-test
+            app.main_screen.editor_pane.validate_now = lambda: (
+                None
+            )  # diagnostics would resize the editor mid-test
             editor = app.main_screen.editor
             editor.focus()
             assert shown_rows(editor) == uncached_rows(editor)
@@ -130,7 +132,9 @@ def test_what_the_screen_shows_after_each_edit_equals_a_full_repaint(work: Path)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             main = app.main_screen
-            main.validate_now = lambda: None  # its diagnostics would change the layout between two reads
+            main.editor_pane.validate_now = lambda: (
+                None
+            )  # its diagnostics would change the layout between two reads
             editor = main.editor
             editor.focus()
             editor.cursor_blink = False  # a blinking cursor would differ between two reads

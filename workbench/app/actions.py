@@ -5,9 +5,10 @@ its id in the keymap file), the short label the footer and the help screen show,
 and, for the palette, its ``category: name`` and one line of help. An action
 with no keys is reached from the palette only; one with no palette title from
 its keys only. An action a pane owns names that pane's widget class in
-``pane``: its keys work while that pane has the focus, and the palette runs it
-on that pane. Adding a command is one line here and its ``action_`` method on
-the screen or on its pane.
+``pane``: its keys work while that pane has the focus, or, with ``anywhere``,
+in every pane (the screen brings the pane forward and runs the action there, as
+the palette does). Adding a command is one line here and its ``action_`` method
+on the screen or on its pane.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-from workbench.app.views import VIEW_LABELS, VIEWS
+# The panes, in the order of their number keys (1-6, alt+1-6 anywhere); a narrow window shows one at a time,
+# under tabs with these labels. Each pane's widget names its view in ``VIEW``.
+VIEWS = ("browser", "editor", "terminal", "step", "shots", "failures")
+VIEW_LABELS = ("Scenarios", "Editor", "Terminal", "Step", "Screenshots", "Failures")
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,12 @@ class Action:
     show: bool = False  # in the footer
     priority: bool = False  # works whichever pane has the focus (the run's keys)
     pane: str = ""  # the widget class that owns the action ("" = the main screen)
+    anywhere: bool = False  # a pane's action whose keys work in every pane
+
+    @property
+    def target(self) -> str:
+        """What the screen's binding runs: the action, or for a pane's action anywhere, the pane runs it."""
+        return f"pane({self.pane!r}, {self.action!r})" if self.pane and self.anywhere else self.action
 
     @property
     def name(self) -> str:
@@ -48,12 +58,13 @@ MAIN_ACTIONS: tuple[Action, ...] = (
            "run until the timeline cursor's step has run", True, True),
     Action("stop", "escape", "Stop", "stop", "run: stop", "stop the run (it is recorded as cancelled)", True, True),
     Action("stop", "ctrl+c", "Stop", "stop-ctrl-c", priority=True),
-    Action("save", "ctrl+s", "Save", "save", "file: save", "save the scenario (atomically)", True),
+    Action("save", "ctrl+s", "Save", "save", "file: save", "save the scenario (atomically)", True,
+           pane="EditorPane", anywhere=True),
     Action("restart", "ctrl+r", "Restart", "restart", "run: restart", "stop the run and start again"),
     Action("slower", "f2", "Slower", "slower", "run: slower", "lower the speed", priority=True),
     Action("faster", "f3", "Faster", "faster", "run: faster", "raise the speed (0.25x .. max)", priority=True),
     Action("next_diagnostic", "f4", "Next problem", "next-diagnostic", "editor: next problem",
-           "jump to the next diagnostic", priority=True),
+           "jump to the next diagnostic", priority=True, pane="EditorPane", anywhere=True),
     Action("toggle_pane", "ctrl+t", "Terminal/Shots", "toggle-pane", "view: terminal / screenshots",
            "switch the right pane"),
     Action("focus_mode", "ctrl+g", "Keys to program", "focus-mode", "terminal: focus mode",
@@ -62,17 +73,20 @@ MAIN_ACTIONS: tuple[Action, ...] = (
            "focus mode that writes what you type as steps after the step that ran last", priority=True),
     Action("maximize_pane", "ctrl+o", "Maximize", "maximize", "view: maximize pane",
            "the focused pane fills the screen (again: back)"),
-    Action("new_scenario", "ctrl+n", "New", "new-scenario", "file: new scenario", "a new scenario file from a template"),
+    Action("new_scenario", "ctrl+n", "New", "new-scenario", "file: new scenario", "a new scenario file from a template",
+           pane="ScenarioBrowser", anywhere=True),
     Action("record_session", "", "Record", "", "file: record a session",
            "a real agent through a recording proxy into a new scenario (workbench record), opened when written"),
     Action("focus_timeline", "ctrl+l", "Timeline", "focus-timeline", "view: timeline", "focus the timeline scrubber"),
     Action("toggle_browser", "ctrl+b", "Browser", "toggle-browser", "view: show/hide scenarios", "the scenario list"),
     Action("focus_editor", "ctrl+e", "Editor", "focus-editor", "view: editor", "focus the editor"),
-    Action("show_failures", "f12", "Failures", "show-failures", "view: failures", "every failure of the last run",
-           priority=True),
-    Action("inspect_step", "f11", "Inspect step", "inspect-step", "view: inspect step",
-           "the selected step in full: event, checks, files, screens, messages", priority=True),
-    Action("find", "ctrl+f", "Find", "find", "editor: find / go to line", "find text, or :N for line N"),
+    Action("open", "f12", "Failures", "show-failures", "view: failures", "every failure of the last run",
+           priority=True, pane="FailuresList", anywhere=True),
+    Action("inspect", "f11", "Inspect step", "inspect-step", "view: inspect step",
+           "the selected step in full: event, checks, files, screens, messages", priority=True,
+           pane="StepInspector", anywhere=True),
+    Action("find", "ctrl+f", "Find", "find", "editor: find / go to line", "find text, or :N for line N",
+           pane="EditorPane", anywhere=True),
     *(Action(f"view('{name}')", f"{n},alt+{n}", label, f"view-{name}", f"view: pane {n} {label.lower()}",
              f"bring the {label.lower()} forward") for n, (name, label) in
       enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
@@ -91,9 +105,14 @@ MAIN_ACTIONS: tuple[Action, ...] = (
 
 
 def bindings(actions: tuple[Action, ...], pane: str = "") -> list[Binding]:
-    """The key bindings of the screen's (or ``pane``'s) ``actions`` with keys, in the table's order (the footer's)."""
-    return [Binding(a.keys, a.action, a.label, show=a.show, priority=a.priority, id=a.binding_id)
-            for a in actions if a.keys and a.pane == pane]  # fmt: skip
+    """The key bindings of the screen's (or ``pane``'s) ``actions`` with keys, in the table's order (the footer's).
+
+    The screen's include the panes' actions that work anywhere."""
+    if pane:
+        return [Binding(a.keys, a.action, a.label, show=a.show, priority=a.priority, id=a.binding_id)
+                for a in actions if a.keys and a.pane == pane and not a.anywhere]  # fmt: skip
+    return [Binding(a.keys, a.target, a.label, show=a.show, priority=a.priority, id=a.binding_id)
+            for a in actions if a.keys and (not a.pane or a.anywhere)]  # fmt: skip
 
 
 def palette(actions: tuple[Action, ...]) -> list[tuple[str, str, str, str]]:

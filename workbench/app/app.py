@@ -185,15 +185,13 @@ class WorkbenchApp(InOrderKeys):
         return rows
 
     def keys_of(self, action: str) -> str:
-        """The keys bound to a main-screen ``action`` (remaps applied), as the footer shows them; "" if none."""
+        """Every key bound to a main-screen ``action`` (remaps applied), as the footer shows them; "" if none."""
         from workbench.app.actions import MAIN_ACTIONS
 
         keymap: dict[str, str] = dict(getattr(self, "_keymap", {}) or {})
-        for entry in MAIN_ACTIONS:
-            if entry.action == action and entry.keys:
-                keys = keymap.get(entry.binding_id, entry.keys)
-                return ", ".join(self.get_key_display(Binding(k.strip(), action)) for k in keys.split(","))
-        return ""
+        keys = [k.strip() for entry in MAIN_ACTIONS if entry.action == action and entry.keys
+                for k in keymap.get(entry.binding_id, entry.keys).split(",")]  # fmt: skip
+        return ", ".join(self.get_key_display(Binding(key, action)) for key in keys)
 
     def action_help(self) -> None:
         from workbench.app.screens.help import HelpScreen
@@ -212,7 +210,7 @@ class WorkbenchApp(InOrderKeys):
             from workbench.app.screens.confirm import ConfirmScreen
 
             def answered(choice: str | None) -> None:
-                if choice == "save" and not main.action_save():
+                if choice == "save" and not main.editor_pane.save():
                     return
                 if choice in ("save", "discard"):
                     self.exit(0)

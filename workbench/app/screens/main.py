@@ -12,7 +12,6 @@ narrow window shows one pane at a time with tabs.
 from __future__ import annotations
 
 import contextlib
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -23,17 +22,15 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Header, TabbedContent, Tabs, TextArea
+from textual.widgets import Header, TabbedContent, Tabs
 from textual.widgets._tabs import Tab
 
-from workbench.app.actions import MAIN_ACTIONS, bindings
+from workbench.app.actions import MAIN_ACTIONS, VIEW_LABELS, VIEWS, bindings
 from workbench.app.core.session import SPEEDS, Event, SessionController
 from workbench.app.layout import plan
-from workbench.app.model import golden_store, last_verdicts, validate_text
+from workbench.app.model import golden_store, last_verdicts
 from workbench.app.screens.confirm import ConfirmScreen
-from workbench.app.views import VIEW_LABELS, VIEWS
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.diff import ScreenshotDiff
 from workbench.app.widgets.editor import ScenarioEditor
@@ -41,10 +38,9 @@ from workbench.app.widgets.editor_pane import EditorPane
 from workbench.app.widgets.failures import FailuresList
 from workbench.app.widgets.footer import StableFooter
 from workbench.app.widgets.inspector import StepInspector
-from workbench.app.widgets.run_panes import PANE_TABS, RunPanes
+from workbench.app.widgets.run_panes import RunPanes
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
-from workbench.atomic import write_atomic
 from workbench.engine.options import RunOptions
 from workbench.names import DEFAULT_SCENARIOS_DIR
 
@@ -62,34 +58,12 @@ if TYPE_CHECKING:  # what the first frame does not need loads when it is used: t
 
 __all__ = ["SPEEDS", "MainScreen"]
 
-VALIDATE_DELAY_S = 0.3
-
 
 def mode_of(name: str) -> Mode:
     """The driver declaration of mode ``name``, imported on first use (the engine loads with the first run)."""
     from workbench.engine.drivers import mode_of as declared
 
     return declared(name)
-
-
-def simplest(paths: list[Path]) -> Path | None:
-    """The example to open first: the shortest top-level file that shows both kinds of check (a screenshot
-    and an assert), else the shortest top-level file. A folder's reference files are long; start small."""
-    if not paths:
-        return None
-    top = min(len(p.parts) for p in paths)
-
-    def rank(path: Path) -> tuple[bool, int, str]:
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return True, 1 << 62, path.name
-        checks_both = (
-            re.search(r"\bscreenshot\b", text) is not None and re.search(r"\bassert\b", text) is not None
-        )
-        return not checks_both, len(text), path.name
-
-    return min((p for p in paths if len(p.parts) == top), key=rank)
 
 
 class SessionChanged(Message):
@@ -109,8 +83,7 @@ class MainScreen(Screen[None]):
     def __init__(self, path: Path | None) -> None:
         super().__init__(id="main")
         self.root = path
-        self.path: Path | None = None
-        self.validation: Validation | None = None
+        self.editor_pane = EditorPane(id="editor-pane")  # made here: the file's path and validation, at once
         self.session = SessionController(listener=self._session_event)
         self.term_size = (80, 24)
         self.browser_mode = "auto"
@@ -118,8 +91,6 @@ class MainScreen(Screen[None]):
         self.view_name = "editor"  # the pane shown when the window is narrow
         self.recorder: InputRecorder | None = None
         self._record_pending = False  # alt+r started a fresh run: recording begins after its first step
-        self._validate_timer: Timer | None = None
-        self._validated_text: tuple[Path, str] | None = None  # what the last validation was asked for
         self._store: GoldenStore | None = None
         self._tabs = False
         self._shown_result: object | None = None
@@ -129,6 +100,14 @@ class MainScreen(Screen[None]):
         ] = []  # a recorded run's (workbench show); a live run's are its result's
 
     # ------------------------------------------------------------------ the controller's state, by name
+
+    @property
+    def path(self) -> Path | None:
+        return self.editor_pane.path
+
+    @property
+    def validation(self) -> Validation | None:
+        return self.editor_pane.validation
 
     @property
     def run(self) -> ScenarioRun | None:
@@ -165,7 +144,7 @@ class MainScreen(Screen[None]):
                    active="view-editor", id="views")  # fmt: skip
         with Horizontal(id="body"):
             yield ScenarioBrowser(id="browser")
-            yield EditorPane(id="editor-pane")
+            yield self.editor_pane
             yield RunPanes(id="panes")
         yield TimelineBar(id="timeline")
         yield StableFooter()
@@ -173,10 +152,6 @@ class MainScreen(Screen[None]):
     @property
     def workbench(self) -> WorkbenchApp:
         return cast("WorkbenchApp", self.app)
-
-    @property
-    def editor_pane(self) -> EditorPane:
-        return self.query_one("#editor-pane", EditorPane)
 
     @property
     def editor(self) -> ScenarioEditor:
@@ -237,7 +212,7 @@ class MainScreen(Screen[None]):
             browser.display = view == "browser" and self.browser_mode != "hidden"
             browser.styles.width = "1fr"
             editor_pane.display = view == "editor"
-            self.panes.display = view in PANE_TABS
+            self.panes.display = view in self.panes.views
             self.panes.styles.width = "1fr"
         else:
             browser.display = layout.browser
@@ -293,7 +268,7 @@ class MainScreen(Screen[None]):
             return
         self.starting = False
         self._list_folder(folder)
-        first = simplest([e.path for e in self.browser.entries]) if root.is_dir() else None
+        first = self.browser.simplest() if root.is_dir() else None
         if first is not None:
             self.open_file(first)
             self.browser.select_path(first)
@@ -306,17 +281,12 @@ class MainScreen(Screen[None]):
             self.notify(f"no scenario files under {root}: ctrl+n makes one", severity="warning")
 
     def _list_folder(self, folder: Path, opened: Path | None = None) -> None:
-        """List the scenarios under ``folder`` with their last verdicts, follow it, and validate ``opened``."""
-        from workbench.scenario.loader import discover
-
-        files = list(discover([folder])) if folder.is_dir() else []
-        self.browser.load(files, last_verdicts(self.workbench.out_dir), folder)
-        if folder.is_dir():
-            self.browser.follow_folder(folder)
+        """List the scenarios under ``folder`` with their last verdicts, and validate ``opened``."""
+        self.browser.list_folder(folder, last_verdicts(self.workbench.out_dir))
         if opened is not None:
             self.browser.select_path(opened)
-            if self.path == opened and self._validated_text is None:
-                self.validate_now()
+            if self.path == opened and self.validation is None:
+                self.editor_pane.validate_now()
         self.starting = False
 
     def _offer_folder(self, folder: Path) -> None:
@@ -331,9 +301,8 @@ class MainScreen(Screen[None]):
             except OSError as exc:
                 self.notify(f"cannot make {folder}: {exc}", severity="error")
                 return
-            self.browser.load([], {}, folder)
-            self.browser.follow_folder(folder)
-            self.action_new_scenario()
+            self.browser.list_folder(folder, {})
+            self.browser.action_new_scenario()
 
         self.app.push_screen(
             ConfirmScreen(f"There is no {folder}/ folder here. Make it, with a first scenario from a template?",
@@ -352,26 +321,18 @@ class MainScreen(Screen[None]):
             return
         if not self.live:
             self.session.reset()
-        self.path = path
-        self.validation = None
         self._store = None
-        self.editor.open_text(path, text)
-        self.editor.border_title = str(path)
         self.title = f"workbench: {path}"
         self.timeline.set_steps([])
         self.timeline.cursor = -1
-        self.editor.current_step_line = None
         self.terminal.detach()
         self.terminal.clear()
         self.failures.show([], None)
         self.inspector.show(None)
         self.diff.store = None  # accepting writes into this file's goldens only once they are known
         self.diff.show_pairs([], *self.term_size)
-        self._validated_text = None
-        if validate:
-            self.validate_now()
+        self.editor_pane.open(path, text, validate=validate)
         self._status()
-        self.editor.follow_on_disk()
 
     @on(ScenarioBrowser.Opened)
     def _opened(self, event: ScenarioBrowser.Opened) -> None:
@@ -402,7 +363,7 @@ class MainScreen(Screen[None]):
         if self.editor.dirty:
 
             def answered(choice: str | None) -> None:
-                if choice == "save" and not self.action_save():
+                if choice == "save" and not self.editor_pane.save():
                     return
                 if choice in ("save", "discard"):
                     self.open_file(path)
@@ -415,34 +376,6 @@ class MainScreen(Screen[None]):
             return
         self.open_file(path)
         self.show_view("editor")
-
-    def action_save(self) -> bool:
-        if self.path is None:
-            self.notify("no file to save", severity="warning")
-            return False
-        text = self.editor.text
-        try:
-            write_atomic(self.path, text)
-        except OSError as exc:
-            self.notify(f"save failed, nothing was lost: {exc}", severity="error")
-            return False
-        self.editor.saved_text = text
-        self.editor.border_title = str(self.path)
-        self.notify(f"saved {self.path}", timeout=2)
-        self.browser.add_file(self.path)
-        return True
-
-    def action_new_scenario(self) -> None:
-        from workbench.app.screens.new import NewScenarioScreen
-
-        folder = self.browser.root or DEFAULT_SCENARIOS_DIR
-
-        def made(path: Path | None) -> None:
-            if path is not None:
-                self.browser.add_file(path)
-                self.request_open(path)
-
-        self.app.push_screen(NewScenarioScreen(folder), made)
 
     def action_record_session(self) -> None:
         """`workbench record` with the upstream and the open scenario's command filled in; the recording opens
@@ -460,60 +393,26 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="record")
     async def _recording(self, request: RecordRequest) -> None:
-        import asyncio
-        import sys
+        from workbench.app.screens.record import record
 
         self.notify(f"recording {request.output} (the agent runs until it is idle)", timeout=4)
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "workbench", *request.argv(), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        _, err = await proc.communicate()
-        if proc.returncode != 0 or not request.output.exists():
-            lines = err.decode("utf-8", "replace").strip().splitlines()
-            self.notify(f"recording failed: {lines[-1] if lines else proc.returncode}", severity="error")
+        error = await record(request)
+        if error is not None:
+            self.notify(f"recording failed: {error}", severity="error")
             return
         self.browser.add_file(request.output)
         self.request_open(request.output)
 
-    def action_find(self) -> None:
-        self.show_view("editor")
-        self.editor_pane.action_find()
+    @on(EditorPane.Saved)
+    def _saved(self, event: EditorPane.Saved) -> None:
+        self.browser.add_file(event.path)
 
-    # ------------------------------------------------------------------ validation
-
-    @on(TextArea.Changed, "#editor")
-    def _edited(self, event: TextArea.Changed) -> None:
-        self.editor.border_title = f"{self.path}{' ●' if self.editor.dirty else ''}"
-        if self._validate_timer is not None:
-            self._validate_timer.stop()
-        self._validate_timer = self.set_timer(VALIDATE_DELAY_S, self._validate_edits)
-
-    def _validate_edits(self) -> None:
-        """The debounce's end: validate, unless this very text was validated already (a busy loop can
-        run the timer between two edit messages of one burst, whose text was already whole)."""
-        if self.path is not None and (self.path, self.editor.text) != self._validated_text:
-            self.validate_now()
-
-    def validate_now(self) -> None:
-        if self.path is not None:
-            self._validated_text = (self.path, self.editor.text)
-            self._validate(self.path, self.editor.text)
-
-    @work(thread=True, exclusive=True, group="validate")
-    def _validate(self, path: Path, text: str) -> None:
-        result = validate_text(path, text)
-        self.app.call_from_thread(self._validated, path, text, result)
-
-    def _validated(self, path: Path, text: str, result: Validation) -> None:
+    @on(EditorPane.Validated)
+    def _validated(self, event: EditorPane.Validated) -> None:
         with contextlib.suppress(NoMatches):  # the app is closing: the panes are gone already
-            self._show_validation(path, text, result)
+            self._show_validation(event.result)
 
-    def _show_validation(self, path: Path, text: str, result: Validation) -> None:
-        if path != self.path or text != self.editor.text:
-            return  # stale: the buffer changed since
-        self.validation = result
-        self.editor_pane.show_problems(result.diagnostics)
+    def _show_validation(self, result: Validation) -> None:
         scenario = result.scenario
         if scenario is not None and scenario.format == "claudeless":
             self.failures.show_rules(scenario)
@@ -535,22 +434,13 @@ class MainScreen(Screen[None]):
                 self._store = store  # read the goldens again only when the scenario or its terminal changed
                 self.refresh_shots()
 
-    def action_next_diagnostic(self) -> None:
-        self.show_view("editor")
-        self.editor_pane.action_next_diagnostic()
-
-    @on(TextArea.SelectionChanged, "#editor")
-    def _editor_cursor(self, event: TextArea.SelectionChanged) -> None:
-        """The editor cursor selects the first step written at or after its line."""
-        if not self.editor.has_focus or self.validation is None or self.validation.schedule is None:
-            return
-        line = event.selection.end[0] + 1
+    @on(EditorPane.StepChosen)
+    def _step_chosen(self, event: EditorPane.StepChosen) -> None:
+        """The editor cursor is on a step's lines: the timeline selects it (unless it is at that line)."""
         marks, cursor = self.timeline.marks, self.timeline.cursor
-        if 0 <= cursor < len(marks) and marks[cursor].line == line:
-            return
-        step = self.validation.schedule.step_at_line(line)
-        if step is not None and step.index < len(self.timeline.marks):
-            self.timeline.cursor = step.index
+        line = self.editor.cursor_location[0] + 1
+        if event.index < len(marks) and not (0 <= cursor < len(marks) and marks[cursor].line == line):
+            self.timeline.cursor = event.index
 
     # ------------------------------------------------------------------ runs
 
@@ -579,7 +469,7 @@ class MainScreen(Screen[None]):
             self.notify("Claudeless rules answer a real agent: run them with --mode real-agent",
                         severity="warning")  # fmt: skip
             return None
-        if self.editor.dirty and not self.action_save():
+        if self.editor.dirty and not self.editor_pane.save():
             return None
         app = self.workbench
         # ci=True: the engine never writes a golden for the app; a missing one is shown to be accepted.
@@ -842,20 +732,14 @@ class MainScreen(Screen[None]):
             failures=failures, scenario_text=self.editor.text, size=self.term_size, talk=talk,
         ))  # fmt: skip
 
+    @on(StepInspector.Wanted)
+    def _inspect_wanted(self) -> None:
+        self._inspect(force=True)
+
     @on(TabbedContent.TabActivated, "#panes")
     def _pane_tab(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-step":
             self._inspect(force=True)
-
-    def action_inspect_step(self) -> None:
-        """The step inspector: the timeline cursor's step in full (event, checks, files, screens, messages)."""
-        self.show_view("step")
-        self._inspect(force=True)
-        self.inspector.focus()
-
-    def action_show_failures(self) -> None:
-        self.show_view("failures")
-        self.failures.action_open()
 
     # ------------------------------------------------------------------ screenshots
 
@@ -878,7 +762,7 @@ class MainScreen(Screen[None]):
                 self.terminal.focus()
         else:
             self.show_view("shots")
-            self.diff.focus_list()
+            self.diff.focus()
 
     def action_compare_now(self) -> None:
         """The screenshot pane compares its highlighted golden with what a screenshot would capture now."""
@@ -1021,11 +905,13 @@ class MainScreen(Screen[None]):
         self._focus_view(name)
 
     def _focus_view(self, name: str) -> None:
-        if name == "shots":
-            self.diff.focus_list()
-        else:
-            {"browser": self.browser, "editor": self.editor, "terminal": self.terminal,
-             "step": self.inspector, "failures": self.failures}[name].focus()  # fmt: skip
+        self.pane_of(name).focus()
+
+    def pane_of(self, view: str) -> Widget:
+        """The pane shown as view ``view`` (a number key's)."""
+        if view == "browser":
+            return self.browser
+        return self.editor_pane if view == "editor" else self.panes.views[view]
 
     def action_zoom_terminal(self) -> None:
         """The terminal pane takes the program's whole width (the editor narrows); again gives it back.
@@ -1068,5 +954,12 @@ class MainScreen(Screen[None]):
 
     def run_command(self, action: str, pane: str = "") -> None:
         """For the command palette: run ``action_<action>`` of this screen, or of the pane that owns it."""
-        owner = self.query_one(pane) if pane else self
-        self.call_later(owner.run_action, action)
+        self.call_later(self.run_action, f"pane({pane!r}, {action!r})" if pane else action)
+
+    async def action_pane(self, pane: str, action: str) -> None:
+        """Bring forward the pane of widget class ``pane`` and run its ``action`` (a pane's keys anywhere)."""
+        widget = self.query_one(pane)
+        view = getattr(widget, "VIEW", "")
+        if view and (view != "browser" or self._tabs):
+            self.show_view(view)
+        await widget.run_action(action)

@@ -41,6 +41,23 @@ class RecordRequest:
                 "--", *self.command]  # fmt: skip
 
 
+async def record(request: RecordRequest) -> str | None:
+    """Run `workbench record` for ``request`` until the agent is idle; None when the scenario is written,
+    else why not (the last line the recorder wrote to stderr)."""
+    import asyncio
+    import sys
+
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "workbench", *request.argv(), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await proc.communicate()
+    if proc.returncode == 0 and request.output.exists():
+        return None
+    lines = err.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else f"exit status {proc.returncode}"
+
+
 def default_upstream(environ: dict[str, str] | None = None) -> str:
     env = os.environ if environ is None else environ
     for name in (

@@ -31,10 +31,6 @@ class ShowScreen(MainScreen):
         self.run_dir = run_dir
         self.browser_mode = "hidden"  # one run, not a folder of scenarios
 
-    def on_mount(self) -> None:
-        self.editor.read_only = True
-        super().on_mount()
-
     def open_initial(self) -> None:
         self.open_run(self.run_dir)
         self.starting = False
@@ -44,7 +40,7 @@ class ShowScreen(MainScreen):
         return self.run_dir
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in WRITING_ACTIONS:
+        if (parameters[1] if action == "pane" else action) in WRITING_ACTIONS:  # a pane's action anywhere
             return False
         return super().check_action(action, parameters)
 
@@ -53,10 +49,6 @@ class ShowScreen(MainScreen):
 
     def start_run(self, *, paused: bool) -> None:
         self.notify("a recorded run is read-only", severity="warning")
-
-    def action_save(self) -> bool:
-        self.notify("a recorded run is read-only", severity="warning")
-        return False
 
     def action_step(self) -> None:
         self._view(min(self.timeline.cursor + 1, len(self.timeline.marks) - 1))
@@ -72,9 +64,9 @@ class ShowScreen(MainScreen):
         self.apply_layout()
         self.title = f"workbench show: {recorded.scenario}"
         if recorded.file is not None and recorded.file.is_file():
-            self.path = recorded.file
-            self.editor.open_text(recorded.file, recorded.file.read_text(encoding="utf-8", errors="replace"))
-            self.editor.border_title = f"{recorded.file} (read-only)"
+            self.editor_pane.show_recorded(
+                recorded.file, recorded.file.read_text(encoding="utf-8", errors="replace")
+            )
         self.session.load_recorded(recorded)
         failed = {f.step for f in recorded.failures}
         from workbench.engine.acp_trace import step_messages  # here: only ACP runs need it

@@ -8,9 +8,10 @@ wrap: a long one ends in an ellipsis.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, work
@@ -19,7 +20,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from workbench.app.model import scenario_name
-from workbench.names import SCENARIO_SUFFIXES
+from workbench.names import DEFAULT_SCENARIOS_DIR, SCENARIO_SUFFIXES
 
 VERDICT_STYLES = {"passed": "success", "failed": "error", "error": "error", "skipped": "warning",
                   "cancelled": "warning"}  # fmt: skip
@@ -32,6 +33,26 @@ VERDICT_GLYPHS = {
     "cancelled": "■",
 }
 SUFFIXES = SCENARIO_SUFFIXES
+
+
+def simplest(paths: list[Path]) -> Path | None:
+    """The example to open first: the shortest top-level file that shows both kinds of check (a screenshot
+    and an assert), else the shortest top-level file. A folder's reference files are long; start small."""
+    if not paths:
+        return None
+    top = min(len(p.parts) for p in paths)
+
+    def rank(path: Path) -> tuple[bool, int, str]:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return True, 1 << 62, path.name
+        checks_both = (
+            re.search(r"\bscreenshot\b", text) is not None and re.search(r"\bassert\b", text) is not None
+        )
+        return not checks_both, len(text), path.name
+
+    return min((p for p in paths if len(p.parts) == top), key=rank)
 
 
 @dataclass
@@ -58,6 +79,7 @@ class ScenarioBrowser(OptionList):
     }
     """
     BORDER_TITLE = "Scenarios"
+    VIEW: ClassVar[str] = "browser"  # its number key and tab (workbench.app.actions.VIEWS)
 
     class Opened(Message):
         def __init__(self, path: Path) -> None:
@@ -81,6 +103,29 @@ class ScenarioBrowser(OptionList):
             name = scenario_name(p)
             self.entries.append(Entry(p, name, old.get(p.resolve()) or verdicts.get(name)))
         self._redraw()
+
+    def list_folder(self, folder: Path, verdicts: dict[str, str]) -> None:
+        """List the scenarios under ``folder`` with their last ``verdicts``, and follow the folder."""
+        from workbench.scenario.loader import discover
+
+        self.load(list(discover([folder])) if folder.is_dir() else [], verdicts, folder)
+        if folder.is_dir():
+            self.follow_folder(folder)
+
+    def simplest(self) -> Path | None:
+        """The listed file to open first (see :func:`simplest`)."""
+        return simplest([e.path for e in self.entries])
+
+    def action_new_scenario(self) -> None:
+        """A new scenario file in this folder from a template; it is listed and opened once written."""
+        from workbench.app.screens.new import NewScenarioScreen
+
+        def made(path: Path | None) -> None:
+            if path is not None:
+                self.add_file(path)
+                self.post_message(self.Opened(path))
+
+        self.app.push_screen(NewScenarioScreen(self.root or DEFAULT_SCENARIOS_DIR), made)
 
     def _sort_key(self, path: Path) -> tuple[bool, tuple[str, ...]]:
         """Files of the folder itself first, then each subfolder's (a tree keeps them together)."""

@@ -9,7 +9,7 @@ never writes a golden any other way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from rich.style import Style as RichStyle
 from rich.text import Text
@@ -89,6 +89,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
     }
     """
     BORDER_TITLE = "Screenshots"
+    VIEW: ClassVar[str] = "shots"  # its number key and tab (workbench.app.actions.VIEWS)
     ALLOW_MAXIMIZE = True
     BINDINGS: ClassVar[
         list[BindingType]
@@ -125,8 +126,10 @@ class ScreenshotDiff(Vertical, can_focus=False):
         self.query_one("#shot-list").border_title = "Screenshots"
         self._apply_sides()
 
-    def focus_list(self) -> None:
-        self.query_one("#shot-list", OptionList).focus()
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """The pane's keyboard is its list's: a, A, v and c work at once."""
+        self.query_one("#shot-list", OptionList).focus(scroll_visible)
+        return self
 
     def on_descendant_focus(self) -> None:
         self._hint()

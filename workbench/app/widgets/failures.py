@@ -8,7 +8,7 @@ says why the file is not run alone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.message import Message
@@ -52,6 +52,7 @@ class FailuresList(OptionList):
     }
     """
     BORDER_TITLE = "Failures"
+    VIEW: ClassVar[str] = "failures"  # its number key and tab (workbench.app.actions.VIEWS)
 
     class Jump(Message):
         def __init__(self, failure: Failure) -> None:

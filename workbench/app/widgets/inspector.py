@@ -10,13 +10,14 @@ come from :mod:`workbench.terminal.screen_diff`, as in the screenshot pane.
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import ScrollableContainer, VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
 
 from workbench.app.core.inspect import StepDetails
@@ -123,10 +124,19 @@ class StepInspector(VerticalScroll, can_focus=True):
     }
     """
     BORDER_TITLE = "Step"
+    VIEW: ClassVar[str] = "step"  # its number key and tab (workbench.app.actions.VIEWS)
+
+    class Wanted(Message):
+        """The user asked for the selected step (F11): the screen draws it with :meth:`StepInspector.show`."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.details: StepDetails | None = None
+
+    def action_inspect(self) -> None:
+        """The timeline's step in full, with the keyboard here to scroll it."""
+        self.focus()
+        self.post_message(self.Wanted())
 
     def compose(self) -> ComposeResult:
         yield Static(

@@ -2,22 +2,22 @@
 
 One widget with its own look, composed by the main screen in one line; the
 screen brings a pane forward by its view name (``show``). Adding a run pane is
-one ``TabPane`` here, its widget file and its actions in ``workbench.app.actions``.
+its widget file (with ``VIEW`` and ``BORDER_TITLE``), one line in ``compose``
+here and its rows in :mod:`workbench.app.actions` (its number key among them).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual.app import ComposeResult
+from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
 from workbench.app.widgets.diff import ScreenshotDiff
 from workbench.app.widgets.failures import FailuresList
 from workbench.app.widgets.inspector import StepInspector
 from workbench.app.widgets.terminal import TerminalView
-
-# view name (workbench.app.views) -> its tab
-PANE_TABS = {"terminal": "tab-terminal", "step": "tab-step", "shots": "tab-shots", "failures": "tab-failures"}
 
 
 class RunPanes(TabbedContent):
@@ -36,15 +36,21 @@ class RunPanes(TabbedContent):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(initial="tab-terminal", **kwargs)
-        for pane in (
-            TabPane("Terminal", TerminalView(id="terminal"), id="tab-terminal"),
-            TabPane("Step", StepInspector(id="inspector"), id="tab-step"),
-            TabPane("Screenshots", ScreenshotDiff(id="diff"), id="tab-shots"),
-            TabPane("Failures", FailuresList(id="failures"), id="tab-failures"),
-        ):
-            self.compose_add_child(pane)  # as `with TabPane(...)` inside `with TabbedContent()` does
+        self.views: dict[str, Widget] = {}  # view name -> its pane
+        for pane in self.panes():
+            view = str(getattr(pane, "VIEW"))  # noqa: B009  (every run pane names its view; Widget does not)
+            self.views[view] = pane
+            # as `with TabPane(...)` inside `with TabbedContent()` does
+            self.compose_add_child(TabPane(str(pane.BORDER_TITLE), pane, id=f"tab-{view}"))
+
+    def panes(self) -> ComposeResult:
+        """The run panes, one line each, in the order of their tabs."""
+        yield TerminalView(id="terminal")
+        yield StepInspector(id="inspector")
+        yield ScreenshotDiff(id="diff")
+        yield FailuresList(id="failures")
 
     def show(self, name: str) -> None:
         """Bring the run pane of view ``name`` forward (a view that is not a run pane changes nothing)."""
-        if name in PANE_TABS:
-            self.active = PANE_TABS[name]
+        if name in self.views:
+            self.active = f"tab-{name}"

@@ -149,6 +149,7 @@ class TerminalView(ScrollView, can_focus=True):
     }
     """
     BORDER_TITLE = "Terminal"
+    VIEW: ClassVar[str] = "terminal"  # its number key and tab (workbench.app.actions.VIEWS)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+right_square_bracket", "leave_focus_mode", "Leave focus mode", priority=True,
                 id="terminal-leave-focus-mode"),
