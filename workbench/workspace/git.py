@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from .sandbox import Sandbox
@@ -164,6 +165,12 @@ def _confined_run(cwd: Path, argv: list[str], env: dict[str, str]) -> subprocess
 
 def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run ``git args`` in ``cwd``; raise GitError (with git's stderr) when it fails and ``check``."""
+    return _git(cwd, args, _overridden_env(cwd), check)
+
+
+def _overridden_env(cwd: Path) -> dict[str, str]:
+    """The environment of a git command in ``cwd``: its repository, and the config overrides (which
+    list the repository's config: one more git process)."""
     env = git_env(cwd)
     git_dir = own_git_dir(cwd)
     if git_dir is not None:
@@ -172,6 +179,12 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
     env["GIT_CONFIG_COUNT"] = str(len(overrides))
     for index, (name, value) in enumerate(overrides.items()):
         env[f"GIT_CONFIG_KEY_{index}"], env[f"GIT_CONFIG_VALUE_{index}"] = name, value
+    return env
+
+
+def _git(
+    cwd: Path, args: Sequence[str], env: dict[str, str], check: bool
+) -> subprocess.CompletedProcess[str]:
     done = _confined_run(cwd, ["git", *args], env)
     if check and done.returncode != 0:
         raise GitError(f"git {' '.join(args)} failed: {(done.stderr or done.stdout).strip()}")
@@ -179,9 +192,13 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
 
 
 def commit_all(cwd: Path, message: str) -> None:
-    """`git add -A` and commit (an empty commit too) with the fixed identity and date."""
-    git(cwd, "add", "-A")
-    git(cwd, *COMMIT_OPTIONS, "commit", "-q", "--allow-empty", "--no-verify", "-m", message)
+    """`git add -A` and commit (an empty commit too) with the fixed identity and date. The config is
+    listed once for both: `git add` does not change it."""
+    env = _overridden_env(cwd)
+    _git(cwd, ["add", "-A"], env, check=True)
+    _git(
+        cwd, [*COMMIT_OPTIONS, "commit", "-q", "--allow-empty", "--no-verify", "-m", message], env, check=True
+    )
 
 
 def is_repo(path: Path) -> bool:
