@@ -146,7 +146,8 @@ class GoldenStore:
         golden, actual = self.golden_path(label), self.actual_path(label)
         text = shot.text()
         write_group_atomic(
-            {actual: text, _style_path(actual): json.dumps(shot.style_json(), indent=1) + "\n"}
+            {actual: text, _style_path(actual): json.dumps(shot.style_json(), indent=1) + "\n"},
+            durable=False,  # the run's capture: the next run writes it again
         )
         expected, _ = self.read(label)
         if expected is None:
