@@ -23,6 +23,7 @@ from pyte import modes as mo
 from pyte.charsets import LAT1_MAP
 
 from .parser import CUP
+from .rows import blank_styles
 from .style import DEFAULT, Style
 from .width import NARROW_RUN
 
@@ -38,7 +39,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     Returns True after such a token (call again to go on), False when ``tokens`` is used up.
     """
     rows: list[str | list[str]] = vt._chars
-    style_rows: list[list[Style]] = vt._styles
+    style_rows: list[tuple[Style, ...] | list[Style]] = vt._styles
     cursor = vt.cursor
     x: int = cursor.x
     y: int = cursor.y
@@ -47,7 +48,8 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     lines: int = vt.lines
     rc: Any = rows[y]  # a str while each cell is one narrow character, else a list (see .rows)
     flat: bool = isinstance(rc, str)
-    rs: list[Style] = style_rows[y]
+    rs: Any = style_rows[y]  # a shared tuple while all default (see .rows), else a list
+    shared: bool = isinstance(rs, tuple)
     mode: set[int] = vt.mode
     fast = _IRM not in mode and not vt.charset and vt.g0_charset is LAT1_MAP
     decom = _DECOM in mode
@@ -57,15 +59,15 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
     bottom: int = lines - 1 if margins is None else margins[1]
     history = vt.history
     full = top == 0 and bottom == lines - 1 and vt._primary is None and bool(history.maxlen)
-    blank = " " * cols
+    blank, plain = " " * cols, blank_styles(cols)
     zwj: bool = vt._after_zwj
     wide: bool = vt._wide  # a cell may be half of a wide character: what text overwrites must not cut one
     # Text may go in as a run up to this column (none after a ZWJ: the next character may join the cell).
     room = cols if fast and not zwj else -1
     cup: dict[str, tuple[int, int]] = vt._cup
-    # Every style in rs from this column on is DEFAULT (known for a row the scroll below made), so text in
-    # the default style needs no style written: most of a log's or a listing's lines.
-    clean = cols
+    # Every style in rs from this column on is DEFAULT (known for the shared blank row, and for a row the
+    # scroll below made), so text in the default style needs no style written: most of a log's or a listing's.
+    clean = 0 if shared else cols
     default = DEFAULT
     sgr: str
     s: str
@@ -89,6 +91,9 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                 if flat and n > 1:  # the row as a str: sliced and joined in C (it has no wide characters)
                     rc = rows[y] = rc[:x] + s + rc[e:]
                     if attr is not default or x < clean:
+                        if shared:  # a blank row: it gets a list of its own
+                            rs = style_rows[y] = [default] * cols
+                            shared = False
                         rs[x:e] = [attr] * n
                         if e > clean:
                             clean = e
@@ -98,12 +103,18 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                         flat = False
                     rc[x] = s
                     if attr is not default or x < clean:
+                        if shared:  # a blank row: it gets a list of its own
+                            rs = style_rows[y] = [default] * cols
+                            shared = False
                         rs[x] = attr
                         if e > clean:
                             clean = e
                 else:
                     rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
                     if attr is not default or x < clean:
+                        if shared:  # a blank row: it gets a list of its own
+                            rs = style_rows[y] = [default] * cols
+                            shared = False
                         rs[x:e] = [attr] * n
                         if e > clean:
                             clean = e
@@ -114,8 +125,8 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                 x, y, zwj, wide = cursor.x, cursor.y, vt._after_zwj, vt._wide
                 room = cols if fast and not zwj else -1
                 rc, rs = rows[y], style_rows[y]
-                flat = isinstance(rc, str)
-                clean = cols
+                flat, shared = isinstance(rc, str), isinstance(rs, tuple)
+                clean = 0 if shared else cols
             if not c:
                 continue
         elif sgr:  # SGR sequences alone, maybe with a CR LF after them
@@ -142,8 +153,8 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
                 if at is not None:
                     y, x = at
                     rc, rs = rows[y], style_rows[y]
-                    flat = isinstance(rc, str)
-                    clean = cols
+                    flat, shared = isinstance(rc, str), isinstance(rs, tuple)
+                    clean = 0 if shared else cols
                     continue
             # Any other sequence: it may change anything, so the locals are loaded again after it.
             cursor.x, cursor.y, cursor.attrs = x, y, attr
@@ -159,20 +170,19 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]]) -> bool:
             if c == "\r\n" or lnm:
                 x = 0
             if y == bottom:
-                if full:  # the whole screen scrolls: the top row goes to the scrollback
+                if full:  # the whole screen scrolls: the top row goes to the scrollback, a blank one comes in
                     history.append(rows.pop(0))
                     del style_rows[0]
                     rows.append(blank)
-                    style_rows.append([DEFAULT] * cols)
-                else:
-                    vt._scroll_up(top, bottom, 1)
-                clean = 0  # a blank row came in at the bottom
-            else:
-                if y < lines - 1:
-                    y += 1
-                clean = cols
+                    style_rows.append(plain)
+                    rc, rs, flat, shared, clean = blank, plain, True, True, 0
+                    continue
+                vt._scroll_up(top, bottom, 1)
+            elif y < lines - 1:
+                y += 1
             rc, rs = rows[y], style_rows[y]
-            flat = isinstance(rc, str)
+            flat, shared = isinstance(rc, str), isinstance(rs, tuple)
+            clean = 0 if shared else cols
         elif c == "\r":
             x = 0
         elif c == "\x08":

@@ -14,7 +14,11 @@ The cells are stored in one of two forms (:data:`Cells`):
   deleting characters.
 
 Readers get lists (:attr:`~.vt.Terminal.rows`) or text, never the stored form.
-Style rows are lists: a run of text is a slice assignment. A scroll is a
+Style rows are lists (a run of text is a slice assignment), except that a
+row all in the default style may be the one shared tuple of
+:func:`blank_styles` (as blank rows are one shared str): a scroll allocates
+nothing, and most text in the default style is written without a style
+(:meth:`RowStore._style_row` makes the list when a row needs one). A scroll is a
 ``pop`` and an ``insert`` of one row, and the whole-screen scroll hands the
 cells of the row that leaves the top to the bounded scrollback without copying
 them. The scrollback keeps no styles: nothing reads them (only its text is
@@ -44,6 +48,20 @@ Row = list[str]
 Cells = str | list[str]
 """A row's cells as stored: a ``str`` while each cell is one character of one column, else the list."""
 StyleRow = list[Style]
+"""A row's styles, to edit in place."""
+Styles = tuple[Style, ...] | list[Style]
+"""A row's styles as stored: :func:`blank_styles` (a tuple) while they are all the default, else the list."""
+_BLANK_STYLES: dict[int, tuple[Style, ...]] = {}
+
+
+def blank_styles(columns: int) -> tuple[Style, ...]:
+    """The shared row of ``columns`` default styles (immutable: a row that needs another style gets a list)."""
+    row = _BLANK_STYLES.get(columns)
+    if row is None:
+        if len(_BLANK_STYLES) >= 64:  # bounded, whatever sizes terminals go through
+            _BLANK_STYLES.clear()
+        row = _BLANK_STYLES[columns] = (DEFAULT,) * columns
+    return row
 
 
 class RowStore:
@@ -58,8 +76,8 @@ class RowStore:
     dirty: set[int]
     history: deque[Cells]
     _chars: list[Cells]
-    _styles: list[StyleRow]
-    _primary: tuple[list[Cells], list[StyleRow]] | None
+    _styles: list[Styles]
+    _primary: tuple[list[Cells], list[Styles]] | None
     _cup: dict[str, tuple[int, int]]
 
     def _blank_rows(self, n: int) -> list[Cells]:
@@ -71,6 +89,13 @@ class RowStore:
         if isinstance(rc, str):
             rc = self._chars[y] = [*rc]
         return rc
+
+    def _style_row(self, y: int) -> StyleRow:
+        """Row ``y``'s styles as a list, to edit in place (the shared blank row becomes a list of its own)."""
+        rs = self._styles[y]
+        if isinstance(rs, tuple):
+            rs = self._styles[y] = [DEFAULT] * len(rs)
+        return rs
 
     def _erase_style(self) -> Style:
         """Erased cells keep only the current background colour (background colour erase)."""
@@ -92,7 +117,7 @@ class RowStore:
     def _scroll_up(self, top: int, bottom: int, count: int, to_history: bool = True) -> None:
         """Lines from ``top`` move up ``count``; blank lines appear at ``bottom``; the whole screen feeds history."""
         rows, styles, cols = self._chars, self._styles, self.columns
-        blank = " " * cols
+        blank, plain = " " * cols, blank_styles(cols)
         keep = (
             to_history
             and top == 0
@@ -106,16 +131,16 @@ class RowStore:
             if keep:
                 self.history.append(c)
             rows.insert(bottom, blank)
-            styles.insert(bottom, [DEFAULT] * cols)
+            styles.insert(bottom, plain)
 
     def _scroll_down(self, top: int, bottom: int, count: int) -> None:
         rows, styles, cols = self._chars, self._styles, self.columns
-        blank = " " * cols
+        blank, plain = " " * cols, blank_styles(cols)
         for _ in range(min(count, bottom - top + 1)):
             rows.pop(bottom)
             styles.pop(bottom)
             rows.insert(top, blank)
-            styles.insert(top, [DEFAULT] * cols)
+            styles.insert(top, plain)
 
     def _region(self) -> tuple[int, int]:
         return self.margins or (0, self.lines - 1)
@@ -184,7 +209,7 @@ class RowStore:
         """ICH: blanks at the cursor push the rest of the row right."""
         x, cols = self._x(), self.columns
         n = min(count or 1, cols - x)
-        rc, rs = self._cells(self.cursor.y), self._styles[self.cursor.y]
+        rc, rs = self._cells(self.cursor.y), self._style_row(self.cursor.y)
         if rc[x] == "" and x:
             rc[x - 1] = rc[x] = " "
         rc[x:x] = [" "] * n
@@ -196,7 +221,7 @@ class RowStore:
         """DCH: the rest of the row moves left over the deleted cells."""
         x, cols = self._x(), self.columns
         n = min(count or 1, cols - x)
-        rc, rs = self._cells(self.cursor.y), self._styles[self.cursor.y]
+        rc, rs = self._cells(self.cursor.y), self._style_row(self.cursor.y)
         del rc[x : x + n], rs[x : x + n]
         rc.extend([" "] * n)
         rs.extend([self._erase_style()] * n)
@@ -210,8 +235,9 @@ class RowStore:
     def _erase(self, y: int, start: int, end: int) -> None:
         if start >= end:
             return
-        rs = self._styles[y]
-        rs[start:end] = [self._erase_style()] * (end - start)
+        style = self._erase_style()
+        if style is not DEFAULT or not isinstance(self._styles[y], tuple):
+            self._style_row(y)[start:end] = [style] * (end - start)
         rc = self._chars[y]
         if isinstance(rc, str):  # no wide character to keep whole
             self._chars[y] = rc[:start] + " " * (end - start) + rc[end:]
@@ -245,7 +271,7 @@ class RowStore:
         blank = " " * self.columns
         for row in rows:
             self._chars[row] = blank
-            self._styles[row] = [style] * self.columns
+            self._styles[row] = blank_styles(self.columns) if style is DEFAULT else [style] * self.columns
         if how in (0, 1):
             self.erase_in_line(how)
         if how == 3:
@@ -278,21 +304,24 @@ class RowStore:
         self.dirty.update(range(lines))
 
     def _resize_rows(
-        self, rows: list[Cells], styles: list[StyleRow], lines: int, columns: int, primary: bool
+        self, rows: list[Cells], styles: list[Styles], lines: int, columns: int, primary: bool
     ) -> int:
         """Resize one buffer in place; return how many rows left from the top."""
+        plain = blank_styles(columns)
         for y, (rc, rs) in enumerate(zip(rows, styles, strict=True)):
-            if isinstance(rc, str):
-                rows[y] = rc[:columns].ljust(columns)
+            if isinstance(rs, tuple):
+                styles[y] = plain
+            else:
                 del rs[columns:]
                 rs.extend([DEFAULT] * (columns - len(rs)))
+            if isinstance(rc, str):
+                rows[y] = rc[:columns].ljust(columns)
             elif columns < len(rc):
-                del rc[columns:], rs[columns:]
+                del rc[columns:]
                 if is_wide(rc[-1]):
                     rc[-1] = " "
             else:
                 rc.extend([" "] * (columns - len(rc)))
-                rs.extend([DEFAULT] * (columns - len(rs)))
         from_top = 0
         if lines < len(rows):
             excess = len(rows) - lines
@@ -308,7 +337,7 @@ class RowStore:
             from_top = excess
         while len(rows) < lines:
             rows.append(" " * columns)
-            styles.append([DEFAULT] * columns)
+            styles.append(plain)
         return from_top
 
 

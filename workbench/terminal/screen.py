@@ -97,7 +97,10 @@ class Screen:
         for styles in self.vt.style_rows:
             runs: list[StyleRun] = []
             out.append(runs)
-            if styles == plain:  # most rows: compared in C, by identity (styles are interned)
+            if (
+                isinstance(styles, tuple) or styles == plain
+            ):  # most rows (a tuple is all default, see .rows); the
+                # list compared in C, by identity (styles are interned)
                 continue
             # Styles compared by identity, then by key: equal styles are nearly always the same object
             start, current = 0, styles[0]

@@ -59,7 +59,7 @@ from pyte.screens import Cursor, Margins, Savepoint
 
 from . import parser as p
 from .fastpath import feed_tokens
-from .rows import Cells, Row, RowStore, StyleRow
+from .rows import Cells, Row, RowStore, Styles, blank_styles
 from .style import DEFAULT, Style
 from .width import NARROW_RUN, ZWJ, char_width
 
@@ -115,8 +115,8 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
     def reset(self) -> None:
         """RIS: a blank screen, home cursor, default modes, tab stops and charsets (scrollback is kept)."""
         self._chars: list[Cells] = self._blank_rows(self.lines)
-        self._styles: list[StyleRow] = [[DEFAULT] * self.columns for _ in range(self.lines)]
-        self._primary: tuple[list[Cells], list[StyleRow]] | None = None
+        self._styles: list[Styles] = [blank_styles(self.columns)] * self.lines
+        self._primary: tuple[list[Cells], list[Styles]] | None = None
         self._alt_cursor: Savepoint | None = None
         self._saved_1048: Savepoint | None = None
         self._pending = ""
@@ -154,8 +154,8 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         return [[*rc] if isinstance(rc, str) else rc for rc in self._chars]
 
     @property
-    def style_rows(self) -> list[StyleRow]:
-        """The styles of the visible buffer, parallel to :attr:`rows` (live lists: do not modify)."""
+    def style_rows(self) -> list[Styles]:
+        """The styles of the visible buffer, parallel to :attr:`rows` (live lists, or tuples: do not modify)."""
         return self._styles
 
     @property
@@ -335,7 +335,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
             n = min(len(s), cols - x)
             if mo.IRM in self.mode:
                 self.insert_characters(n)
-            rc, rs = self._cells(cursor.y), self._styles[cursor.y]
+            rc, rs = self._cells(cursor.y), self._style_row(cursor.y)
             if x and rc[x] == "":
                 rc[x - 1] = " "
             if x + n < cols and rc[x + n] == "":
@@ -373,7 +373,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         if mo.IRM in self.mode:
             self.insert_characters(width)
         x, attr = cursor.x, cursor.attrs
-        rc, rs = self._cells(cursor.y), self._styles[cursor.y]
+        rc, rs = self._cells(cursor.y), self._style_row(cursor.y)
         if x and rc[x] == "":
             rc[x - 1] = " "
         if x + width < cols and rc[x + width] == "":
@@ -509,7 +509,7 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
 
     def _erase_all(self) -> None:
         self._chars = self._blank_rows(self.lines)
-        self._styles = [[DEFAULT] * self.columns for _ in range(self.lines)]
+        self._styles = [blank_styles(self.columns)] * self.lines
 
     def _enter_alternate(self, save_cursor: bool) -> None:
         if self._primary is not None:
