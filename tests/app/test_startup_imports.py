@@ -20,6 +20,9 @@ LATER = {
     "workbench.engine.runner", "workbench.engine.drivers",  # the engine: loaded by the first run
     "pyte", "workbench.terminal",  # the screen model: the first run or recorded screen
     "yaml", "workbench.scenario.model", "workbench.scenario.loader",  # the first validation, the file list
+    "workbench.engine.report", "workbench.engine.trace", "workbench.engine.options", "workbench.clock",
+    "workbench.app.core.inspect",  # a run's records: the first run, recorded trace or inspected step
+    "workbench.atomic",  # the first save
 }  # fmt: skip
 
 
@@ -55,17 +58,25 @@ AFTER_THE_FIRST_FRAME = (
     "workbench.scenario.model",
     "workbench.scenario.loader",
 )
+NOT_BEFORE_A_RUN = (
+    "workbench.engine.report",
+    "workbench.engine.trace",
+    "workbench.engine.options",
+    "workbench.clock",
+)
 
 
 def test_the_first_frame_of_a_file_is_drawn_before_the_screen_model_the_schema_and_yaml_load(
     work: Path,
 ) -> None:
     """What the first frame does not show (the file list, the validation, a program's screen) loads after it,
-    and then it does load: the file is validated and listed."""
+    and then it does load: the file is validated and listed. A run's records (the engine's report, trace and
+    options) wait for a run."""
     code = f"""import sys
 from pathlib import Path
 from workbench.app.app import WorkbenchApp
 LATER = {AFTER_THE_FIRST_FRAME!r}
+RUN = {NOT_BEFORE_A_RUN!r}
 app = WorkbenchApp(Path("scenarios/hello-agent.yaml"), goldens_dir=Path("goldens"), out_dir=Path("runs"))
 show = app._display
 def loaded():
@@ -74,7 +85,7 @@ def first_frame(screen, update):
     show(screen, update)
     if update is not None and app._display is first_frame:
         app._display = show
-        print("at the first frame", loaded(), flush=True)
+        print("at the first frame", loaded(), [m for m in RUN if m in sys.modules], flush=True)
         def done():
             main = app.main_screen
             if main.validation is None or not main.browser.entries:
@@ -89,7 +100,7 @@ app.run(headless=True, size=(120, 40))
     done = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
-    assert lines[0] == "at the first frame []"
+    assert lines[0] == "at the first frame [] []"
     assert lines[1] == f"validated {sorted(AFTER_THE_FIRST_FRAME)!r} True"
 
 

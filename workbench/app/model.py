@@ -5,7 +5,6 @@ Nothing here imports Textual, so it is cheap to test and to call from worker thr
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +67,8 @@ def last_verdicts(out_dir: Path) -> dict[str, str]:
 
 
 def _result_status(trace: Path) -> str | None:
+    import json  # here: the verdicts are read after the first frame
+
     try:
         with trace.open("rb") as f:
             f.seek(0, os.SEEK_END)
@@ -174,6 +175,8 @@ def _read(path: Path) -> str | None:
 
 def actual_shot(pair: ShotPair, width: int, height: int) -> Shot:
     """The actual capture as a Shot, with its colours from the style sidecar when there is one."""
+    import json
+
     from workbench.terminal import Shot
     from workbench.terminal.shot import runs_from_json
 

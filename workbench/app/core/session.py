@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from workbench.clock import ClockState
-from workbench.engine.options import RunOptions
-from workbench.engine.report import Failure, ScenarioResult
-from workbench.engine.trace import StepRecord, Trace
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine's records load with the first run or recorded trace, not with the app's start
+    from workbench.clock import ClockState
+    from workbench.engine.options import RunOptions
+    from workbench.engine.report import Failure, ScenarioResult
     from workbench.engine.runner import ScenarioRun
+    from workbench.engine.trace import StepRecord
 
 SPEEDS: list[float | None] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, None]
 
@@ -35,6 +34,8 @@ def speed_text(speed: float | None) -> str:
 
 def step_from_json(data: dict[str, Any]) -> StepRecord:
     """A trace's step record (JSON) as the engine's typed :class:`StepRecord`; missing fields get defaults."""
+    from workbench.engine.trace import StepRecord
+
     cursor = data.get("cursor") or (0, 0)
     style, diffs = data.get("style"), data.get("diffs")
     return StepRecord(
@@ -55,6 +56,8 @@ def step_failed(record: StepRecord) -> bool:
 
 def failures_from_json(result: dict[str, Any]) -> list[Failure]:
     """The failures of a trace's result record, typed."""
+    from workbench.engine.report import Failure
+
     out = []
     for f in result.get("failures", []):
         out.append(Failure(int(f.get("step", 0)), int(f.get("line", 0)), f.get("kind", "assert"),
@@ -78,6 +81,8 @@ class RecordedRun:
     @classmethod
     def read(cls, run_dir: Path) -> RecordedRun:
         """Raises OSError or ValueError when the trace cannot be read."""
+        from workbench.engine.trace import Trace
+
         trace = Trace.read(run_dir)
         header = trace.header
         profile = header.get("profile") or {}
@@ -176,6 +181,8 @@ class SessionController:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        from workbench.engine.report import ScenarioResult  # loaded with the run's engine
+
         result = run.result or ScenarioResult(name=path_name(run.path), file=str(run.path))
         result.status = "cancelled"
         self._finished(run, result)

@@ -41,7 +41,6 @@ from workbench.app.widgets.inspector import StepInspector
 from workbench.app.widgets.run_panes import RunPanes
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
-from workbench.engine.options import RunOptions
 from workbench.names import DEFAULT_SCENARIOS_DIR
 
 if TYPE_CHECKING:  # what the first frame does not need loads when it is used: the runner with the first run,
@@ -474,6 +473,8 @@ class MainScreen(Screen[None]):
         app = self.workbench
         # ci=True: the engine never writes a golden for the app; a missing one is shown to be accepted.
         chosen = {"agent": app.agent} if app.agent is not None and mode_of(app.mode).takes_agent else {}
+        from workbench.engine.options import RunOptions
+
         options = RunOptions(speed=self.speed, goldens_dir=app.goldens_dir, out_dir=app.out_dir, ci=True,
                              mode=app.mode, mode_options=chosen)  # fmt: skip
         self.timeline.reset_states()

@@ -20,7 +20,6 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from workbench.app.widgets.editor import DiagnosticsList, FindBar, ScenarioEditor
-from workbench.atomic import write_atomic
 from workbench.scenario.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:  # the schema and the loader load with the first validation
@@ -112,6 +111,8 @@ class EditorPane(Vertical):
         if self.path is None:
             self.notify("no file to save", severity="warning")
             return False
+        from workbench.atomic import write_atomic  # here: json and the journal load with the first save
+
         text = self.editor.text
         try:
             write_atomic(self.path, text)

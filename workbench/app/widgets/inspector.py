@@ -10,7 +10,7 @@ come from :mod:`workbench.terminal.screen_diff`, as in the screenshot pane.
 from __future__ import annotations
 
 import io
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.style import Style as RichStyle
@@ -20,8 +20,10 @@ from textual.containers import ScrollableContainer, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from workbench.app.core.inspect import StepDetails
 from workbench.app.widgets.diff import marked_text
+
+if TYPE_CHECKING:  # the trace's records load with the first inspected step
+    from workbench.app.core.inspect import StepDetails
 
 CHANGE_SIGNS = {"added": "+", "modified": "~", "deleted": "-"}
 
