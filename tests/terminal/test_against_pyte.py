@@ -69,9 +69,26 @@ region = st.builds(
     st.text(alphabet="xyz ", max_size=6),
 )
 
+# OSC 8 hyperlinks around text (Claude Code's file links), ended by BEL or ST: nothing shows but the text
+hyperlink = st.builds(
+    lambda url, t, end: f"\x1b]8;;{url}{end}{t}\x1b]8;;{end}",
+    st.sampled_from(["file:///a/b.py", "https://example.com/x?y=1", ""]),
+    text,
+    st.sampled_from(["\x07", "\x1b\\"]),
+)
+# after a move (so no wrap is pending): save and restore the cursor (crossterm's SavePosition), insert and
+# delete lines and characters, reverse index, line position
+edit = st.builds(
+    lambda at, e: at + e,
+    cursor_position,
+    st.sampled_from(["\x1b7", "\x1b8", "\x1bM"])
+    | st.builds(lambda n, f: f"\x1b[{n}{f}", st.sampled_from(["", "1", "2", "5"]), st.sampled_from("LM@Pd")),
+)
+
 fragment = st.one_of(
     text, text, text, sgr, sgr, sgr.flatmap(lambda s: text.map(lambda t: s + t)), controls, controls,
-    cursor_position, home_forms, column, forward, ink_erase_lines, erase, modes, title, region,
+    cursor_position, home_forms, column, forward, ink_erase_lines, erase, modes, title, region, hyperlink,
+    edit,
 )  # fmt: skip
 streams = st.lists(fragment, max_size=60).map("".join)
 sizes = st.tuples(st.integers(2, 40), st.integers(2, 8))

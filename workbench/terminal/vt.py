@@ -181,8 +181,9 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         if self._skipping:
             data = self._skip_string(data)
         tail = p.incomplete_tail(data)
-        tokens = iter(p.FAST.findall(data if tail < 0 else data[:tail]))
-        while feed_tokens(self, tokens):
+        head = data if tail < 0 else data[:tail]
+        tokens, ascii = iter(p.FAST.findall(head)), head.isascii()
+        while feed_tokens(self, tokens, ascii):
             pass
         if tail >= 0:  # kept after the tokens before it, which may reset the terminal
             if len(data) - tail <= p.MAX_PENDING:
