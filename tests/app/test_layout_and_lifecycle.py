@@ -195,7 +195,7 @@ def test_layout_at_80x24_is_one_pane_at_a_time(work: Path) -> None:
             await settle(pilot)
             await pilot.press("f8")
             await wait_until(pilot, lambda: "second line" in main.terminal.text(), what="the wide output")
-            main.show_view("terminal")
+            main.workspace.show_view("terminal")
             await pilot.pause(0.1)
             assert main.terminal.has_class("-scaled")
             assert "/80 ▶" in str(main.terminal.border_subtitle)

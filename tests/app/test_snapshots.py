@@ -214,7 +214,7 @@ def test_layout_at_120x40_after_a_run(snap_compare: Any) -> None:
 
 def test_layout_at_80x24_one_pane_with_tabs(snap_compare: Any) -> None:
     async def terminal_tab(pilot: Any) -> None:
-        _main(pilot).show_view("terminal")
+        _main(pilot).workspace.show_view("terminal")
         await pilot.pause(0.1)
 
     assert snap_compare(_app(), terminal_size=(80, 24), run_before=_then(_run_to_end, terminal_tab))

@@ -85,7 +85,7 @@ def test_themes_switch_everything_and_persist(work: Path, size: tuple[int, int])
             main = app.main_screen
             assert app.theme == "workbench-dark"
             await play_to_end(pilot)
-            main.show_view("shots")
+            main.workspace.show_view("shots")
             for name in ("workbench-light", "workbench-high-contrast"):
                 app.theme = name
                 await pilot.pause(0.1)

@@ -18,17 +18,14 @@ from typing import TYPE_CHECKING, ClassVar, cast
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, TabbedContent, Tabs
-from textual.widgets._tabs import Tab
+from textual.widgets import Header, TabbedContent
 
-from workbench.app.actions import MAIN_ACTIONS, VIEW_LABELS, VIEWS, bindings
+from workbench.app.actions import MAIN_ACTIONS, bindings
 from workbench.app.core.session import SPEEDS, Event, SessionController
-from workbench.app.layout import plan
 from workbench.app.model import golden_store, last_verdicts
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.widgets.browser import ScenarioBrowser
@@ -41,6 +38,7 @@ from workbench.app.widgets.inspector import StepInspector
 from workbench.app.widgets.run_panes import RunPanes
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
+from workbench.app.widgets.workspace import Workspace
 from workbench.names import DEFAULT_SCENARIOS_DIR
 
 if TYPE_CHECKING:  # what the first frame does not need loads when it is used: the runner with the first run,
@@ -83,15 +81,13 @@ class MainScreen(Screen[None]):
         super().__init__(id="main")
         self.root = path
         self.editor_pane = EditorPane(id="editor-pane")  # made here: the file's path and validation, at once
+        self.workspace = Workspace(self.editor_pane, id="workspace")
         self.session = SessionController(listener=self._session_event)
+        self.validation: Validation | None = None  # the open file's, once this screen has shown it
         self.term_size = (80, 24)
-        self.browser_mode = "auto"
-        self.zoomed = False  # the terminal pane has the program's whole width for now (z on the terminal)
-        self.view_name = "editor"  # the pane shown when the window is narrow
         self.recorder: InputRecorder | None = None
         self._record_pending = False  # alt+r started a fresh run: recording begins after its first step
         self._store: GoldenStore | None = None
-        self._tabs = False
         self._shown_result: object | None = None
         self.starting = True  # until the file list is loaded and the first file's validation started
         self._recorded_failures: list[
@@ -103,10 +99,6 @@ class MainScreen(Screen[None]):
     @property
     def path(self) -> Path | None:
         return self.editor_pane.path
-
-    @property
-    def validation(self) -> Validation | None:
-        return self.editor_pane.validation
 
     @property
     def run(self) -> ScenarioRun | None:
@@ -138,13 +130,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Tabs(*(Tab(f"{n} {label}", id=f"view-{name}") for n, (name, label) in
-                     enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
-                   active="view-editor", id="views")  # fmt: skip
-        with Horizontal(id="body"):
-            yield ScenarioBrowser(id="browser")
-            yield self.editor_pane
-            yield RunPanes(id="panes")
+        yield self.workspace
         yield TimelineBar(id="timeline")
         yield StableFooter()
 
@@ -170,7 +156,7 @@ class MainScreen(Screen[None]):
 
     @property
     def browser(self) -> ScenarioBrowser:
-        return self.query_one("#browser", ScenarioBrowser)
+        return self.workspace.browser
 
     @property
     def failures(self) -> FailuresList:
@@ -182,10 +168,7 @@ class MainScreen(Screen[None]):
 
     @property
     def panes(self) -> RunPanes:
-        return self.query_one("#panes", RunPanes)
-
-    def on_resize(self) -> None:
-        self.apply_layout()
+        return self.workspace.panes
 
     def retheme(self) -> None:
         """The theme changed: colours that widgets baked into their content are drawn again."""
@@ -198,55 +181,14 @@ class MainScreen(Screen[None]):
         self.timeline.refresh()
         self.editor.refresh()
 
-    def apply_layout(self) -> None:
-        """Share the width by :func:`workbench.app.layout.plan` (again at every resize or toggle)."""
-        width = self.size.width or self.app.size.width
-        layout = plan(width, self.term_size[0], browser=self.browser_mode, zoom=self.zoomed)
-        self._tabs = layout.tabs
-        self.set_class(layout.tabs, "-tabs")
-        self.query_one("#views", Tabs).display = layout.tabs
-        browser, editor_pane = self.browser, self.query_one("#editor-pane")
-        if layout.tabs:
-            view = self.view_name
-            browser.display = view == "browser" and self.browser_mode != "hidden"
-            browser.styles.width = "1fr"
-            editor_pane.display = view == "editor"
-            self.panes.display = view in self.panes.views
-            self.panes.styles.width = "1fr"
-        else:
-            browser.display = layout.browser
-            browser.styles.width = layout.browser_width
-            editor_pane.display = True
-            self.panes.display = True
-            self.panes.styles.width = layout.panes_width
-        self.diff.stacked = layout.stacked_diff
-
-    def show_view(self, name: str) -> None:
-        """Bring a pane forward: its tab when the window is narrow, its tab in the right column else."""
-        self.panes.show(name)
-        self.view_name = name
-        if self._tabs:
-            tabs = self.query_one("#views", Tabs)
-            if tabs.active != f"view-{name}":
-                tabs.active = f"view-{name}"
-            self.apply_layout()
-            focused = self.focused
-            if focused is not None and not all(node.display for node in (focused, *focused.ancestors)):
-                self._focus_view(name)  # a hidden pane must not keep the keyboard
-
-    @on(Tabs.TabActivated, "#views")
-    def _view_tab(self, event: Tabs.TabActivated) -> None:
-        event.stop()
-        name = (event.tab.id or "view-editor").removeprefix("view-")
-        if name != self.view_name or self._tabs:
-            self.view_name = name
-            self.panes.show(name)
-            self.apply_layout()
-
     def on_mount(self) -> None:
         self.editor_pane.show_problems([])
         self.retheme()
-        self.apply_layout()
+        self.watch(self.workspace, "tabs", self._narrow)
+
+    def _narrow(self, tabs: bool) -> None:
+        """One pane at a time: the header goes and the timeline shrinks (app.tcss)."""
+        self.set_class(tabs, "-tabs")
         self._status()
         self.open_initial()
 
@@ -321,6 +263,7 @@ class MainScreen(Screen[None]):
         if not self.live:
             self.session.reset()
         self._store = None
+        self.validation = None
         self.title = f"workbench: {path}"
         self.timeline.set_steps([])
         self.timeline.cursor = -1
@@ -340,7 +283,7 @@ class MainScreen(Screen[None]):
     def request_open(self, path: Path) -> None:
         """Open another file, asking first when a run would be stopped or edits lost."""
         if self.path is not None and path.resolve() == self.path.resolve():
-            self.show_view("editor")
+            self.workspace.show_view("editor")
             self.editor.focus()
             return
         if self.live:
@@ -374,7 +317,7 @@ class MainScreen(Screen[None]):
             )  # fmt: skip
             return
         self.open_file(path)
-        self.show_view("editor")
+        self.workspace.show_view("editor")
 
     def action_record_session(self) -> None:
         """`workbench record` with the upstream and the open scenario's command filled in; the recording opens
@@ -408,6 +351,7 @@ class MainScreen(Screen[None]):
 
     @on(EditorPane.Validated)
     def _validated(self, event: EditorPane.Validated) -> None:
+        self.validation = event.result
         with contextlib.suppress(NoMatches):  # the app is closing: the panes are gone already
             self._show_validation(event.result)
 
@@ -415,7 +359,7 @@ class MainScreen(Screen[None]):
         scenario = result.scenario
         if scenario is not None and scenario.format == "claudeless":
             self.failures.show_rules(scenario)
-            self.show_view("failures" if self._tabs else self.view_name)
+            self.workspace.show_view("failures" if self.workspace.tabs else self.workspace.view_name)
             self.panes.active = "tab-failures"
         if not self.live and self.PLANS_FROM_TEXT and result.schedule is not None:
             self.timeline.set_steps(marks_from_schedule(result.schedule.steps))
@@ -425,7 +369,8 @@ class MainScreen(Screen[None]):
             size = (scenario.terminal.width, scenario.terminal.height)
             if size != self.term_size:
                 self.term_size = size
-                self.apply_layout()
+                self.workspace.program_width = size[0]
+                self.workspace.apply_layout()
             if not self.live:
                 self.terminal.resize_screen(*self.term_size)
             store = golden_store(self.workbench.goldens_dir, self.workbench.out_dir, scenario)
@@ -704,7 +649,9 @@ class MainScreen(Screen[None]):
             self._view(failure.step)
         elif failure.line > 0:
             self.editor.jump_to(failure.line)
-        self.show_view("step" if failure.step in self.records else "terminal")  # the full reason, the screens
+        self.workspace.show_view(
+            "step" if failure.step in self.records else "terminal"
+        )  # the full reason, the screens
         self._inspect()
 
     @property
@@ -752,19 +699,6 @@ class MainScreen(Screen[None]):
     def pairs(self) -> list[ShotPair]:
         return self.diff.pairs
 
-    def action_toggle_pane(self) -> None:
-        """Terminal <-> screenshots; the screenshot list takes the focus, so its keys (a, c) work at once.
-
-        Back to the terminal, the terminal takes it: a hidden screenshot pane that kept the focus would pass it
-        to its next widget, and Textual's TabbedContent brings forward the pane of a focused widget."""
-        if self.panes.active == "tab-shots" and (not self._tabs or self.view_name == "shots"):
-            self.show_view("terminal")
-            if self.diff.has_focus_within:
-                self.terminal.focus()
-        else:
-            self.show_view("shots")
-            self.diff.focus()
-
     def action_compare_now(self) -> None:
         """The screenshot pane compares its highlighted golden with what a screenshot would capture now."""
         from workbench.terminal import Shot
@@ -776,10 +710,7 @@ class MainScreen(Screen[None]):
         if scenario is not None:
             shot = mask_shot(shot, scenario.masks)
         if self.diff.compare_now(shot):
-            self.show_view("shots")
-
-    def show_shots(self) -> None:
-        self.show_view("shots")
+            self.workspace.show_view("shots")
 
     # ------------------------------------------------------------------ focus, panes
 
@@ -788,7 +719,7 @@ class MainScreen(Screen[None]):
         if not self.live or not self.terminal.is_live:
             self.notify("no program is running: start a run first (F5 or F8)", severity="warning")
             return
-        self.show_view("terminal")
+        self.workspace.show_view("terminal")
         self.terminal.enter_focus_mode()
         self.notify("keys go to the program now; ctrl+] gives them back", timeout=3)
 
@@ -872,72 +803,12 @@ class MainScreen(Screen[None]):
         if recorder is not None and recorder.steps():
             row = self.editor.cursor_location[0]
             self.editor.insert_steps(recorder.yaml(indent=self.editor.step_indent(row)))
-            self.show_view("editor")
+            self.workspace.show_view("editor")
             self.notify(f"recorded {len(recorder.steps())} step(s) into the editor; ctrl+s saves", timeout=4)
         self._status()
 
     def action_focus_timeline(self) -> None:
         self.timeline.focus()
-
-    def action_toggle_browser(self) -> None:
-        """Show or hide the scenario list (in a narrow window: its tab)."""
-        if self._tabs:
-            self.show_view("browser")
-            self.browser.focus()
-            return
-        if self.browser.display:
-            self.browser_mode = "hidden"
-            if self.browser.has_focus_within:
-                self.editor.focus()
-        else:
-            self.browser_mode = "shown"
-        self.apply_layout()
-        if self.browser.display:
-            self.browser.focus()
-        elif self.browser_mode == "shown":
-            self.notify("no room for the scenario list beside the editor and the terminal: widen the window")
-
-    def action_view(self, name: str) -> None:
-        """Bring pane ``name`` forward and give it the keyboard (keys 1-5, as lazygit numbers its panels)."""
-        if name == "browser" and not self._tabs and not self.browser.display:
-            self.action_toggle_browser()
-            return
-        self.show_view(name)
-        self._focus_view(name)
-
-    def _focus_view(self, name: str) -> None:
-        self.pane_of(name).focus()
-
-    def pane_of(self, view: str) -> Widget:
-        """The pane shown as view ``view`` (a number key's)."""
-        if view == "browser":
-            return self.browser
-        return self.editor_pane if view == "editor" else self.panes.views[view]
-
-    def action_zoom_terminal(self) -> None:
-        """The terminal pane takes the program's whole width (the editor narrows); again gives it back.
-
-        One pane at a time (a narrow window), the terminal already has the width: zoom maximizes it."""
-        if self._tabs:
-            if self.maximized is not None:
-                self.minimize()
-            else:
-                self.show_view("terminal")
-                self.maximize(self.terminal, container=False)
-            return
-        self.zoomed = not self.zoomed
-        self.apply_layout()
-        if not self._tabs:
-            self.show_view("terminal")
-        self.notify("terminal zoomed: z again gives the editor its width" if self.zoomed
-                    else "terminal back beside the editor", timeout=2)  # fmt: skip
-
-    def action_focus_browser(self) -> None:
-        self.action_toggle_browser()
-
-    def action_focus_editor(self) -> None:
-        self.show_view("editor")
-        self.editor.focus()
 
     def action_maximize_pane(self) -> None:
         """The focused pane fills the screen; again restores the layout."""
@@ -961,6 +832,6 @@ class MainScreen(Screen[None]):
         """Bring forward the pane of widget class ``pane`` and run its ``action`` (a pane's keys anywhere)."""
         widget = self.query_one(pane)
         view = getattr(widget, "VIEW", "")
-        if view and (view != "browser" or self._tabs):
-            self.show_view(view)
+        if view and (view != "browser" or self.workspace.tabs):
+            self.workspace.show_view(view)
         await widget.run_action(action)

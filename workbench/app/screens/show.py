@@ -29,7 +29,7 @@ class ShowScreen(MainScreen):
     def __init__(self, run_dir: Path) -> None:
         super().__init__(None)
         self.run_dir = run_dir
-        self.browser_mode = "hidden"  # one run, not a folder of scenarios
+        self.workspace.browser_mode = "hidden"  # one run, not a folder of scenarios
 
     def open_initial(self) -> None:
         self.open_run(self.run_dir)
@@ -61,7 +61,8 @@ class ShowScreen(MainScreen):
             return
         self.term_size = recorded.size
         self.terminal.resize_screen(*self.term_size)
-        self.apply_layout()
+        self.workspace.program_width = self.term_size[0]
+        self.workspace.apply_layout()
         self.title = f"workbench show: {recorded.scenario}"
         if recorded.file is not None and recorded.file.is_file():
             self.editor_pane.show_recorded(

@@ -123,9 +123,14 @@ class ScenarioBrowser(OptionList):
         def made(path: Path | None) -> None:
             if path is not None:
                 self.add_file(path)
-                self.post_message(self.Opened(path))
+                # made on this widget's own turn: a message made in the dialog's callback has an ancestor as
+                # its sender, and Textual stops a message's bubbling at its sender
+                self.call_later(self._announce, path)
 
         self.app.push_screen(NewScenarioScreen(self.root or DEFAULT_SCENARIOS_DIR), made)
+
+    def _announce(self, path: Path) -> None:
+        self.post_message(self.Opened(path))
 
     def _sort_key(self, path: Path) -> tuple[bool, tuple[str, ...]]:
         """Files of the folder itself first, then each subfolder's (a tree keeps them together)."""

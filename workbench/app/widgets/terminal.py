@@ -155,7 +155,7 @@ class TerminalView(ScrollView, can_focus=True):
                 id="terminal-leave-focus-mode"),
         Binding("ctrl+backslash", "record_screenshot", "Screenshot step", priority=True,
                 id="terminal-record-screenshot"),
-        Binding("z", "screen.zoom_terminal", "Zoom", id="terminal-zoom"),
+        Binding("z", "screen.pane('Workspace', 'zoom_terminal')", "Zoom", id="terminal-zoom"),
     ]  # fmt: skip
     source: reactive[str] = reactive("idle")  # idle | live | recorded
     passthrough: reactive[bool] = reactive(False)

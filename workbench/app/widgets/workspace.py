@@ -1,0 +1,192 @@
+"""The panes and how they share the window: the scenario list, the editor pane and the run panes.
+
+It owns the layout (:func:`workbench.app.layout.plan` at every resize or
+toggle), the numbered tabs a narrow window shows one pane at a time under, and
+the actions that move between panes (1-6, ctrl+b, ctrl+t, z, ctrl+e). The screen
+composes it in one line and tells it the program's width; it tells the screen
+when one pane at a time is shown (``tabs``), since the header and the timeline
+shrink then.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Tabs
+from textual.widgets._tabs import Tab
+
+from workbench.app.actions import VIEW_LABELS, VIEWS
+from workbench.app.layout import plan
+from workbench.app.widgets.browser import ScenarioBrowser
+from workbench.app.widgets.diff import ScreenshotDiff
+from workbench.app.widgets.editor_pane import EditorPane
+from workbench.app.widgets.run_panes import RunPanes
+
+
+class Workspace(Vertical):
+    DEFAULT_CSS = """
+    Workspace {
+        height: 1fr;
+    }
+    Workspace #body {
+        height: 1fr;
+    }
+    Workspace #views {
+        height: 2;
+    }
+    /* one pane at a time: the numbered tabs switch the run panes too */
+    Workspace.-tabs RunPanes > ContentTabs {
+        display: none;
+    }
+    """
+
+    tabs: reactive[bool] = reactive(False)  # one pane at a time (a narrow window)
+
+    def __init__(self, editor_pane: EditorPane, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.editor_pane = editor_pane
+        self.program_width = 80  # the program's screen, which the terminal pane shows whole when it can
+        self.browser_mode = "auto"  # auto, shown (ctrl+b asked for it) or hidden
+        self.zoomed = False  # the terminal pane has the program's whole width for now (z on the terminal)
+        self.view_name = "editor"  # the pane shown when the window is narrow
+
+    def compose(self) -> ComposeResult:
+        yield Tabs(*(Tab(f"{n} {label}", id=f"view-{name}") for n, (name, label) in
+                     enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
+                   active="view-editor", id="views")  # fmt: skip
+        with Horizontal(id="body"):
+            yield ScenarioBrowser(id="browser")
+            yield self.editor_pane
+            yield RunPanes(id="panes")
+
+    @property
+    def browser(self) -> ScenarioBrowser:
+        return self.query_one("#browser", ScenarioBrowser)
+
+    @property
+    def panes(self) -> RunPanes:
+        return self.query_one("#panes", RunPanes)
+
+    def on_resize(self) -> None:
+        self.apply_layout()
+
+    def apply_layout(self) -> None:
+        """Share the width by :func:`workbench.app.layout.plan` (again at every resize or toggle)."""
+        width = self.size.width or self.app.size.width
+        layout = plan(width, self.program_width, browser=self.browser_mode, zoom=self.zoomed)
+        self.tabs = layout.tabs
+        self.set_class(layout.tabs, "-tabs")
+        self.query_one("#views", Tabs).display = layout.tabs
+        browser, editor_pane, panes = self.browser, self.editor_pane, self.panes
+        if layout.tabs:
+            view = self.view_name
+            browser.display = view == "browser" and self.browser_mode != "hidden"
+            browser.styles.width = "1fr"
+            editor_pane.display = view == "editor"
+            panes.display = view in panes.views
+            panes.styles.width = "1fr"
+        else:
+            browser.display = layout.browser
+            browser.styles.width = layout.browser_width
+            editor_pane.display = True
+            panes.display = True
+            panes.styles.width = layout.panes_width
+        self.query_one(ScreenshotDiff).stacked = layout.stacked_diff
+
+    def pane_of(self, view: str) -> Widget:
+        """The pane shown as view ``view`` (a number key's)."""
+        if view == "browser":
+            return self.browser
+        return self.editor_pane if view == "editor" else self.panes.views[view]
+
+    def show_view(self, name: str) -> None:
+        """Bring a pane forward: its tab when the window is narrow, its tab in the right column else."""
+        self.panes.show(name)
+        self.view_name = name
+        if self.tabs:
+            tabs = self.query_one("#views", Tabs)
+            if tabs.active != f"view-{name}":
+                tabs.active = f"view-{name}"
+            self.apply_layout()
+            focused = self.screen.focused
+            if focused is not None and not all(node.display for node in (focused, *focused.ancestors)):
+                self.pane_of(name).focus()  # a hidden pane must not keep the keyboard
+
+    @on(Tabs.TabActivated, "#views")
+    def _view_tab(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        name = (event.tab.id or "view-editor").removeprefix("view-")
+        if name != self.view_name or self.tabs:
+            self.view_name = name
+            self.panes.show(name)
+            self.apply_layout()
+
+    def action_view(self, name: str) -> None:
+        """Bring pane ``name`` forward and give it the keyboard (keys 1-6, as lazygit numbers its panels)."""
+        if name == "browser" and not self.tabs and not self.browser.display:
+            self.action_toggle_browser()
+            return
+        self.show_view(name)
+        self.pane_of(name).focus()
+
+    def action_focus_editor(self) -> None:
+        self.action_view("editor")
+
+    def action_toggle_browser(self) -> None:
+        """Show or hide the scenario list (in a narrow window: its tab)."""
+        browser = self.browser
+        if self.tabs:
+            self.show_view("browser")
+            browser.focus()
+            return
+        if browser.display:
+            self.browser_mode = "hidden"
+            if browser.has_focus_within:
+                self.editor_pane.focus()
+        else:
+            self.browser_mode = "shown"
+        self.apply_layout()
+        if browser.display:
+            browser.focus()
+        elif self.browser_mode == "shown":
+            self.notify("no room for the scenario list beside the editor and the terminal: widen the window")
+
+    def action_focus_browser(self) -> None:
+        self.action_toggle_browser()
+
+    def action_toggle_pane(self) -> None:
+        """Terminal <-> screenshots; the screenshot list takes the focus, so its keys (a, c) work at once.
+
+        Back to the terminal, the terminal takes it: a hidden screenshot pane that kept the focus would pass it
+        to its next widget, and Textual's TabbedContent brings forward the pane of a focused widget."""
+        panes = self.panes
+        if panes.active == "tab-shots" and (not self.tabs or self.view_name == "shots"):
+            self.show_view("terminal")
+            if panes.views["shots"].has_focus_within:
+                panes.views["terminal"].focus()
+        else:
+            self.show_view("shots")
+            panes.views["shots"].focus()
+
+    def action_zoom_terminal(self) -> None:
+        """The terminal pane takes the program's whole width (the editor narrows); again gives it back.
+
+        One pane at a time (a narrow window), the terminal already has the width: zoom maximizes it."""
+        if self.tabs:
+            if self.screen.maximized is not None:
+                self.screen.minimize()
+            else:
+                self.show_view("terminal")
+                self.screen.maximize(self.panes.views["terminal"], container=False)
+            return
+        self.zoomed = not self.zoomed
+        self.apply_layout()
+        if not self.tabs:
+            self.show_view("terminal")
+        self.notify("terminal zoomed: z again gives the editor its width" if self.zoomed
+                    else "terminal back beside the editor", timeout=2)  # fmt: skip
