@@ -60,3 +60,8 @@ def test_a_worker_that_dies_mid_task_is_reported() -> None:
 
     with pytest.raises(WorkerDied, match="ended while it ran"):
         collect(3, 1, task)
+
+
+def test_a_result_that_is_not_json_is_reported_with_its_traceback() -> None:
+    with pytest.raises(WorkerDied, match="not JSON serializable"):
+        collect(2, 1, lambda index: {"path": os})

@@ -151,10 +151,10 @@ def _worker_main(
         with os.fdopen(tasks, "rb") as incoming:
             for line in incoming:
                 try:
-                    result = task(int(line))
+                    encoded = json.dumps(task(int(line)))
                 except Exception:
-                    result = {"_worker_error": traceback.format_exc()}
-                _write_all(results, json.dumps(result).encode() + b"\n")
+                    encoded = json.dumps({"_worker_error": traceback.format_exc()})
+                _write_all(results, encoded.encode() + b"\n")
         code = 0
     finally:
         os._exit(code)  # never the parent's cleanup (atexit, finally blocks up its stack)
