@@ -10,7 +10,8 @@ emulator and goes through its methods; the loop then returns, and is called
 again with its locals loaded afresh, going on with the next token.
 
 It lives in a module of its own, with its locals typed, so that it can be
-compiled with mypyc (``setup.py``, optional): the same source runs as plain
+compiled with mypyc (``WORKBENCH_MYPYC=1`` at install time, ``setup.py``;
+:mod:`.loop` picks the build or this source): the same source runs as plain
 Python wherever the compiled module is absent.
 """
 

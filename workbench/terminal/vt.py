@@ -12,9 +12,10 @@ pyte 0.8.2:
 * **parsing**: :meth:`Terminal.feed` cuts an unfinished sequence off the end
   of the read (kept for the next one), splits the rest into tokens with one
   compiled regex (:data:`.parser.FAST`, ``findall``) and hands them to
-  :func:`.fastpath.feed_tokens`, which applies the frequent ones (SGR, text and
-  CR LF as one token, CR/LF, cursor position) on local variables; anything
-  else syncs the cursor and goes through :meth:`Terminal.sequence`;
+  :func:`.fastpath.feed_tokens` (compiled with mypyc where it was built so:
+  :mod:`.loop`), which applies the frequent ones (SGR, text and CR LF as one
+  token, CR/LF, cursor position) on local variables; anything else syncs the
+  cursor and goes through :meth:`Terminal.sequence`;
 * **width rules** of :mod:`.width` (tmux 3.3a): text after emoji with U+FE0F
   or a ZWJ lands in the right column (stock pyte drops the rest of the run), a
   wide character that does not fit in the last column wraps (pyte cuts it in
@@ -58,7 +59,7 @@ from pyte import modes as mo
 from pyte.screens import Cursor, Margins, Savepoint
 
 from . import parser as p
-from .fastpath import feed_tokens
+from .loop import feed_tokens
 from .rows import Cells, Row, RowStore, Styles, blank_styles
 from .style import DEFAULT, Style
 from .width import NARROW_RUN, ZWJ, char_width
