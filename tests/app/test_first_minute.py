@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import opened, run, wait_until
+from tests.app.conftest import opened, run, screen_text, settle, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.screens.new import NewScenarioScreen
 
@@ -28,7 +28,37 @@ def test_a_folder_opens_on_its_smallest_complete_example_with_a_welcome(
             # not the 77-step reference file: the shortest one that shows a screenshot and an assert
             assert main.path is not None and main.path.name == "hello-agent.yaml"
             welcome = [n for n in pilot.app._notifications if n.title == "Welcome"]
-            assert welcome and "F5 runs it" in welcome[0].message and "help" in welcome[0].message
+            assert len(welcome) == 1 and "F5 runs it" in welcome[0].message and "help" in welcome[0].message
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_welcome_goes_with_the_first_key_and_never_hides_the_text_after(
+    work: Path, size: tuple[int, int]
+) -> None:
+    """The welcome says what to press first; the first key takes it away (and still moves the cursor), so it
+    never sits over the editor's text for seconds, at 80x24 either. A resize across one-pane-at-a-time
+    neither says it again nor opens the file again (the edits stay)."""
+
+    async def body() -> None:
+        async with opened(work / "scenarios", work, size) as pilot:
+            app, main = pilot.app, pilot.app.main_screen
+            assert [n.title for n in app._notifications] == ["Welcome"]
+            main.editor.focus()
+            await pilot.press("down")
+            await settle(pilot)
+            assert [n.title for n in app._notifications] == []
+            assert main.editor.cursor_location == (1, 0)  # the key did its job too
+            first_line = main.editor.document.get_line(0)
+            shown = "\n".join(screen_text(app))
+            assert first_line[: main.editor.scrollable_content_region.width - 8].rstrip() in shown
+            main.editor.insert("# mine\n")
+            for width, height in ((80, 24), (120, 40), size):
+                await pilot.resize_terminal(width, height)
+                await settle(pilot)
+            assert main.editor.text.startswith("# mine\n") or "# mine\n" in main.editor.text
+            assert [n.title for n in app._notifications] == []
 
     run(body)
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -81,6 +82,20 @@ class WorkbenchApp(InOrderKeys):
         self._themes_ready = False
         self._own_themes: dict[str, Theme] = {}
         self._syntax_themes: dict[str, TextAreaTheme] = {}
+        self._until_key: set[tuple[str, str]] = set()  # (title, message) of notices that go with the next key
+
+    def notify_until_key(self, message: str, *, title: str) -> None:
+        """A notice that stays until the user's first key, which takes it away (and still does its job): a
+        welcome says what to press first, and must not sit over the editor's text for seconds after that."""
+        self.notify(message, title=title, timeout=60)
+        self._until_key.add((title, message))
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._until_key and isinstance(event, events.Key):
+            for notice in [n for n in self._notifications if (n.title, n.message) in self._until_key]:
+                self._unnotify(notice)
+                self._until_key.discard((notice.title, notice.message))  # one not shown yet waits for it
+        await super().on_event(event)
 
     def set_mode(self, mode: str, agent: str | None = None) -> None:
         from workbench.engine.drivers import ModeError, mode_of

@@ -185,12 +185,12 @@ class MainScreen(Screen[None]):
         self.editor_pane.show_problems([])
         self.retheme()
         self.watch(self.workspace, "tabs", self._narrow)
+        self._status()
+        self.open_initial()
 
     def _narrow(self, tabs: bool) -> None:
         """One pane at a time: the header goes and the timeline shrinks (app.tcss)."""
         self.set_class(tabs, "-tabs")
-        self._status()
-        self.open_initial()
 
     def open_initial(self) -> None:
         """The file or folder the app was started on (the show screen opens its recorded run instead).
@@ -214,8 +214,8 @@ class MainScreen(Screen[None]):
             self.open_file(first)
             self.browser.select_path(first)
             if root.is_dir():
-                self.notify(f"{first.name}: F5 runs it, F8 steps, F11 inspects a step; ? or F1 for help",
-                            title="Welcome", timeout=8)  # fmt: skip
+                self.workbench.notify_until_key(f"{first.name}: F5 runs it, F8 steps, F1 help",
+                                                title="Welcome")  # fmt: skip
         elif not root.exists() and root.suffix:
             self.open_file(root)  # a new file: author it from empty (the browser lists its folder)
         else:
