@@ -9,10 +9,11 @@ import gc
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.app.conftest import SIZE, settle
+from tests.app.conftest import SIZE, make_app, run, settle
 from tests.conftest import REPO
 
 LATER = {
@@ -128,3 +129,31 @@ def test_the_collector_is_off_while_the_app_starts_and_on_after_its_first_frame(
     finally:
         gc.enable()
     assert seen == {"while starting": False, "after the first frame": True}
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+def test_the_first_frame_has_every_style_a_full_restyle_gives(work: Path, size: tuple[int, int]) -> None:
+    """The main screen skips Textual's restyle of the whole screen at its first resume (its compose has just
+    styled every widget): at the first frame, every widget's styles are those a full restyle gives."""
+    app = make_app(work / "scenarios" / "hello-agent.yaml", work)
+    seen: dict[str, list[str]] = {}
+    show = app._display
+
+    def first_frame(screen: Any, update: Any) -> None:
+        show(screen, update)
+        if update is None or seen:
+            return
+        nodes = list(app.screen.walk_children(with_self=True))
+        drawn = [f"{node!r}: {node.styles.get_rules()}" for node in nodes]
+        app.stylesheet.update_nodes(nodes, animate=False)
+        seen["drawn"], seen["restyled"] = drawn, [f"{node!r}: {node.styles.get_rules()}" for node in nodes]
+
+    app._display = first_frame
+
+    async def body() -> None:
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+
+    run(body)
+    assert len(seen["drawn"]) > 40
+    assert seen["drawn"] == seen["restyled"]

@@ -15,7 +15,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.css.query import NoMatches
@@ -90,6 +90,7 @@ class MainScreen(Screen[None]):
         self._store: GoldenStore | None = None
         self._shown_result: object | None = None
         self.starting = True  # until the file list is loaded and the first file's validation started
+        self._resumed = False
         self._recorded_failures: list[
             Failure
         ] = []  # a recorded run's (workbench show); a live run's are its result's
@@ -180,6 +181,13 @@ class MainScreen(Screen[None]):
         self.browser.refresh_labels()
         self.timeline.refresh()
         self.editor.refresh()
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first resume follows the compose, which styled every widget: Textual's restyle of the whole
+        screen then would do it again (~8 ms before the first frame). Later resumes restyle as usual."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def on_mount(self) -> None:
         self.editor_pane.show_problems([])
