@@ -157,3 +157,34 @@ def test_the_first_frame_has_every_style_a_full_restyle_gives(work: Path, size: 
     run(body)
     assert len(seen["drawn"]) > 40
     assert seen["drawn"] == seen["restyled"]
+
+
+@pytest.mark.parametrize("size", [SIZE, (120, 40), (80, 24)])
+def test_the_first_frame_shows_the_panes_as_laid_out_for_the_window(
+    work: Path, size: tuple[int, int]
+) -> None:
+    """The first frame is the screen as the user will work in it: the panes share the width as they do once
+    the app has settled, the numbered tabs only in a narrow window (not a frame of panes at their defaults)."""
+    app = make_app(work / "scenarios" / "hello-agent.yaml", work)
+    seen: dict[str, object] = {}
+    show = app._display
+    panes = ("#views", "#browser", "#editor-pane", "#panes")
+
+    def layout() -> list[tuple[str, bool, int]]:
+        screen = app.screen
+        return [(name, screen.query_one(name).display, screen.query_one(name).region.width) for name in panes]
+
+    def first_frame(screen: Any, update: Any) -> None:
+        show(screen, update)
+        if update is not None and not seen:
+            seen["first"] = layout()
+
+    app._display = first_frame
+
+    async def body() -> None:
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            seen["settled"] = layout()
+
+    run(body)
+    assert seen["first"] == seen["settled"]

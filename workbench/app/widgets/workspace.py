@@ -72,6 +72,9 @@ class Workspace(Vertical):
     def panes(self) -> RunPanes:
         return self.query_one("#panes", RunPanes)
 
+    def on_mount(self) -> None:
+        self.apply_layout()  # before the first frame, which shows the panes as they share this window
+
     def on_resize(self) -> None:
         self.apply_layout()
 
