@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.binding import Binding
 from textual.screen import Screen
 
-from tests.app.conftest import SIZE, make_app, play_to_end, run, settle
+from tests.app.conftest import SIZE, make_app, opened, play_to_end, run, settle
 from workbench.app.app import WorkbenchApp, load_keymap
 from workbench.app.screens.help import HelpScreen
 from workbench.app.screens.main import MainScreen
 from workbench.app.themes import load_themes
+from workbench.app.widgets.footer import StableFooter
 
 
 def test_themes_load_from_files() -> None:
@@ -141,5 +144,52 @@ def test_the_palette_leaves_the_screen_behind_it_as_it_was(work: Path) -> None:
                     break
             assert isinstance(app.screen, CommandPalette)
             assert rows(app) == before
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_no_key_label_in_the_footer_is_cut(work: Path, size: tuple[int, int]) -> None:
+    """The footer leaves out the keys that do not fit (the palette and help list them all); the ones it shows
+    are whole, with the editor, the screenshot list (the most keys) or the terminal in focus mode focused."""
+    from textual.widgets._footer import FooterKey
+
+    from tests.app.conftest import screen_text, wait_until
+
+    async def whole_keys(pilot: Any) -> list[str]:
+        await pilot.pause(0.1)
+        await settle(pilot)
+        app = pilot.app
+        footer = app.screen.query_one(StableFooter)
+        keys = list(footer.query(FooterKey))
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        assert palette, "the palette key is always shown"
+        last_row = screen_text(app)[footer.region.y]
+        labels = []
+        for key in keys:
+            label = f"{key.key_display} {key.description}"
+            assert label in last_row, (label, last_row)
+            assert key.region.right <= footer.region.right
+            if key not in palette:
+                assert key.region.right <= palette[0].region.x, (label, last_row)
+            labels.append(label)
+        return labels
+
+    async def body() -> None:
+        async with opened(work / "scenarios" / "hello-agent.yaml", work, size) as pilot:
+            main = pilot.app.main_screen
+            main.editor.focus()
+            editing = await whole_keys(pilot)
+            assert editing[:2] == ["f1 Help", "^q Quit"]
+            await play_to_end(pilot)
+            await pilot.press("ctrl+t")  # the screenshot list: accept, all, golden/actual, compare
+            await wait_until(pilot, lambda: main.diff.has_focus_within, what="the screenshot list")
+            shots = await whole_keys(pilot)
+            assert shots[:2] == ["f1 Help", "^q Quit"]
+            if size[0] >= 120:
+                assert any("Accept" in label for label in shots)
+            await pilot.resize_terminal(200, 50)
+            wide = await whole_keys(pilot)
+            assert len(wide) >= len(shots) and any("Golden/actual" in label for label in wide)
 
     run(body)

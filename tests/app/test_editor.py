@@ -5,6 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.app.conftest import SIZE, long_scenario, make_app, run, settle, wait_until
 from workbench.app.model import validate_text
@@ -295,5 +298,62 @@ def test_a_long_diagnostic_wraps_in_the_list_and_keeps_its_did_you_mean(work: Pa
                 diagnostics.render_line(y).text.strip() for y in range(diagnostics.content_region.height)
             )
             assert "…" not in shown and "did you mean `name`" in " ".join(shown.split()), shown
+
+    run(body)
+
+
+LONG_PROBLEMS = """\
+name: broken
+timeline:
+  - runCmd:
+      cmd: ls
+      staus: ok
+  - nonsense: [1, 2]
+"""
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_a_diagnostic_is_never_cut_the_cursors_line_shows_it_whole(work: Path, size: tuple[int, int]) -> None:
+    """The note at the line's end is a preview (it ends in "…" when it has no room); with the cursor on the
+    line, the diagnostics list highlights that message whole, wrapped (scrolling when it is longer than
+    half the pane): every word of it can be read, at 80x24 too."""
+    from tests.app.conftest import screen_text
+
+    path = work / "scenarios" / "broken.yaml"
+    path.write_text(LONG_PROBLEMS, encoding="utf-8")
+
+    async def shown_in_list(pilot: Any) -> str:
+        """Every row the list shows, scrolled from its top to its end, as one line of words."""
+        diagnostics = pilot.app.main_screen.editor_pane.diagnostics
+        region = diagnostics.scrollable_content_region  # without the scrollbar
+        diagnostics.scroll_to(y=0, animate=False)
+        await pilot.pause()
+        rows = [row[region.x : region.right] for row in screen_text(pilot.app)[region.y : region.bottom]]
+        for y in range(1, int(diagnostics.max_scroll_y) + 1):  # each step down shows one more row
+            diagnostics.scroll_to(y=y, animate=False)
+            await pilot.pause()
+            rows.append(screen_text(pilot.app)[region.bottom - 1][region.x : region.right])
+        return " ".join(" ".join(rows).split())
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await wait_until(
+                pilot, lambda: bool(main.validation and main.validation.diagnostics), what="problems"
+            )
+            editor = main.editor
+            editor.focus()
+            for line in (5, 6):
+                message = next(d.message for d in main.validation.diagnostics if d.pos.line == line)
+                editor.move_cursor((line - 1, 4))
+                await settle(pilot)
+                diagnostics = main.editor_pane.diagnostics
+                assert diagnostics.highlighted is not None
+                assert diagnostics.diagnostics[diagnostics.highlighted].pos.line == line
+                assert " ".join(message.split()) in await shown_in_list(pilot)
+                row = next(r for r in screen_text(app) if "◀" in r and ("staus" in r or "nonsense" in r))
+                assert "…" in row or message in row  # a cut preview says so
 
     run(body)

@@ -348,15 +348,21 @@ class ScenarioEditor(TextArea):
         style = self.ERROR_STYLE if error else self.WARNING_STYLE
         gutter = self.gutter_width
         width = strip.cell_length
+        room_shown = self.scrollable_content_region.width  # the strip can be wider than what is shown
         marked = Strip(Segment.apply_style(list(strip.crop(0, gutter)), post_style=style), gutter)
         text_end = (
             gutter + cell_len(self.document.get_line(scroll_y + y).expandtabs(self.indent_width)) - scroll_x
         )
         start = max(gutter, text_end + 3)
-        room = width - start
+        room = min(width, room_shown) - start
         if room < 8:
             return Strip.join([marked, strip.crop(gutter, width)])
-        note = Segment(f"◀ {message}"[:room], style + Style(bold=False, italic=True, dim=True))
+        note_text = f"◀ {message}"
+        if (
+            cell_len(note_text) > room
+        ):  # a preview: the whole message is in the diagnostics, at the cursor's line
+            note_text = note_text[: room - 1] + "…"
+        note = Segment(note_text, style + Style(bold=False, italic=True, dim=True))
         tail = strip.crop(start + cell_len(note.text), width)
         return Strip.join([marked, strip.crop(gutter, start), Strip([note]), tail])
 
@@ -475,14 +481,16 @@ def plural(count: int, word: str) -> str:
 class DiagnosticsList(OptionList):
     """The validator's messages for the buffer; choosing one jumps the editor there.
 
-    It takes the rows its messages need (up to five, wrapped, then it scrolls) and none when there
-    are none: "no problems" is said in its title, not in seven empty rows.
+    It takes the rows its messages need (wrapped, whole, up to half the editor pane, then it scrolls)
+    and none when there are none: "no problems" is said in its title, not in empty rows. The
+    message of the editor cursor's line is highlighted and scrolled to (:meth:`point_at`): the
+    editor's inline note is a preview that may end in "…", this is the whole message.
     """
 
     DEFAULT_CSS = """
     DiagnosticsList {
         height: auto;
-        max-height: 7;
+        max-height: 50%;
         border: round $foreground 30%;
         border-title-color: $text;
     }
@@ -515,7 +523,7 @@ class DiagnosticsList(OptionList):
             error = d.severity == Severity.ERROR
             text.append("✗ " if error else "▲ ", style="bold red" if error else "yellow")
             text.append(f"{d.pos.line}:{d.pos.col} ", style="bold")
-            text.append(d.message.splitlines()[0] if d.message else "")
+            text.append(d.message)
             self.add_option(Option(text, id=str(i)))
         errors = sum(1 for d in self.diagnostics if d.severity == Severity.ERROR)
         if not self.diagnostics:
@@ -523,6 +531,12 @@ class DiagnosticsList(OptionList):
         else:
             warnings = len(self.diagnostics) - errors
             self.border_title = f"Diagnostics: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+
+    def point_at(self, line: int) -> None:
+        """Highlight (and scroll to) the first message of 1-based ``line``, if it has one."""
+        index = next((i for i, d in enumerate(self.diagnostics) if d.pos.line == line), None)
+        if index is not None and index != self.highlighted:
+            self.highlighted = index
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

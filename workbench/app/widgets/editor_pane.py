@@ -165,6 +165,7 @@ class EditorPane(Vertical):
     def show_problems(self, diagnostics: list[Diagnostic]) -> None:
         """What the validator found: listed under the text, marked in it, the first error in the border."""
         self.diagnostics.show(diagnostics)
+        self.diagnostics.point_at(self.editor.cursor_location[0] + 1)
         self.editor.show_problems(diagnostics)
         errors = [d for d in diagnostics if d.severity == Severity.ERROR]
         self.editor.border_subtitle = (
@@ -173,8 +174,12 @@ class EditorPane(Vertical):
 
     @on(TextArea.SelectionChanged, "#editor")
     def _editor_cursor(self, event: TextArea.SelectionChanged) -> None:
-        """The editor cursor selects the first step written at or after its line."""
-        if not self.editor.has_focus or self.validation is None or self.validation.schedule is None:
+        """The editor cursor's line shows its whole message below, and selects the first step written at or
+        after it."""
+        if not self.editor.has_focus:
+            return
+        self.diagnostics.point_at(event.selection.end[0] + 1)
+        if self.validation is None or self.validation.schedule is None:
             return
         step = self.validation.schedule.step_at_line(event.selection.end[0] + 1)
         if step is not None:
