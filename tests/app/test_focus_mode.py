@@ -69,10 +69,15 @@ def test_focus_mode_types_into_the_program_and_ctrl_bracket_leaves(work: Path) -
             await pilot.press("ctrl+g")
             assert main.terminal.passthrough and main.terminal.has_focus
             # every key goes to cat, F5 (play) and ctrl+t (switch pane) included: the tty echoes them
-            await pilot.press("h", "i", "f5", "ctrl+t", "enter")
+            await pilot.press("h", "i", "z", "f5", "ctrl+t", "enter")
             await wait_until(
-                pilot, lambda: "hi^[[15~^T" in main.terminal.text(), what="the echo of typed keys"
+                pilot, lambda: "hiz^[[15~^T" in main.terminal.text(), what="the echo of typed keys"
             )
+            from textual.widgets._footer import FooterKey
+
+            await pilot.pause(0.1)
+            shown = [key.description for key in main.query(FooterKey)]
+            assert "Leave focus mode" in shown and "Zoom" not in shown  # z is the program's here
             assert main.run is not None and main.run.clock.state.paused, "F5 must not have resumed the run"
             assert main.query_one("#panes").active == "tab-terminal", "ctrl+t must not have switched panes"
             await pilot.press("ctrl+right_square_bracket")

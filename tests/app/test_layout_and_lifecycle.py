@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,9 +75,12 @@ def test_a_stopped_run_is_cancelled_never_passed(work: Path, size: tuple[int, in
             await pilot.press("f8")
             await wait_until(pilot, lambda: 0 in main.records, what="step 1")
             assert main.live and "Esc stops" in main.timeline.status
+            await wait_until(pilot, lambda: "Stop" in _footer_labels(main), what="the footer's Stop")
             await pilot.press("escape")
             await wait_until(pilot, lambda: main.result is not None, what="the stop")
             assert main.result.status == "cancelled"
+            # Esc stops only a live run: the footer stops offering it
+            await wait_until(pilot, lambda: "Stop" not in _footer_labels(main), what="no Stop in the footer")
             assert main.browser.verdict_of(path) == "cancelled"
             assert "cancelled" in main.timeline.status
             assert _last_record(Path(str(main.result.run_dir)))["status"] == "cancelled"
@@ -93,6 +97,12 @@ def test_a_stopped_run_is_cancelled_never_passed(work: Path, size: tuple[int, in
             assert app.main_screen.browser.verdict_of(path) == "cancelled"
 
     run(body)
+
+
+def _footer_labels(main: Any) -> list[str]:
+    from textual.widgets._footer import FooterKey
+
+    return [key.description for key in main.query(FooterKey)]
 
 
 def _yaml_columns(main: object) -> int:

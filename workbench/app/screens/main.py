@@ -89,6 +89,7 @@ class MainScreen(Screen[None]):
         self._record_pending = False  # alt+r started a fresh run: recording begins after its first step
         self._store: GoldenStore | None = None
         self._shown_result: object | None = None
+        self._footer_live = False  # whether the footer was last drawn for a live run
         self.starting = True  # until the file list is loaded and the first file's validation started
         self._resumed = False
         self._recorded_failures: list[
@@ -529,6 +530,9 @@ class MainScreen(Screen[None]):
         if self.recorder is not None:
             text += "  ·  ● recording (ctrl+\\ screenshot, ctrl+] ends)"
         self.timeline.status = text
+        if self.live != self._footer_live:  # Esc and ctrl+c stop only a live run: the footer says so
+            self._footer_live = self.live
+            self.refresh_bindings()
 
     def action_play(self) -> None:
         if self.session.play():

@@ -3,7 +3,7 @@
 Textual's footer lists keys in the order of the focus chain, so they move when
 the focus does (a widget that binds F6 pulls the screen's F6 forward). Here Help
 and Quit come first, so they are visible at any width, then the run keys in a
-fixed order; a key that does not work in the current state is not listed. Keys
+fixed order (Stop, shown only while a run goes on, before the stepping keys); a key that does not work in the current state is not listed. Keys
 that do not fit the width whole are left out, from the end of that order (the
 palette and the help screen list every key): a label is never cut.
 """
@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-ORDER = ("help", "quit", "play", "pause", "step-back", "step", "run-to-cursor", "stop", "save",
+ORDER = ("help", "quit", "play", "pause", "stop", "step-back", "step", "run-to-cursor", "save",
          "accept-screenshot", "accept-all-screenshots", "compare-now", "find-close", "terminal-leave-focus-mode",
          "terminal-record-screenshot")  # fmt: skip
 

@@ -155,7 +155,7 @@ class TerminalView(ScrollView, can_focus=True):
                 id="terminal-leave-focus-mode"),
         Binding("ctrl+backslash", "record_screenshot", "Screenshot step", priority=True,
                 id="terminal-record-screenshot"),
-        Binding("z", "screen.pane('Workspace', 'zoom_terminal')", "Zoom", id="terminal-zoom"),
+        Binding("z", "zoom", "Zoom", id="terminal-zoom"),
     ]  # fmt: skip
     source: reactive[str] = reactive("idle")  # idle | live | recorded
     passthrough: reactive[bool] = reactive(False)
@@ -260,7 +260,13 @@ class TerminalView(ScrollView, can_focus=True):
             return self.passthrough
         if action == "record_screenshot":
             return self.passthrough and self.recording
+        if action == "zoom":
+            return not self.passthrough  # in focus mode z is the program's
         return True
+
+    async def action_zoom(self) -> None:
+        """The workspace gives this pane the program's whole width (again: back)."""
+        await self.run_action("screen.pane('Workspace', 'zoom_terminal')")
 
     def on_blur(self) -> None:
         self.passthrough = False
