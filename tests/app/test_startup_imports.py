@@ -164,7 +164,9 @@ def test_the_first_frame_shows_the_panes_as_laid_out_for_the_window(
     work: Path, size: tuple[int, int]
 ) -> None:
     """The first frame is the screen as the user will work in it: the panes share the width as they do once
-    the app has settled, the numbered tabs only in a narrow window (not a frame of panes at their defaults)."""
+    the app has settled, the numbered tabs only in a narrow window (not a frame of panes at their defaults).
+    The run panes it does not show (the step inspector, the screenshots) are mounted right after it, showing
+    what the screen told them before."""
     app = make_app(work / "scenarios" / "hello-agent.yaml", work)
     seen: dict[str, object] = {}
     show = app._display
@@ -178,6 +180,9 @@ def test_the_first_frame_shows_the_panes_as_laid_out_for_the_window(
         show(screen, update)
         if update is not None and not seen:
             seen["first"] = layout()
+            seen["hidden panes at the first frame"] = [
+                bool(app.screen.query(p)) for p in ("#inspector", "#diff")
+            ]
 
     app._display = first_frame
 
@@ -185,6 +190,12 @@ def test_the_first_frame_shows_the_panes_as_laid_out_for_the_window(
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             seen["settled"] = layout()
+            main = app.main_screen  # the hidden run panes come right after, with what they were told before
+            seen["shots"] = (len(main.diff.pairs), main.diff.query_one("#shot-list").option_count)
+            seen["step"] = str(main.inspector.query_one("#inspector-body").render())
 
     run(body)
     assert seen["first"] == seen["settled"]
+    assert seen["hidden panes at the first frame"] == [False, False]
+    assert seen["shots"] == (1, 1)  # hello-agent's one golden, listed
+    assert "No step selected" in str(seen["step"])

@@ -154,7 +154,7 @@ class MainScreen(Screen[None]):
 
     @property
     def diff(self) -> ScreenshotDiff:
-        return self.query_one("#diff", ScreenshotDiff)
+        return self.panes.diff  # mounted after the first frame: not found by a query before it
 
     @property
     def browser(self) -> ScenarioBrowser:
@@ -166,7 +166,7 @@ class MainScreen(Screen[None]):
 
     @property
     def inspector(self) -> StepInspector:
-        return self.query_one("#inspector", StepInspector)
+        return self.panes.inspector
 
     @property
     def panes(self) -> RunPanes:

@@ -111,7 +111,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
         self._apply_sides()
 
     def _apply_sides(self) -> None:
-        if not self.is_mounted:
+        if not self.children:  # not composed yet: on_mount applies them
             return
         self.query_one("#golden-view").display = self.sides in ("both", "golden")
         self.query_one("#actual-view").display = self.sides in ("both", "actual")
@@ -125,6 +125,12 @@ class ScreenshotDiff(Vertical, can_focus=False):
     def on_mount(self) -> None:
         self.query_one("#shot-list").border_title = "Screenshots"
         self._apply_sides()
+        if (
+            self._told is not None
+        ):  # told before it was mounted (the run panes mount it after the first frame)
+            self.show_pairs(self.pairs, *self.size_cells, select=self._told)
+
+    _told: str | None = None  # what show_pairs selected before the mount ("" for nothing)
 
     def focus(self, scroll_visible: bool = True) -> Self:
         """The pane's keyboard is its list's: a, A, v and c work at once."""
@@ -208,6 +214,8 @@ class ScreenshotDiff(Vertical, can_focus=False):
 
     @property
     def current(self) -> ShotPair | None:
+        if not self.children:
+            return None
         index = self.query_one("#shot-list", OptionList).highlighted
         if index is None or not (0 <= index < len(self.pairs)):
             return None
@@ -218,6 +226,9 @@ class ScreenshotDiff(Vertical, can_focus=False):
         keep = select or (current.label if current else None)
         self.pairs = pairs
         self.size_cells = (width, height)
+        if not self.children:
+            self._told = keep or ""  # drawn when mounted
+            return
         options = self.query_one("#shot-list", OptionList)
         options.clear_options()
         for pair in pairs:

@@ -153,8 +153,17 @@ class StepInspector(VerticalScroll, can_focus=True):
         colour = self.app.current_theme.variables.get("diff-changed") or DEFAULT_VARIABLES["diff-changed"]
         return RichStyle(bgcolor=colour, bold=True)
 
+    def on_mount(self) -> None:
+        if self._told:  # told before it was mounted (the run panes mount it after the first frame)
+            self.show(self.details)
+
+    _told = False
+
     def show(self, details: StepDetails | None) -> None:
         self.details = details
+        self._told = True
+        if not self.children:
+            return  # drawn when mounted
         body = self.query_one("#inspector-body", Static)
         screens = self.query_one("#inspector-screens", Static)
         if details is None:

@@ -8,7 +8,7 @@ here and its rows in :mod:`workbench.app.actions` (its number key among them).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -18,6 +18,10 @@ from workbench.app.widgets.diff import ScreenshotDiff
 from workbench.app.widgets.failures import FailuresList
 from workbench.app.widgets.inspector import StepInspector
 from workbench.app.widgets.terminal import TerminalView
+
+#: panes composed right after the first frame, which does not show them (~10 widgets fewer to style and lay out
+#: before it); their widgets exist from the start and keep what they are told until then
+AFTER_THE_FIRST_FRAME = ("step", "shots")
 
 
 class RunPanes(TabbedContent):
@@ -37,11 +41,32 @@ class RunPanes(TabbedContent):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(initial="tab-terminal", **kwargs)
         self.views: dict[str, Widget] = {}  # view name -> its pane
+        self._later: list[tuple[TabPane, Widget]] = []
         for pane in self.panes():
             view = str(getattr(pane, "VIEW"))  # noqa: B009  (every run pane names its view; Widget does not)
             self.views[view] = pane
-            # as `with TabPane(...)` inside `with TabbedContent()` does
-            self.compose_add_child(TabPane(str(pane.BORDER_TITLE), pane, id=f"tab-{view}"))
+            tab = TabPane(str(pane.BORDER_TITLE), id=f"tab-{view}")
+            if view in AFTER_THE_FIRST_FRAME:
+                self._later.append((tab, pane))
+            else:
+                tab.compose_add_child(pane)
+            self.compose_add_child(tab)  # as `with TabPane(...)` inside `with TabbedContent()` does
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._mount_later)
+
+    def _mount_later(self) -> None:
+        for tab, pane in self._later:
+            tab.mount(pane)
+        self._later.clear()
+
+    @property
+    def inspector(self) -> StepInspector:
+        return cast(StepInspector, self.views["step"])
+
+    @property
+    def diff(self) -> ScreenshotDiff:
+        return cast(ScreenshotDiff, self.views["shots"])
 
     def panes(self) -> ComposeResult:
         """The run panes, one line each, in the order of their tabs."""

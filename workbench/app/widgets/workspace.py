@@ -23,7 +23,6 @@ from textual.widgets._tabs import Tab
 from workbench.app.actions import VIEW_LABELS, VIEWS
 from workbench.app.layout import plan
 from workbench.app.widgets.browser import ScenarioBrowser
-from workbench.app.widgets.diff import ScreenshotDiff
 from workbench.app.widgets.editor_pane import EditorPane
 from workbench.app.widgets.run_panes import RunPanes
 
@@ -99,7 +98,7 @@ class Workspace(Vertical):
             editor_pane.display = True
             panes.display = True
             panes.styles.width = layout.panes_width
-        self.query_one(ScreenshotDiff).stacked = layout.stacked_diff
+        panes.diff.stacked = layout.stacked_diff
 
     def pane_of(self, view: str) -> Widget:
         """The pane shown as view ``view`` (a number key's)."""
