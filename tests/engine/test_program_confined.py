@@ -9,10 +9,12 @@ scenario's ``command`` (fork and exec, through the engine) and the forked mock a
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 import types
+import uuid
 from pathlib import Path
 
 import pytest
@@ -108,3 +110,42 @@ def test_the_forked_mock_agent_is_confined_before_it_runs(
 def test_an_unconfined_machine_is_named_as_such() -> None:
     """Where neither level works, `-v` and the report say the program under test is not confined."""
     assert "program under test are NOT confined" in sandbox.LEVELS["none"]
+
+
+@confined
+def test_the_forked_mock_agents_commands_write_only_their_workspace_home_and_tmpdir(
+    tmp_path: Path, each_level: str
+) -> None:
+    """The confined mock agent's own commands (`runCmd`) may write only their own set, not all the agent may:
+    at the bubblewrap level through Landlock on top of the agent's namespace (so /dev/shm is closed, not
+    private), at the Landlock level through Landlock as any command. The agent's scratch folder (the parent of
+    the command's TMPDIR) and its crash folder are the agent's, not the command's."""
+    user_home, outside = tmp_path / "user-home", tmp_path / "outside"
+    user_home.mkdir()
+    outside.mkdir(mode=0o755)
+    probe = f"wb-test-{uuid.uuid4().hex}"
+    script = _try({"workspace": "inside.txt", "home": "$HOME/h.txt", "tmpdir": "$TMPDIR/t.txt",
+                   "agent-scratch": "$(dirname $TMPDIR)/a.txt", "crashes": "$WORKBENCH_CRASH_DIR/c.txt",
+                   "tmp": f"/tmp/{probe}", "user-home": f"{user_home}/.bashrc", "shm": f"/dev/shm/{probe}",
+                   "null": "/dev/null"})  # fmt: skip
+    script += f'; chmod 700 "{outside}" 2>/dev/null && echo "chmod outside"; echo "all tried"'
+    said = ["wrote workspace", "wrote home", "wrote tmpdir", "refused agent-scratch", "refused crashes",
+            "refused tmp", "refused user-home", "refused shm", "wrote null"]  # fmt: skip
+    if each_level == "landlock":  # Landlock does not cover chmod (the README says so)
+        said.append("chmod outside")
+    result = "\n".join([*said, "all tried"])
+    (tmp_path / "s.yaml").write_text(
+        f"name: escape\ntimeline:\n  - runCmd: {{cmd: {json.dumps(script)}, result: {json.dumps(result)}}}\n"
+    )
+    env = {**os.environ, "HOME": str(user_home)}
+    try:
+        done = subprocess.run([sys.executable, "-m", "workbench", "run", "s.yaml", "--out", "out"], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not Path(f"/tmp/{probe}").exists() and not Path(f"/dev/shm/{probe}").exists()
+    finally:
+        Path(f"/dev/shm/{probe}").unlink(missing_ok=True)
+        Path(f"/tmp/{probe}").unlink(missing_ok=True)
+    assert list(user_home.iterdir()) == []
+    if each_level == "bubblewrap":
+        assert outside.stat().st_mode & 0o777 == 0o755

@@ -77,3 +77,37 @@ def test_a_run_says_which_level_it_used(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"workbench: sandbox: {sandbox.LEVELS[sandbox.level()]}" in done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["sandbox"] == sandbox.level()
+
+
+@bubblewrap
+def test_a_process_confined_by_the_namespace_confines_its_commands_with_landlock(tmp_path: Path) -> None:
+    """The mark is the process's own state, set by `namespace.confine_self`: this process still wraps
+    commands in bwrap; the confined child starts them as they are, under Landlock, which keeps them out of
+    the child's other writable folders."""
+    from workbench.workspace import namespace
+
+    own, agents = tmp_path / "own", tmp_path / "agents"
+    own.mkdir()
+    agents.mkdir()
+    assert not namespace.confined()
+    assert sandbox.Sandbox([own]).wrap(["true"])[0].endswith("bwrap")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 1
+        try:
+            namespace.confine_self([own, agents, Path("/dev")])
+            with sandbox.Sandbox([own, Path("/dev")]) as box:
+                argv = box.wrap(["sh", "-c", f"echo x > {own}/o; echo x > {agents}/a; echo x > /dev/null"])
+                done = box.run(lambda: subprocess.run(argv, capture_output=True, text=True, check=False))
+            os.write(write, json.dumps([namespace.confined(), argv[0], done.stderr]).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    with os.fdopen(read) as said:
+        marked, program, stderr = json.loads(said.read())
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert marked and program == "sh" and "Permission denied" in stderr
+    assert (own / "o").read_text() == "x\n" and not (agents / "a").exists()

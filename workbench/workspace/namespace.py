@@ -8,6 +8,10 @@ runs: a user and mount namespace of its own in which the whole file system is re
 start under bubblewrap (a Landlock-restricted process may not make mounts). Read-only mounts stop
 ``chmod`` and ``touch`` too; devices (the terminal, ``/dev/null``) stay writable, as a read-only mount
 does not cover writes to a device. The network is not touched.
+
+A process confined this way knows it (:func:`confined`, this process's own state, which no
+environment variable can fake): the commands it starts through :class:`.sandbox.Sandbox` are then
+confined by Landlock on top of this namespace instead of by a second ``bwrap``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ _MS_BIND, _MS_REC, _MS_SLAVE = 4096, 16384, 1 << 19
 _MOUNT_SETATTR = 442  # the same on every Linux architecture (the unified numbers from 424 on)
 _AT_FDCWD, _AT_RECURSIVE = -100, 0x8000
 _MOUNT_ATTR_RDONLY = 1
+
+
+_confined = False
 
 
 class _MountAttr(ctypes.Structure):
@@ -69,3 +76,10 @@ def confine_self(writable: Sequence[Path]) -> None:
                    f"bind {folder}")  # fmt: skip
             setattr_(folder, 0, _MOUNT_ATTR_RDONLY)
     os.chdir(os.getcwd())  # the working folder as seen through the new mounts (else it is the read-only one)
+    global _confined
+    _confined = True
+
+
+def confined() -> bool:
+    """Whether this process has confined itself with :func:`confine_self` (its children inherit the namespace)."""
+    return _confined

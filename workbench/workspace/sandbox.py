@@ -10,8 +10,15 @@ start through :class:`Sandbox`, which uses the strongest confinement this machin
   written, removed, renamed, ``chmod``-ed or ``touch``-ed. (Landlock is not added inside: a
   Landlock-restricted process may not make the mounts bubblewrap needs.) The program under test
   gets the same file system from :mod:`.namespace` in its forked child, before it runs or execs
-  (no ``bwrap`` process between the terminal and the program), so its own commands can still
-  start under bubblewrap.
+  (no ``bwrap`` process between the terminal and the program). The commands a process so
+  confined starts itself (the forked mock agent's ``runCmd``, ``sed``, ``git apply``) are
+  confined by Landlock on top of its namespace where the kernel has Landlock, not by a second
+  ``bwrap`` (2.8 ms of CPU per command, 1.3 ms this way): they write only beneath their own
+  writable folders and ``/dev``'s devices, as under ``bwrap``, but ``/dev/shm`` is closed rather
+  than private, and ``chmod``, ``chown`` and file times are bounded by the agent's namespace
+  alone: a command may change those on the agent's own writable folders (its scratch folder,
+  its crash folder), not on anything else. Where Landlock is missing they start under ``bwrap``
+  as anywhere else. The report still says ``bubblewrap``: the program under test runs at that level.
 * ``landlock`` (Linux 5.13+): files may be created, written, removed and renamed only beneath the
   writable folders; ``/dev`` is writable only for its devices (``/dev/null``, ``/dev/tty``, the
   ptys), not ``/dev/shm``. Landlock does not cover ``chmod``, ``chown`` or file times: a command can
@@ -112,15 +119,20 @@ class Sandbox:
     def __init__(self, writable: Sequence[Path]) -> None:
         self.level: Level = level()
         self.writable = [Path(p) for p in writable]
-        self._landlock = None if self.level == "bubblewrap" else WriteSandbox(_device_rules(self.writable))
+        self._landlock: WriteSandbox | None = None
+        if self.level != "bubblewrap":
+            self._landlock = WriteSandbox(_device_rules(self.writable))
+        elif namespace.confined():  # Landlock on top of this process's namespace, where the kernel has it
+            rules = WriteSandbox(_device_rules(self.writable))
+            self._landlock = rules if rules.active else None  # else a second bwrap, as anywhere else
 
     @property
     def active(self) -> bool:
         return self.level != "none"
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` as the sandbox starts it (under bwrap, at the bubblewrap level)."""
-        program = _bwrap() if self.level == "bubblewrap" else None
+        """``argv`` as the sandbox starts it (under bwrap, at the bubblewrap level but in a confined process)."""
+        program = _bwrap() if self.level == "bubblewrap" and self._landlock is None else None
         if program is None:
             return list(argv)
         mounts = ["--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm"]
