@@ -10,6 +10,7 @@ fails here.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -26,11 +27,30 @@ pytestmark = pytest.mark.slow
 THEMES = ("workbench-dark", "workbench-light", "workbench-high-contrast")
 
 
+def _source_copy(dest: Path) -> Path:
+    """The checkout's tracked files (symlinks kept) in ``dest``: a build writes ``build/`` and ``*.egg-info``
+    into its source tree, so two builds of one tree (``pytest -n 2``) would remove each other's files, and
+    a test must not write into the user's checkout."""
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=False)
+    if listed.returncode != 0:  # not a git checkout (an unpacked sdist): everything but build leftovers
+        shutil.copytree(REPO, dest, symlinks=True, ignore=shutil.ignore_patterns(
+            ".*", "build", "dist", "*.egg-info", "__pycache__", "target", "node_modules"))  # fmt: skip
+        return dest
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source, target = REPO / name, dest / name
+        if not source.exists() and not source.is_symlink():
+            continue  # deleted in the work tree, not yet committed
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+    return dest
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
+    source = _source_copy(tmp_path_factory.mktemp("source") / "scenario-workbench")
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--sdist", "--outdir", str(out), str(REPO)],
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--sdist", "--outdir", str(out), str(source)],
         capture_output=True, text=True, check=False, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -105,8 +105,8 @@ def test_find_below_this_process_itself() -> None:
     marker = unique_seconds(600)
     child = subprocess.Popen(["bash", "-c", f"sleep {marker}; true"])
     try:
-        while not running(marker):
-            time.sleep(0.02)
+        while not set(running(marker)) - {child.pid}:  # bash's own command line holds the marker too: wait
+            time.sleep(0.02)  # for the process it forks for sleep, which ``find`` must then see
         found = descendants.find(descendants.new_token(), os.getpid())
         assert child.pid in found and set(running(marker)) <= set(found) and os.getpid() not in found
     finally:
