@@ -185,6 +185,10 @@ async def record_answer_stop_and_save(pilot: Any, main: Any) -> None:
     await pilot.press("ctrl+right_square_bracket")
     await wait_until(pilot, lambda: "recorded-1" in main.editor.text, what="the steps in the editor")
     assert "userInputs" in main.editor.text and "<Enter>" in main.editor.text
+    await pilot.pause(0.1)  # shown from the left edge, the cursor on the steps (at 80x24 too)
+    assert main.editor.display and main.editor.scroll_offset.x == 0
+    assert not pilot.app._notifications or all("keys go to the program" not in n.message
+                                               for n in pilot.app._notifications)  # fmt: skip
     await pilot.press("escape")  # stop the run
     await wait_until(pilot, lambda: main.result is not None, what="the stop")
     await pilot.press("ctrl+s")

@@ -335,14 +335,15 @@ def test_failures_pane_lists_every_failure_and_jumps_to_its_step(work: Path, siz
             main = app.main_screen
             await play_to_end(pilot)
             assert main.result.status == "failed"
-            await pilot.press("f12")
-            await pilot.pause(0.1)
-            assert main.failures.has_focus
+            await wait_until(pilot, lambda: bool(app.screen.query("Toast")), what="the failure's toast")
             # the toast about the failure sits at the top, away from the status line
             toasts = list(app.screen.query("Toast"))
             assert toasts and all(toast.region.bottom <= main.timeline.region.y for toast in toasts)
-            app.clear_notifications()
+            await pilot.press("f12")
             await pilot.pause(0.1)
+            assert main.failures.has_focus
+            # it said where to look; the key that went there takes it away, off the failures' text
+            await wait_until(pilot, lambda: not app.screen.query("Toast"), what="the toast gone")
             rows = screen_text(app)
             assert any("line 8 [assert] the screen does not contain" in r for r in rows), (
                 "line, kind, message"

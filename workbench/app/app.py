@@ -13,6 +13,7 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets.text_area import TextAreaTheme
@@ -84,10 +85,12 @@ class WorkbenchApp(InOrderKeys):
         self._syntax_themes: dict[str, TextAreaTheme] = {}
         self._until_key: set[tuple[str, str]] = set()  # (title, message) of notices that go with the next key
 
-    def notify_until_key(self, message: str, *, title: str) -> None:
-        """A notice that stays until the user's first key, which takes it away (and still does its job): a
-        welcome says what to press first, and must not sit over the editor's text for seconds after that."""
-        self.notify(message, title=title, timeout=60)
+    def notify_until_key(self, message: str, *, title: str = "", timeout: float = 60,
+                         severity: SeverityLevel = "information") -> None:  # fmt: skip
+        """A hint that goes with the user's next key (which still does its job): a welcome says what to press
+        first, a failed run where to look, focus mode how to leave; none may sit over the text or the program's
+        screen after the user has acted."""
+        self.notify(message, title=title, timeout=timeout, severity=severity)
         self._until_key.add((title, message))
 
     async def on_event(self, event: events.Event) -> None:

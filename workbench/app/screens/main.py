@@ -503,8 +503,8 @@ class MainScreen(Screen[None]):
         self.failures.show(result.failures, result.status)
         self._inspect()
         if result.failures:
-            self.notify(f"{result.status}: {len(result.failures)} failure(s): see the Failures pane (F12)",
-                        severity="error", timeout=4)  # fmt: skip
+            self.workbench.notify_until_key(f"{result.status}: {len(result.failures)} failure(s): see the "
+                                            "Failures pane (F12)", severity="error", timeout=4)  # fmt: skip
         if self.path is not None:
             self.browser.set_verdict(self.path, result.name, result.status)
         self.refresh_shots()
@@ -733,7 +733,7 @@ class MainScreen(Screen[None]):
             return
         self.workspace.show_view("terminal")
         self.terminal.enter_focus_mode()
-        self.notify("keys go to the program now; ctrl+] gives them back", timeout=3)
+        self.workbench.notify_until_key("keys go to the program now; ctrl+] gives them back", timeout=3)
 
     def action_record(self) -> None:
         """Focus mode that writes what is typed as scenario steps at the editor's cursor when it ends."""
@@ -742,7 +742,8 @@ class MainScreen(Screen[None]):
                 return
             self.session.step()
             self._record_pending = True
-            self.notify("a fresh run starts; recording begins once its first step has run", timeout=3)
+            self.workbench.notify_until_key("a fresh run starts; recording begins once its first step has run",
+                                            timeout=3)  # fmt: skip
             self._status()
             return
         if not self.terminal.is_live:
@@ -814,8 +815,8 @@ class MainScreen(Screen[None]):
         self.terminal.recording = False
         if recorder is not None and recorder.steps():
             row = self.editor.cursor_location[0]
+            self.workspace.show_view("editor")  # first: the editor scrolls to the steps with its own width
             self.editor.insert_steps(recorder.yaml(indent=self.editor.step_indent(row)))
-            self.workspace.show_view("editor")
             self.notify(f"recorded {len(recorder.steps())} step(s) into the editor; ctrl+s saves", timeout=4)
         self._status()
 

@@ -216,6 +216,13 @@ class ScenarioEditor(TextArea):
         row = self.cursor_location[0]
         end = (row, len(self.document.get_line(row)))
         self.insert("\n" + yaml.rstrip("\n"), end)
+        self.call_after_refresh(self._show_cursor_from_the_left)
+
+    def _show_cursor_from_the_left(self) -> None:
+        """Steps inserted while the editor was hidden (a narrow window shows the terminal while recording) were
+        scrolled to with no width: start again from the left edge, then bring the steps into view."""
+        self.scroll_to(x=0, animate=False, immediate=True)
+        self.scroll_cursor_visible(center=True)  # the steps end at the cursor: centred, they show above it
 
     def find(self, needle: str, *, backwards: bool = False) -> bool:
         """Select the next (or previous) match of ``needle`` from the cursor, wrapping; False if none."""
