@@ -334,3 +334,95 @@ def test_no_mode_name_comparisons_outside_the_drivers_and_no_action_chains() -> 
             assert not action.search(source), rel
     for player in PLAYERS:
         assert "assert_never(" in (REPO / player).read_text(encoding="utf-8"), player
+
+
+NOTES_PANE = '''
+"""A pane of notes: the extension test's new pane (its file, with its look, its view and its action)."""
+
+from typing import ClassVar
+
+from textual.widgets import Static
+
+
+class NotesPane(Static, can_focus=True):
+    DEFAULT_CSS = "NotesPane { height: 1fr; border: round $primary; }"
+    BORDER_TITLE = "Notes"
+    VIEW: ClassVar[str] = "notes"
+
+    shouted = False
+
+    def action_shout(self) -> None:
+        self.shouted = True
+        self.update("NOTES SHOUTED")
+'''
+
+NOTES_DRIVE = """
+import asyncio, sys
+from pathlib import Path
+
+from workbench.app.app import WorkbenchApp
+from workbench.app.commands import COMMANDS
+
+
+async def main(width, height):
+    app = WorkbenchApp(Path("s.yaml"), goldens_dir=Path("g"), out_dir=Path("runs"))
+    async with app.run_test(size=(width, height)) as pilot:
+        await pilot.pause(0.5)
+        main = app.main_screen
+        notes = main.query_one("NotesPane")
+        main.editor.focus()
+        await pilot.press("alt+7")  # its number key, from the actions table
+        await pilot.pause(0.2)
+        assert main.workspace.view_name == "notes" and notes.has_focus, (main.workspace.view_name, app.focused)
+        assert main.panes.active == "tab-notes" and all(n.display for n in (notes, *notes.ancestors))
+        main.editor.focus()
+        await pilot.press("ctrl+y")  # its own action, anywhere: the screen brings it forward and runs it
+        await pilot.pause(0.2)
+        assert notes.shouted
+        assert main.panes.active == "tab-notes"
+        rows = app.key_rows()
+        assert any(row[2] == "Shout" for row in rows), rows
+        assert any(title == "notes: shout" for title, *_ in COMMANDS)
+    print("ok", width, height)
+
+
+for size in ((120, 40), (80, 24)):
+    asyncio.run(main(*size))
+"""
+
+
+def test_a_pane_is_its_widget_file_one_compose_line_and_its_action_rows(tmp_path: Path) -> None:
+    """Issue 22's structure: a copy of the package gains a pane by its widget file, one line in the run panes'
+    compose (and its import) and its rows in the actions table: its number key, its tab, its key anywhere,
+    its palette entry and its help row follow; the main screen and the workspace are not touched."""
+    copy = tmp_path / "copy"
+    shutil.copytree(PACKAGE, copy / "workbench", ignore=shutil.ignore_patterns("__pycache__"))
+    app = copy / "workbench" / "app"
+    (app / "widgets" / "notes.py").write_text(NOTES_PANE, encoding="utf-8")  # the widget file
+    panes = app / "widgets" / "run_panes.py"
+    text = panes.read_text(encoding="utf-8")
+    text = text.replace('        yield FailuresList(id="failures")\n',
+                        '        yield FailuresList(id="failures")\n        yield NotesPane(id="notes")\n', 1)  # fmt: skip
+    text = text.replace("from workbench.app.widgets.inspector import StepInspector\n",
+                        "from workbench.app.widgets.inspector import StepInspector\n"
+                        "from workbench.app.widgets.notes import NotesPane\n", 1)  # fmt: skip
+    panes.write_text(text, encoding="utf-8")
+    actions = app / "actions.py"
+    text = actions.read_text(encoding="utf-8")
+    text = text.replace('"shots", "failures")', '"shots", "failures", "notes")', 1)
+    text = text.replace('"Screenshots", "Failures")', '"Screenshots", "Failures", "Notes")', 1)
+    text = text.replace("MAIN_ACTIONS: tuple[Action, ...] = (\n", 'MAIN_ACTIONS: tuple[Action, ...] = (\n'
+                        '    Action("shout", "ctrl+y", "Shout", "notes-shout", "notes: shout", "shout the notes",\n'
+                        '           priority=True, pane="NotesPane", anywhere=True),\n', 1)  # fmt: skip
+    actions.write_text(text, encoding="utf-8")
+    for unchanged in ("screens/main.py", "widgets/workspace.py", "app.py", "commands.py"):
+        assert (app / unchanged).read_bytes() == (PACKAGE / "app" / unchanged).read_bytes()
+    write(copy, "s.yaml", "name: s\ntimeline:\n  - advanceMs: 10\n")
+    env = dict(
+        os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), WORKBENCH_KEYMAP=str(tmp_path / "k.toml")
+    )
+    done = subprocess.run([sys.executable, "-c", NOTES_DRIVE], cwd=copy, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.split() == ["ok", "120", "40", "ok", "80", "24"], (
+        done.stdout + done.stderr[-3000:]
+    )
