@@ -3,6 +3,9 @@
 * writes: ``writeFile`` through the workspace's descriptor (``openat2`` RESOLVE_BENEATH, see
   ``workbench.workspace.beneath``) against a plain ``Path.write_text`` of the same files;
 * commands: ``runCmd true`` under Landlock against the same with Landlock off;
+* the mock agent's commands (bubblewrap level only): ``runCmd true`` from a forked child confined as the
+  mock agent is (``namespace.confine_self``: its commands get Landlock on top of that namespace) against
+  the same from this process (a ``bwrap`` per command), in CPU seconds of the process and its commands;
 * session end: ``PtySession.terminate`` with the scan for descendants that left the process
   group against the group kill alone.
 
@@ -12,6 +15,8 @@ Run: python benchmarks/safety.py
 from __future__ import annotations
 
 import asyncio
+import os
+import resource
 import sys
 import tempfile
 import time
@@ -20,7 +25,7 @@ from pathlib import Path
 
 from workbench.agent.tools import ShellRegistry, execute_tool
 from workbench.terminal import PtySession, descendants
-from workbench.workspace import Workspace, landlock
+from workbench.workspace import Workspace, landlock, namespace, sandbox
 
 WRITES = 2000
 COMMANDS = 100
@@ -60,6 +65,8 @@ def commands(root: Path) -> tuple[float, float]:
         for _ in range(COMMANDS):
             execute_tool("runCmd", {"cmd": "true"}, ws, shells=shells)
 
+    os.environ[sandbox.DISABLE_VAR] = "1"  # Landlock alone, as on a machine without bubblewrap
+    sandbox._bwrap.cache_clear()
     confined = timed(run)
     real = landlock.abi_version
     landlock.abi_version = lambda: 0  # type: ignore[assignment]
@@ -67,8 +74,43 @@ def commands(root: Path) -> tuple[float, float]:
         unconfined = timed(run)
     finally:
         landlock.abi_version = real  # type: ignore[assignment]
+        del os.environ[sandbox.DISABLE_VAR]
+        sandbox._bwrap.cache_clear()
     shells.close()
     return unconfined, confined
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children: what other load on the machine does not inflate."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def agents_commands(root: Path) -> tuple[float, float]:
+    """CPU seconds (with the commands'), as the wall times of 100 commands swing 2-3x with other load."""
+
+    def run() -> float:
+        ws, shells = Workspace.attach(root), ShellRegistry()
+        execute_tool("runCmd", {"cmd": "true"}, ws, shells=shells)  # warm
+        before = cpu_seconds()
+        for _ in range(COMMANDS):
+            execute_tool("runCmd", {"cmd": "true"}, ws, shells=shells)
+        shells.close()
+        return cpu_seconds() - before
+
+    under_bwrap = run()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # confined as the forked mock agent is, then the same commands
+        try:
+            namespace.confine_self([root, Path(tempfile.gettempdir()), Path("/dev")])
+            os.write(write, repr(run()).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as said:
+        return under_bwrap, float(said.read())
 
 
 def sessions(root: Path) -> tuple[float, float]:
@@ -99,9 +141,11 @@ def main() -> int:
             ),
             (f"{SESSIONS} pty sessions ended", *sessions(root)),
         ]
-    print(f"{'what':34} {'baseline s':>11} {'guarded s':>10} {'ratio':>6}")
+        if sandbox.level() == "bubblewrap":
+            rows.insert(2, (f"{COMMANDS} runCmd true in the agent (CPU)", *agents_commands(root)))
+    print(f"{'what':40} {'baseline s':>11} {'guarded s':>10} {'ratio':>6}")
     for what, base, guarded in rows:
-        print(f"{what:34} {base:11.3f} {guarded:10.3f} {guarded / base:6.2f}")
+        print(f"{what:40} {base:11.3f} {guarded:10.3f} {guarded / base:6.2f}")
     return 0
 
 
