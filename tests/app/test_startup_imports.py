@@ -155,7 +155,7 @@ def test_the_first_frame_has_every_style_a_full_restyle_gives(work: Path, size: 
             await settle(pilot)
 
     run(body)
-    assert len(seen["drawn"]) > 40
+    assert len(seen["drawn"]) > 25
     assert seen["drawn"] == seen["restyled"]
 
 
@@ -173,8 +173,11 @@ def test_the_first_frame_shows_the_panes_as_laid_out_for_the_window(
     panes = ("#views", "#browser", "#editor-pane", "#panes")
 
     def layout() -> list[tuple[str, bool, int]]:
-        screen = app.screen
-        return [(name, screen.query_one(name).display, screen.query_one(name).region.width) for name in panes]
+        found = {name: app.screen.query(name) for name in panes}  # a wide window's tabs come after the frame
+        return [
+            (name, bool(q) and q.first().display, q.first().region.width if q else 0)
+            for name, q in found.items()
+        ]
 
     def first_frame(screen: Any, update: Any) -> None:
         show(screen, update)

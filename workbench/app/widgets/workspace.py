@@ -15,13 +15,14 @@ from typing import Any
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Tabs
 from textual.widgets._tabs import Tab
 
 from workbench.app.actions import VIEW_LABELS, VIEWS
-from workbench.app.layout import plan
+from workbench.app.layout import Plan, plan
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.editor_pane import EditorPane
 from workbench.app.widgets.run_panes import RunPanes
@@ -55,9 +56,8 @@ class Workspace(Vertical):
         self.view_name = "editor"  # the pane shown when the window is narrow
 
     def compose(self) -> ComposeResult:
-        yield Tabs(*(Tab(f"{n} {label}", id=f"view-{name}") for n, (name, label) in
-                     enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
-                   active="view-editor", id="views")  # fmt: skip
+        if self._layout(self.app.size.width).tabs:  # else they come right after the first frame
+            yield self._new_views()
         with Horizontal(id="body"):
             yield ScenarioBrowser(id="browser")
             yield self.editor_pane
@@ -71,19 +71,38 @@ class Workspace(Vertical):
     def panes(self) -> RunPanes:
         return self.query_one("#panes", RunPanes)
 
+    def _new_views(self) -> Tabs:
+        return Tabs(*(Tab(f"{n} {label}", id=f"view-{name}") for n, (name, label) in
+                      enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
+                    active=f"view-{self.view_name}", id="views")  # fmt: skip
+
+    def views(self) -> Tabs:
+        """The numbered tabs; a wide window's first frame has none (eleven widgets it does not show)."""
+        try:
+            return self.query_one("#views", Tabs)
+        except NoMatches:
+            tabs = self._new_views()
+            tabs.display = self.tabs
+            self.mount(tabs, before="#body")
+            return tabs
+
     def on_mount(self) -> None:
         self.apply_layout()  # before the first frame, which shows the panes as they share this window
+        self.call_after_refresh(self.views)
 
     def on_resize(self) -> None:
         self.apply_layout()
 
+    def _layout(self, width: int) -> Plan:
+        return plan(width, self.program_width, browser=self.browser_mode, zoom=self.zoomed)
+
     def apply_layout(self) -> None:
         """Share the width by :func:`workbench.app.layout.plan` (again at every resize or toggle)."""
-        width = self.size.width or self.app.size.width
-        layout = plan(width, self.program_width, browser=self.browser_mode, zoom=self.zoomed)
+        layout = self._layout(self.size.width or self.app.size.width)
         self.tabs = layout.tabs
         self.set_class(layout.tabs, "-tabs")
-        self.query_one("#views", Tabs).display = layout.tabs
+        if layout.tabs or self.query("#views"):
+            self.views().display = layout.tabs
         browser, editor_pane, panes = self.browser, self.editor_pane, self.panes
         if layout.tabs:
             view = self.view_name
@@ -111,7 +130,7 @@ class Workspace(Vertical):
         self.panes.show(name)
         self.view_name = name
         if self.tabs:
-            tabs = self.query_one("#views", Tabs)
+            tabs = self.views()
             if tabs.active != f"view-{name}":
                 tabs.active = f"view-{name}"
             self.apply_layout()
