@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # what the first frame does not need loads when it is used: t
     from workbench.engine.report import Failure
     from workbench.engine.runner import ScenarioRun
     from workbench.engine.trace import StepRecord
-    from workbench.terminal import GoldenStore
+    from workbench.terminal import GoldenStore, Shot
 
 __all__ = ["SPEEDS", "MainScreen"]
 
@@ -209,7 +209,9 @@ class MainScreen(Screen[None]):
         root = self.root if self.root is not None else DEFAULT_SCENARIOS_DIR
         if not root.exists() and not root.suffix:
             self.starting = False
-            self.call_after_refresh(self._offer_folder, root)  # the first minute: make one, from a template
+            self.call_after_refresh(
+                self.browser.offer_folder, root
+            )  # the first minute: make one, from a template
             return
         folder = root if root.is_dir() else root.parent
         if root.is_file():
@@ -238,27 +240,6 @@ class MainScreen(Screen[None]):
             if self.path == opened and self.validation is None:
                 self.editor_pane.validate_now()
         self.starting = False
-
-    def _offer_folder(self, folder: Path) -> None:
-        """No scenario folder yet: offer to make it, with a first scenario from a template."""
-
-        def answered(choice: str | None) -> None:
-            if choice != "create":
-                self.notify(f"no {folder}/ folder: ctrl+n makes a scenario when you are ready", timeout=6)
-                return
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                self.notify(f"cannot make {folder}: {exc}", severity="error")
-                return
-            self.browser.list_folder(folder, {})
-            self.browser.action_new_scenario()
-
-        self.app.push_screen(
-            ConfirmScreen(f"There is no {folder}/ folder here. Make it, with a first scenario from a template?",
-                          [("create", f"Make {folder}/ and a scenario"), ("cancel", "Not now")]),
-            answered,
-        )  # fmt: skip
 
     # ------------------------------------------------------------------ files
 
@@ -474,8 +455,7 @@ class MainScreen(Screen[None]):
             self._show_acp()
             if session.follow and session.records:
                 self.timeline.cursor = session.newest
-                self._mark_step_line(session.newest)
-                self._follow_step_line()
+                self.editor.show_step_line(self._step_line(session.newest), move_cursor=False)
                 self._inspect()
             if self._record_pending and session.records and session.live and self.terminal.is_live:
                 self.action_record()
@@ -619,33 +599,15 @@ class MainScreen(Screen[None]):
     def _cursor_moved(self, event: TimelineBar.CursorMoved) -> None:
         self._view(event.index)
 
-    def _follow_step_line(self) -> None:
-        """Scroll the editor to the running step's line (the cursor stays where the user left it)."""
-        row = self.editor.current_step_line
-        if row is None:
-            return
-        top = int(self.editor.scroll_offset.y)
-        height = self.editor.scrollable_content_region.height
-        if not top <= row < top + height:
-            self.editor.scroll_to(y=max(0, row - height // 3), animate=False)
-
-    def _mark_step_line(self, index: int) -> None:
+    def _step_line(self, index: int) -> int:
+        """The 1-based scenario line of step ``index`` (0: none)."""
         marks = self.timeline.marks
-        line = marks[index].line if 0 <= index < len(marks) else 0
-        self.editor.current_step_line = line - 1 if line > 0 else None
+        return marks[index].line if 0 <= index < len(marks) else 0
 
     def _view(self, index: int) -> None:
         """Show step ``index``: its recorded screen if it ran, and its line in the editor."""
         self.timeline.cursor = index
-        marks = self.timeline.marks
-        if 0 <= index < len(marks):
-            line = marks[index].line
-            if line > 0:
-                row = min(line - 1, self.editor.document.line_count - 1)
-                top = int(self.editor.scroll_offset.y)
-                visible = top <= row < top + self.editor.scrollable_content_region.height
-                self.editor.move_cursor((row, 0), center=not visible)  # no scroll (a full repaint) if shown
-        self._mark_step_line(index)
+        self.editor.show_step_line(self._step_line(index), move_cursor=True)
         record = self.session.view(index)
         if record is None and self.live:
             self.terminal.follow_live()
@@ -677,20 +639,9 @@ class MainScreen(Screen[None]):
             return
         marks = self.timeline.marks
         index = self.timeline.cursor if self.timeline.cursor >= 0 else self.session.newest
-        if not 0 <= index < len(marks):
-            self.inspector.show(None)
-            return
-        from workbench.app.core.inspect import conversation, inspect_step
-
-        mark = marks[index]
-        records = self.records
-        run_dir = self.inspected_run_dir
-        talk = conversation(run_dir, list(records.values())) if index in records else {}
         failures = list(getattr(self.session.result, "failures", None) or self._recorded_failures)
-        self.inspector.show(inspect_step(
-            index, total=len(marks), records=records, planned=(mark.actor, mark.action, mark.summary, mark.line),
-            failures=failures, scenario_text=self.editor.text, size=self.term_size, talk=talk,
-        ))  # fmt: skip
+        self.inspector.inspect(index, marks, self.records, failures=failures, scenario_text=self.editor.text,
+                               size=self.term_size, run_dir=self.inspected_run_dir)  # fmt: skip
 
     @on(StepInspector.Wanted)
     def _inspect_wanted(self) -> None:
@@ -711,17 +662,18 @@ class MainScreen(Screen[None]):
     def pairs(self) -> list[ShotPair]:
         return self.diff.pairs
 
-    def action_compare_now(self) -> None:
-        """The screenshot pane compares its highlighted golden with what a screenshot would capture now."""
+    def _shot_now(self) -> Shot:
+        """What a screenshot step would capture now: the program's screen, with the scenario's masks."""
         from workbench.terminal import Shot
         from workbench.terminal.masks import mask_shot
 
-        width, height = self.term_size
-        shot = Shot.from_text(self.terminal.text(), width, height)
+        shot = Shot.from_text(self.terminal.text(), *self.term_size)
         scenario = self.validation.scenario if self.validation is not None else None
-        if scenario is not None:
-            shot = mask_shot(shot, scenario.masks)
-        if self.diff.compare_now(shot):
+        return mask_shot(shot, scenario.masks) if scenario is not None else shot
+
+    def action_compare_now(self) -> None:
+        """The screenshot pane compares its highlighted golden with what a screenshot would capture now."""
+        if self.diff.compare_now(self._shot_now()):
             self.workspace.show_view("shots")
 
     # ------------------------------------------------------------------ focus, panes
@@ -794,14 +746,9 @@ class MainScreen(Screen[None]):
                 f"screenshot step `{label}` recorded (no golden: the scenario does not load)", timeout=3
             )
             return
-        from workbench.terminal import Shot
-        from workbench.terminal.masks import mask_shot
-
-        width, height = self.term_size
-        shot = mask_shot(Shot.from_text(self.terminal.text(), width, height), scenario.masks)
         try:
             golden = golden_store(self.workbench.goldens_dir, self.workbench.out_dir, scenario).accept(
-                label, shot
+                label, self._shot_now()
             )
         except OSError as exc:
             self.notify(f"screenshot step `{label}` recorded; its golden could not be written: {exc}",

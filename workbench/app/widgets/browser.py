@@ -129,6 +129,28 @@ class ScenarioBrowser(OptionList):
 
         self.app.push_screen(NewScenarioScreen(self.root or DEFAULT_SCENARIOS_DIR), made)
 
+    def offer_folder(self, folder: Path) -> None:
+        """No scenario folder yet: offer to make it, with a first scenario from a template (the first minute)."""
+        from workbench.app.screens.confirm import ConfirmScreen
+
+        def answered(choice: str | None) -> None:
+            if choice != "create":
+                self.notify(f"no {folder}/ folder: ctrl+n makes a scenario when you are ready", timeout=6)
+                return
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                self.notify(f"cannot make {folder}: {exc}", severity="error")
+                return
+            self.list_folder(folder, {})
+            self.action_new_scenario()
+
+        self.app.push_screen(
+            ConfirmScreen(f"There is no {folder}/ folder here. Make it, with a first scenario from a template?",
+                          [("create", f"Make {folder}/ and a scenario"), ("cancel", "Not now")]),
+            answered,
+        )  # fmt: skip
+
     def _announce(self, path: Path) -> None:
         self.post_message(self.Opened(path))
 

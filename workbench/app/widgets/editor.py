@@ -137,6 +137,21 @@ class ScenarioEditor(TextArea):
                 if changed is not None:
                     self.refresh_line(changed)  # a document row: ScrollView takes the scroll off
 
+    def show_step_line(self, line: int, *, move_cursor: bool) -> None:
+        """Highlight 1-based ``line`` as the step the timeline is at (0: none) and bring it into view: with the
+        cursor when the user chose the step, else (a live run going on) by scrolling only, the cursor staying
+        where the user left it."""
+        self.current_step_line = line - 1 if line > 0 else None
+        if line <= 0:
+            return
+        row = min(line - 1, self.document.line_count - 1)
+        top, height = int(self.scroll_offset.y), self.scrollable_content_region.height
+        visible = top <= row < top + height
+        if move_cursor:
+            self.move_cursor((row, 0), center=not visible)  # no scroll (a full repaint) if shown
+        elif not visible:
+            self.scroll_to(y=max(0, row - height // 3), animate=False)
+
     # ------------------------------------------------------------------ typing
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -23,7 +23,13 @@ from textual.widgets import Static
 from workbench.app.widgets.diff import marked_text
 
 if TYPE_CHECKING:  # the trace's records load with the first inspected step
+    from collections.abc import Sequence
+    from pathlib import Path
+
     from workbench.app.core.inspect import StepDetails
+    from workbench.app.widgets.timeline import Mark
+    from workbench.engine.report import Failure
+    from workbench.engine.trace import StepRecord
 
 CHANGE_SIGNS = {"added": "+", "modified": "~", "deleted": "-"}
 
@@ -158,6 +164,31 @@ class StepInspector(VerticalScroll, can_focus=True):
             self.show(self.details)
 
     _told = False
+
+    def inspect(
+        self,
+        index: int,
+        marks: Sequence[Mark],
+        records: dict[int, StepRecord],
+        *,
+        failures: list[Failure],
+        scenario_text: str,
+        size: tuple[int, int],
+        run_dir: Path | None,
+    ) -> None:
+        """Show step ``index`` of the timeline's ``marks``: what it did if it ran (``records``), with the
+        conversation of that step read from ``run_dir``; what it will do if not."""
+        if not 0 <= index < len(marks):
+            self.show(None)
+            return
+        from workbench.app.core.inspect import conversation, inspect_step
+
+        mark = marks[index]
+        talk = conversation(run_dir, list(records.values())) if index in records else {}
+        self.show(inspect_step(
+            index, total=len(marks), records=records, planned=(mark.actor, mark.action, mark.summary, mark.line),
+            failures=failures, scenario_text=scenario_text, size=size, talk=talk,
+        ))  # fmt: skip
 
     def show(self, details: StepDetails | None) -> None:
         self.details = details
