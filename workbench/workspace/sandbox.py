@@ -14,8 +14,8 @@ start through :class:`Sandbox`, which uses the strongest confinement this machin
   confined starts itself (the forked mock agent's ``runCmd``, ``sed``, ``git apply``) are
   confined by Landlock on top of its namespace where the kernel has Landlock, not by a second
   ``bwrap`` (2.8 ms of CPU per command, 1.3 ms this way): they write only beneath their own
-  writable folders and ``/dev``'s devices, as under ``bwrap``, but ``/dev/shm`` is closed rather
-  than private, and ``chmod``, ``chown`` and file times are bounded by the agent's namespace
+  writable folders and ``/dev``'s devices, as under ``bwrap``; ``/dev/shm`` is the namespace's private tmpfs (shared
+  with the program under test and its other commands, not with the machine), and ``chmod``, ``chown`` and file times are bounded by the agent's namespace
   alone: a command may change those on the agent's own writable folders (its scratch folder,
   its crash folder), not on anything else. Where Landlock is missing they start under ``bwrap``
   as anywhere else. The report still says ``bubblewrap``: the program under test runs at that level.
@@ -123,7 +123,11 @@ class Sandbox:
         if self.level != "bubblewrap":
             self._landlock = WriteSandbox(_device_rules(self.writable))
         elif namespace.confined():  # Landlock on top of this process's namespace, where the kernel has it
-            rules = WriteSandbox(_device_rules(self.writable))
+            # /dev/shm here is the namespace's own private tmpfs (not the machine's): as under bwrap, a
+            # command may use it (POSIX semaphores: multiprocessing's locks, Chromium), shared only with
+            # the program under test and its other commands, all gone with the namespace
+            shm = [Path("/dev/shm")] if Path("/dev") in self.writable else []
+            rules = WriteSandbox(_device_rules(self.writable) + shm)
             self._landlock = rules if rules.active else None  # else a second bwrap, as anywhere else
 
     @property
