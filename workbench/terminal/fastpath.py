@@ -76,12 +76,15 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
     c: str
     o: str
     for sgr, s, c, o in tokens:
-        if s:  # text, maybe with SGR sequences before it and a CR LF after it
-            if sgr:
+        if sgr:  # SGR sequences, before text or a CR LF or alone
+            if sgr == attr._sgr:  # the transition this style made first (see Style._sgr)
+                attr = attr._to
+            else:
                 try:
                     attr = attr._next[sgr]
                 except KeyError:
                     attr = attr.after(sgr)
+        if s:  # text, maybe with SGR sequences before it and a CR LF after it
             n = len(s)
             e = x + n
             if e <= room and (ascii or s.isascii() or NARROW_RUN.fullmatch(s) is not None):
@@ -131,11 +134,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                 clean = 0 if shared else cols
             if not c:
                 continue
-        elif sgr:  # SGR sequences alone, maybe with a CR LF after them
-            try:
-                attr = attr._next[sgr]
-            except KeyError:
-                attr = attr.after(sgr)
+        elif sgr:  # SGR sequences alone (applied above), maybe with a CR LF after them
             if not c:
                 continue
         elif o and o[0] == "\x1b":  # a sequence
