@@ -68,7 +68,7 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     Action("toggle_pane", "ctrl+t", "Terminal/Shots", "toggle-pane", "view: terminal / screenshots",
            "switch the right pane", pane="Workspace", anywhere=True),
     Action("focus_mode", "ctrl+g", "Keys to program", "focus-mode", "terminal: focus mode",
-           "send every key to the program under test (ctrl+] leaves)"),
+           "send every key to the program under test (ctrl+] leaves)", pane="TerminalView", anywhere=True),
     Action("record", "alt+r", "Record", "record", "terminal: record",
            "focus mode that writes what you type as steps after the step that ran last", priority=True),
     Action("maximize_pane", "ctrl+o", "Maximize", "maximize", "view: maximize pane",

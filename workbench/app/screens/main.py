@@ -678,15 +678,6 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ focus, panes
 
-    def action_focus_mode(self) -> None:
-        """Hand the keyboard to the program under test until ctrl+] (see TerminalView)."""
-        if not self.live or not self.terminal.is_live:
-            self.notify("no program is running: start a run first (F5 or F8)", severity="warning")
-            return
-        self.workspace.show_view("terminal")
-        self.terminal.enter_focus_mode()
-        self.workbench.notify_until_key("keys go to the program now; ctrl+] gives them back", timeout=3)
-
     def action_record(self) -> None:
         """Focus mode that writes what is typed as scenario steps at the editor's cursor when it ends."""
         if not self.live:  # idle or after a run: a fresh run, held after its first step, as F8 starts one
@@ -722,7 +713,8 @@ class MainScreen(Screen[None]):
         # labels go on from those in the file; a real agent's inputs are prompts, one per Enter
         self.recorder = InputRecorder(shots=taken, requests=requests, prompts=requests is not None)
         self.terminal.recording = True
-        self.action_focus_mode()
+        self.workspace.show_view("terminal")
+        self.terminal.action_focus_mode()
         self._status()
 
     @on(TerminalView.Input)

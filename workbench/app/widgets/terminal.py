@@ -16,7 +16,7 @@ the focus away end it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -31,6 +31,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 if TYPE_CHECKING:  # the screen model loads with the first run or recorded screen, after the first frame
+    from workbench.app.app import WorkbenchApp
     from workbench.terminal import Screen, StyleRun
     from workbench.terminal.style import Style
 
@@ -196,6 +197,15 @@ class TerminalView(ScrollView, can_focus=True):
     def enter_focus_mode(self) -> None:
         self.passthrough = True
         self.focus()
+
+    def action_focus_mode(self) -> None:
+        """Hand the keyboard to the program under test until ctrl+] (ctrl+g anywhere; alt+r records it)."""
+        if not self.is_live:
+            self.notify("no program is running: start a run first (F5 or F8)", severity="warning")
+            return
+        self.enter_focus_mode()
+        cast("WorkbenchApp", self.app).notify_until_key("keys go to the program now; ctrl+] gives them back",
+                                                        timeout=3)  # fmt: skip
 
     def action_leave_focus_mode(self) -> None:
         self.passthrough = False
