@@ -27,6 +27,8 @@ def test_a_folder_opens_on_its_smallest_complete_example_with_a_welcome(
             main = pilot.app.main_screen
             # not the 77-step reference file: the shortest one that shows a screenshot and an assert
             assert main.path is not None and main.path.name == "hello-agent.yaml"
+            await wait_until(pilot, lambda: any(n.title == "Welcome" for n in pilot.app._notifications),
+                             what="the welcome")  # fmt: skip
             welcome = [n for n in pilot.app._notifications if n.title == "Welcome"]
             assert len(welcome) == 1 and "F5 runs it" in welcome[0].message and "help" in welcome[0].message
 
@@ -44,6 +46,7 @@ def test_the_welcome_goes_with_the_first_key_and_never_hides_the_text_after(
     async def body() -> None:
         async with opened(work / "scenarios", work, size) as pilot:
             app, main = pilot.app, pilot.app.main_screen
+            await wait_until(pilot, lambda: bool(app._notifications), what="the welcome")
             assert [n.title for n in app._notifications] == ["Welcome"]
             main.editor.focus()
             await pilot.press("down")
