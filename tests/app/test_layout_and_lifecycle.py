@@ -359,3 +359,26 @@ def test_failures_pane_lists_every_failure_and_jumps_to_its_step(work: Path, siz
             assert main.failures.failures == []
 
     run(body)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_failures_pane_shows_each_message_whole_wrapped(work: Path, size: tuple[int, int]) -> None:
+    """Point 3: a long, multi-line failure message is never cut in the failures pane (it wraps)."""
+    from workbench.engine.report import Failure
+
+    path = work / "scenarios" / "hello-agent.yaml"
+    words = [f"word{n:02d}" for n in range(40)]
+    message = " ".join(words[:25]) + "\n" + " ".join(words[25:])
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            main.failures.show([Failure(3, 8, "assert", message)], "failed")
+            await pilot.press("f12")
+            await pilot.pause(0.1)
+            shown = " ".join(" ".join(screen_text(app)).split())
+            assert all(word in shown for word in words), [w for w in words if w not in shown]
+
+    run(body)

@@ -1,4 +1,4 @@
-"""The failures pane: every failure of the last run with its line, kind and message.
+"""The failures pane: every failure of the last run with its line, kind and whole message, wrapped.
 
 It stays until the next run starts (a toast is gone in seconds); choosing a
 failure jumps to its step and that step's recorded screen. For a Claudeless
@@ -41,8 +41,6 @@ class FailuresList(OptionList):
 
     DEFAULT_CSS = """
     FailuresList {
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
         height: 1fr;
         border: round $foreground 30%;
         border-title-color: $text;
@@ -82,13 +80,13 @@ class FailuresList(OptionList):
         if not failures:
             word = "passed: no failures" if status == "passed" else f"{status}: no failures recorded"
             self.add_option(Option(Text(word), disabled=True))
-        for i, failure in enumerate(failures):
-            text = Text(no_wrap=True, overflow="ellipsis")
+        for i, failure in enumerate(failures):  # the whole message, wrapped: never cut (issue 22 point 3)
+            text = Text()
             text.append("✗ ", style="bold red")
             where = f"line {failure.line}" if failure.line else f"step {failure.step + 1}"
             text.append(f"{where} ", style="bold")
             text.append(f"[{failure.kind}] ", style="italic")
-            text.append(failure.message.splitlines()[0] if failure.message else "")
+            text.append(failure.message.rstrip("\n"))
             self.add_option(Option(text, id=str(i)))
 
     def show_rules(self, scenario: Scenario) -> None:
@@ -100,7 +98,7 @@ class FailuresList(OptionList):
         self.add_option(Option(Text("Claudeless rules answer a real agent's requests: they do not run alone "
                                     "(workbench run --mode real-agent).", style="italic"), disabled=True))  # fmt: skip
         for number, rule in enumerate(rules, 1):
-            text = Text(no_wrap=True, overflow="ellipsis")
+            text = Text()
             line = rule.pos.line if rule.pos is not None else 0
             text.append(f"{number:>2}. ", style="bold")
             text.append(f"line {line}: " if line else "")
