@@ -202,3 +202,23 @@ def test_the_first_frame_shows_the_panes_as_laid_out_for_the_window(
     assert seen["hidden panes at the first frame"] == [False, False]
     assert seen["shots"] == (1, 1)  # hello-agent's one golden, listed
     assert "No step selected" in str(seen["step"])
+
+
+def test_the_app_can_quit_at_its_first_frame(work: Path) -> None:
+    """What is mounted right after the first frame is not mounted into an app that is closing."""
+    code = """from pathlib import Path
+from workbench.app.app import WorkbenchApp
+app = WorkbenchApp(Path("scenarios/hello-agent.yaml"), goldens_dir=Path("goldens"), out_dir=Path("runs"))
+show = app._display
+def first_frame(screen, update):
+    show(screen, update)
+    if update is not None and app._display is first_frame:
+        app._display = show
+        app.exit()
+app._display = first_frame
+app.run(headless=True, size=(200, 50))
+print("exit", app.return_code)
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True, timeout=120)
+    assert "Error" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "exit 0"

@@ -57,7 +57,8 @@ class RunPanes(TabbedContent):
 
     def _mount_later(self) -> None:
         for tab, pane in self._later:
-            tab.mount(pane)
+            if tab.is_attached:  # not when the app is already closing
+                tab.mount(pane)
         self._later.clear()
 
     @property

@@ -88,7 +88,11 @@ class Workspace(Vertical):
 
     def on_mount(self) -> None:
         self.apply_layout()  # before the first frame, which shows the panes as they share this window
-        self.call_after_refresh(self.views)
+        self.call_after_refresh(self._views_later)
+
+    def _views_later(self) -> None:
+        if self.is_attached:  # not when the app is already closing
+            self.views()
 
     def on_resize(self) -> None:
         self.apply_layout()
