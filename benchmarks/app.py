@@ -381,6 +381,16 @@ def tmux(*args: str) -> str:
     ).stdout
 
 
+def kill_session(session: str) -> None:
+    """End a session and wait until its program has exited: a start measured next must not share the CPU
+    with the last one's teardown (it would favour whichever app starts after the cheaper one)."""
+    pid = tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip()
+    tmux("kill-session", "-t", session)
+    deadline = time.monotonic() + TIMEOUT_S
+    while pid.isdigit() and Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def pane_until(session: str, condition: Callable[[str], bool], timeout: float = TIMEOUT_S) -> float:
     """Poll ``tmux capture-pane`` until ``condition(screen)``; the time it took (each poll costs ~2-5 ms)."""
     started = time.perf_counter()
@@ -422,7 +432,7 @@ def in_tmux(work: Path, n: int = 10, starts: int = 7, rounds: int = 3) -> dict[s
             )  # 0: compiles
             if k:
                 out[key].append(time.perf_counter() - started)
-            tmux("kill-session", "-t", name)
+            kill_session(name)
     jitter = random.Random(3)
     stock_cmd = f"{sys.executable} stock_editor.py"
 
@@ -447,9 +457,9 @@ def in_tmux(work: Path, n: int = 10, starts: int = 7, rounds: int = 3) -> dict[s
                     tmux("send-keys", "-t", name, "x")
                     out[key].append(pane_until(name, lambda s, i=i: "# " + "x" * i + "T" in s))
         finally:
-            tmux("kill-session", "-t", pair[0][0])
+            kill_session(pair[0][0])
             if r < rounds - 1:
-                tmux("kill-session", "-t", pair[1][0])
+                kill_session(pair[1][0])
         keys = pair[1][0]
     try:
         tmux("send-keys", "-t", keys, "C-s")
@@ -460,7 +470,7 @@ def in_tmux(work: Path, n: int = 10, starts: int = 7, rounds: int = 3) -> dict[s
             tmux("send-keys", "-t", keys, "F7")
             out["f7"].append(pane_until(keys, lambda s, step=step: f"step {step}/11" in s))
     finally:
-        tmux("kill-session", "-t", keys)
+        kill_session(keys)
     return out
 
 
