@@ -357,3 +357,28 @@ def test_a_diagnostic_is_never_cut_the_cursors_line_shows_it_whole(work: Path, s
                 assert "…" in row or message in row  # a cut preview says so
 
     run(body)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_the_cursor_stays_in_view_when_the_diagnostics_grow(work: Path, size: tuple[int, int]) -> None:
+    """Typing a mistake at the end of the file grows the diagnostics list under the editor: the editor gets
+    shorter, and the line being typed must stay on screen (it went below the view until the next key)."""
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            editor = main.editor
+            editor.focus()
+            await pilot.press("ctrl+end", "enter", *"  - advnceMs: 100")
+            await wait_until(
+                pilot, lambda: bool(main.validation and main.validation.diagnostics), what="the problem"
+            )
+            await settle(pilot)
+            row = editor.cursor_location[0]
+            top = int(editor.scroll_offset.y)
+            assert top <= row < top + editor.scrollable_content_region.height, (row, top, editor.size)
+
+    run(body)

@@ -343,6 +343,10 @@ class ScenarioEditor(TextArea):
 
     def on_resize(self) -> None:
         self._highlight_view()
+        if (
+            self.has_focus
+        ):  # the pane got shorter (the diagnostics list grew under it): keep the typed line seen
+            self.call_after_refresh(self.scroll_cursor_visible)
 
     def _highlight_view(self) -> None:
         """Rebuild the highlights if the view has left the highlighted window."""
