@@ -96,8 +96,8 @@ async def wait_until(
 async def play_to_end(pilot: Any, key: str = "f5") -> Any:
     """Run the open scenario at max speed with ``key`` (F5 unless remapped) and wait for its result."""
     main = pilot.app.main_screen
-    main.speed_index = len(SPEEDS) - 1  # max, as F3 pressed until it stops
-    main._apply_speed()
+    main.session.speed_index = len(SPEEDS) - 1  # max, as F3 pressed until it stops
+    main.session._apply_speed()
     await pilot.press(key)
     await wait_until(pilot, lambda: main.result is not None, what="the run to finish")
     return main.result

@@ -54,11 +54,12 @@ def test_every_action_of_the_main_screen_is_in_the_palette() -> None:
     from workbench.app.widgets.editor_pane import EditorPane
     from workbench.app.widgets.failures import FailuresList
     from workbench.app.widgets.inspector import StepInspector
+    from workbench.app.widgets.run_controls import RunControls
     from workbench.app.widgets.terminal import TerminalView
     from workbench.app.widgets.workspace import Workspace
 
     panes = {"": MainScreen, "ScreenshotDiff": ScreenshotDiff, "EditorPane": EditorPane,
-             "FailuresList": FailuresList, "ScenarioBrowser": ScenarioBrowser, "StepInspector": StepInspector, "Workspace": Workspace, "TerminalView": TerminalView}  # fmt: skip
+             "FailuresList": FailuresList, "ScenarioBrowser": ScenarioBrowser, "StepInspector": StepInspector, "Workspace": Workspace, "TerminalView": TerminalView, "RunControls": RunControls}  # fmt: skip
     in_palette = {action.split("(")[0] for _, action, _, pane in COMMANDS if not pane}
     actions = {name.removeprefix("action_") for name in dir(MainScreen) if name.startswith("action_")}
     actions -= {name.removeprefix("action_") for name in dir(Screen) if name.startswith("action_")}

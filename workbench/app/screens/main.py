@@ -35,6 +35,7 @@ from workbench.app.widgets.editor_pane import EditorPane
 from workbench.app.widgets.failures import FailuresList
 from workbench.app.widgets.footer import StableFooter
 from workbench.app.widgets.inspector import StepInspector
+from workbench.app.widgets.run_controls import RunControls
 from workbench.app.widgets.run_panes import RunPanes
 from workbench.app.widgets.terminal import TerminalView
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
@@ -89,7 +90,6 @@ class MainScreen(Screen[None]):
         self._record_pending = False  # alt+r started a fresh run: recording begins after its first step
         self._store: GoldenStore | None = None
         self._shown_result: object | None = None
-        self._footer_live = False  # whether the footer was last drawn for a live run
         self.starting = True  # until the file list is loaded and the first file's validation started
         self._resumed = False
         self._recorded_failures: list[
@@ -133,7 +133,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield self.workspace
-        yield TimelineBar(id="timeline")
+        yield RunControls(self, id="timeline")
         yield StableFooter()
 
     @property
@@ -145,8 +145,8 @@ class MainScreen(Screen[None]):
         return self.query_one("#editor", ScenarioEditor)
 
     @property
-    def timeline(self) -> TimelineBar:
-        return self.query_one("#timeline", TimelineBar)
+    def timeline(self) -> RunControls:
+        return self.query_one("#timeline", RunControls)
 
     @property
     def terminal(self) -> TerminalView:
@@ -194,7 +194,7 @@ class MainScreen(Screen[None]):
         self.editor_pane.show_problems([])
         self.retheme()
         self.watch(self.workspace, "tabs", self._narrow)
-        self._status()
+        self.show_status()
         self.open_initial()
 
     def _narrow(self, tabs: bool) -> None:
@@ -264,7 +264,7 @@ class MainScreen(Screen[None]):
         self.diff.store = None  # accepting writes into this file's goldens only once they are known
         self.diff.show_pairs([], *self.term_size)
         self.editor_pane.open(path, text, validate=validate)
-        self._status()
+        self.show_status()
 
     @on(ScenarioBrowser.Opened)
     def _opened(self, event: ScenarioBrowser.Opened) -> None:
@@ -378,17 +378,6 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ runs
 
-    @property
-    def speed_index(self) -> int:
-        return self.session.speed_index
-
-    @speed_index.setter
-    def speed_index(self, value: int) -> None:
-        self.session.speed_index = value
-
-    def _apply_speed(self) -> None:
-        self.session._apply_speed()
-
     def start_run(self, *, paused: bool) -> ScenarioRun | None:
         if self.path is None:
             return None
@@ -444,42 +433,28 @@ class MainScreen(Screen[None]):
     def _show_session(self, event: Event) -> None:
         session = self.session
         run = session.run
-        if event == "started" and run is not None:
-            if run.schedule is not None:
-                self.timeline.set_steps(marks_from_schedule(run.schedule.steps))
-            if run.screen is not None:
-                self.terminal.attach(run.screen)
+        self.timeline.show_event(event)
+        if event == "started" and run is not None and run.screen is not None:
+            self.terminal.attach(run.screen)
         elif event == "step":
-            for record in session.records.values():
-                self.timeline.set_record(record)
-            self._show_acp()
             if session.follow and session.records:
                 self.timeline.cursor = session.newest
                 self.editor.show_step_line(self._step_line(session.newest), move_cursor=False)
                 self._inspect()
             if self._record_pending and session.records and session.live and self.terminal.is_live:
                 self.action_record()
-        elif event == "clock" and run is not None and session.live:
-            self.timeline.engine_step = run.clock.state.step
         elif event == "finished":
             if self._record_pending:
                 self._record_pending = False
                 self.notify("the run ended before its first step: nothing to record", severity="warning")
             self._run_done()
-        self._status()
+        self.show_status()
 
     def _run_done(self) -> None:
         result = self.session.result
         if result is None:
             return  # that run was stopped and forgotten (another file opened) before this message came
         self.terminal.detach()
-        self.timeline.engine_step = -1
-        for record in self.records.values():
-            self.timeline.set_record(record)
-        for failure in result.failures:
-            if failure.step in self.records:
-                self.timeline.set_failed(failure.step)
-        self._show_acp()
         self.failures.show(result.failures, result.status)
         self._inspect()
         if result.failures:
@@ -490,121 +465,26 @@ class MainScreen(Screen[None]):
         self.refresh_shots()
         self._shown_result = result
 
-    def _show_acp(self) -> None:
-        """A live ACP run's messages beside its steps, read from the run folder's acp.jsonl as it grows."""
-        run = self.session.run
-        if run is None or run.run_dir is None or not (run.run_dir / "acp.jsonl").is_file():
-            return
-        from workbench.engine.acp_trace import step_messages
-
-        self.timeline.set_acp(
-            step_messages(run.run_dir, sorted(self.records.values(), key=lambda r: r.index))
-        )
-
-    def _status(self) -> None:
-        text = self.session.status_text()
-        if self.run is None:
-            text = "idle: F5 play, F8 step, F9 run to cursor  ·  " + text.split("  ·  ", 1)[1]
-        elif self.live:
-            text += "  ·  Esc stops"
-        if self.recorder is not None:
-            text += "  ·  ● recording (ctrl+\\ screenshot, ctrl+] ends)"
-        self.timeline.status = text
-        if self.live != self._footer_live:  # Esc and ctrl+c stop only a live run: the footer says so
-            self._footer_live = self.live
-            self.refresh_bindings()
-
-    def action_play(self) -> None:
-        if self.session.play():
-            self.terminal.follow_live()
-        else:
-            self.start_run(paused=False)
-        self._status()
-
-    def action_pause(self) -> None:
-        self.session.pause()
-        self._status()
+    def show_status(self) -> None:
+        self.timeline.show_run_status(recording=self.recorder is not None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "stop":
-            return self.live  # Esc and ctrl+c stop a run; otherwise they keep their usual meaning
+        if action == "pane" and parameters[1] == "stop":  # Esc and ctrl+c stop a run, else keep their meaning
+            return self.live and not self.editor_pane.find_bar.has_focus
         return True
-
-    def action_step(self) -> None:
-        if not self.live:
-            if self.result is not None and not self.session.follow:
-                self._view(min(self.timeline.cursor + 1, len(self.timeline.marks) - 1))
-                return
-            if self.start_run(paused=True) is None:
-                return
-        self.session.step()
-        self.terminal.follow_live()
-        self._status()
-
-    def action_step_back(self) -> None:
-        target = (self.timeline.cursor if self.timeline.cursor >= 0 else len(self.timeline.marks)) - 1
-        if target < 0:
-            return
-        self._view(target)
-
-    def action_run_to_cursor(self) -> None:
-        index = self.timeline.cursor
-        if index < 0:
-            self.notify("put the timeline cursor on a step first (ctrl+l, arrows)")
-            return
-        if not self.live and self.start_run(paused=True) is None:
-            return
-        self.session.run_to(index)
-        self.terminal.follow_live()
-        self._status()
-
-    async def action_stop(self) -> None:
-        """Stop the live run (asking first when it would lose a recording); Esc in the find bar closes it."""
-        find = self.editor_pane.find_bar
-        if find.has_focus:
-            find.action_close()
-            return
-        if not self.live:
-            return
-        if self.recorder is not None and self.recorder.steps():
-
-            async def answered(choice: str | None) -> None:
-                if choice == "stop":
-                    self.recorder = None
-                    await self.stop_run()
-
-            self.app.push_screen(
-                ConfirmScreen("Stopping loses the recording that is not in the editor yet. Stop?",
-                              [("stop", "Stop and drop it"), ("cancel", "Keep running")]),
-                answered,
-            )  # fmt: skip
-            return
-        await self.stop_run()
-        self.notify("run stopped: cancelled", timeout=2)
-
-    async def action_restart(self) -> None:
-        await self.stop_run()
-        self.session.reset()
-        self.start_run(paused=False)
-
-    def action_slower(self) -> None:
-        self.session.slower()
-
-    def action_faster(self) -> None:
-        self.session.faster()
 
     # ------------------------------------------------------------------ scrubbing
 
     @on(TimelineBar.CursorMoved)
     def _cursor_moved(self, event: TimelineBar.CursorMoved) -> None:
-        self._view(event.index)
+        self.show_step(event.index)
 
     def _step_line(self, index: int) -> int:
         """The 1-based scenario line of step ``index`` (0: none)."""
         marks = self.timeline.marks
         return marks[index].line if 0 <= index < len(marks) else 0
 
-    def _view(self, index: int) -> None:
+    def show_step(self, index: int) -> None:
         """Show step ``index``: its recorded screen if it ran, and its line in the editor."""
         self.timeline.cursor = index
         self.editor.show_step_line(self._step_line(index), move_cursor=True)
@@ -614,13 +494,13 @@ class MainScreen(Screen[None]):
         elif record is not None:
             self.terminal.show_recorded(record.screen, record.cursor, record.style)
         self._inspect()
-        self._status()
+        self.show_status()
 
     @on(FailuresList.Jump)
     def _failure_jump(self, event: FailuresList.Jump) -> None:
         failure = event.failure
         if failure.step in self.records or 0 <= failure.step < len(self.timeline.marks):
-            self._view(failure.step)
+            self.show_step(failure.step)
         elif failure.line > 0:
             self.editor.jump_to(failure.line)
         self.workspace.show_view(
@@ -687,7 +567,7 @@ class MainScreen(Screen[None]):
             self._record_pending = True
             self.workbench.notify_until_key("a fresh run starts; recording begins once its first step has run",
                                             timeout=3)  # fmt: skip
-            self._status()
+            self.show_status()
             return
         if not self.terminal.is_live:
             self.notify("the program has no screen to record yet", severity="warning")
@@ -715,7 +595,7 @@ class MainScreen(Screen[None]):
         self.terminal.recording = True
         self.workspace.show_view("terminal")
         self.terminal.action_focus_mode()
-        self._status()
+        self.show_status()
 
     @on(TerminalView.Input)
     def _typed_into_program(self, event: TerminalView.Input) -> None:
@@ -757,7 +637,7 @@ class MainScreen(Screen[None]):
             self.workspace.show_view("editor")  # first: the editor scrolls to the steps with its own width
             self.editor.insert_steps(recorder.yaml(indent=self.editor.step_indent(row)))
             self.notify(f"recorded {len(recorder.steps())} step(s) into the editor; ctrl+s saves", timeout=4)
-        self._status()
+        self.show_status()
 
     def action_focus_timeline(self) -> None:
         self.timeline.focus()

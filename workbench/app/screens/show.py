@@ -44,14 +44,11 @@ class ShowScreen(MainScreen):
             return False
         return super().check_action(action, parameters)
 
-    def _status(self) -> None:
+    def show_status(self) -> None:
         """The status line says which run this is (set when it is read); nothing runs here."""
 
     def start_run(self, *, paused: bool) -> None:
         self.notify("a recorded run is read-only", severity="warning")
-
-    def action_step(self) -> None:
-        self._view(min(self.timeline.cursor + 1, len(self.timeline.marks) - 1))
 
     def open_run(self, run_dir: Path) -> None:
         try:
@@ -75,7 +72,7 @@ class ShowScreen(MainScreen):
         marks = marks_from_records(recorded.steps, failed, step_messages(run_dir, recorded.steps))
         self.timeline.set_steps(marks)
         if marks:
-            self._view(marks[-1].index)
+            self.show_step(marks[-1].index)
         self.diff.show_pairs(recorded_pairs(recorded.screenshots), *self.term_size)
         self.failures.show(recorded.failures, recorded.status)
         self._recorded_failures = list(recorded.failures)
