@@ -123,6 +123,10 @@ class ScreenshotDiff(Vertical, can_focus=False):
         self.sides = order[(order.index(self.sides) + 1) % len(order)] if self.sides in order else order[0]
 
     def on_mount(self) -> None:
+        if (
+            not self.children
+        ):  # the app closed before it was mounted (the run panes mount it after the first frame)
+            return
         self.query_one("#shot-list").border_title = "Screenshots"
         self._apply_sides()
         if (

@@ -160,7 +160,8 @@ class StepInspector(VerticalScroll, can_focus=True):
         return RichStyle(bgcolor=colour, bold=True)
 
     def on_mount(self) -> None:
-        if self._told:  # told before it was mounted (the run panes mount it after the first frame)
+        if self._told and self.children:  # told before it was mounted (the run panes mount it after the first
+            # frame); no children: the app closed before it was mounted
             self.show(self.details)
 
     _told = False

@@ -15,7 +15,6 @@ from typing import Any
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Tabs
@@ -56,8 +55,7 @@ class Workspace(Vertical):
         self.view_name = "editor"  # the pane shown when the window is narrow
 
     def compose(self) -> ComposeResult:
-        if self._layout(self.app.size.width).tabs:  # else they come right after the first frame
-            yield self._new_views()
+        yield self._new_views()
         with Horizontal(id="body"):
             yield ScenarioBrowser(id="browser")
             yield self.editor_pane
@@ -77,22 +75,11 @@ class Workspace(Vertical):
                     active=f"view-{self.view_name}", id="views")  # fmt: skip
 
     def views(self) -> Tabs:
-        """The numbered tabs; a wide window's first frame has none (eleven widgets it does not show)."""
-        try:
-            return self.query_one("#views", Tabs)
-        except NoMatches:
-            tabs = self._new_views()
-            tabs.display = self.tabs
-            self.mount(tabs, before="#body")
-            return tabs
+        """The numbered tabs (shown when the window is narrow)."""
+        return self.query_one("#views", Tabs)
 
     def on_mount(self) -> None:
         self.apply_layout()  # before the first frame, which shows the panes as they share this window
-        self.call_after_refresh(self._views_later)
-
-    def _views_later(self) -> None:
-        if self.is_attached:  # not when the app is already closing
-            self.views()
 
     def on_resize(self) -> None:
         self.apply_layout()
@@ -105,8 +92,7 @@ class Workspace(Vertical):
         layout = self._layout(self.size.width or self.app.size.width)
         self.tabs = layout.tabs
         self.set_class(layout.tabs, "-tabs")
-        if layout.tabs or self.query("#views"):
-            self.views().display = layout.tabs
+        self.views().display = layout.tabs
         browser, editor_pane, panes = self.browser, self.editor_pane, self.panes
         if layout.tabs:
             view = self.view_name
