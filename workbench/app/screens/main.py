@@ -38,6 +38,7 @@ from workbench.app.widgets.inspector import StepInspector
 from workbench.app.widgets.run_controls import RunControls
 from workbench.app.widgets.run_panes import RunPanes
 from workbench.app.widgets.terminal import TerminalView
+from workbench.app.widgets.terminal_recording import TerminalRecording
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
 from workbench.app.widgets.workspace import Workspace
 from workbench.names import DEFAULT_SCENARIOS_DIR
@@ -86,8 +87,7 @@ class MainScreen(Screen[None]):
         self.session = SessionController(listener=self._session_event)
         self.validation: Validation | None = None  # the open file's, once this screen has shown it
         self.term_size = (80, 24)
-        self.recorder: InputRecorder | None = None
-        self._record_pending = False  # alt+r started a fresh run: recording begins after its first step
+        self.recording = TerminalRecording(self)  # focus mode's keys, and alt+r's recording of them
         self._store: GoldenStore | None = None
         self._shown_result: object | None = None
         self.starting = True  # until the file list is loaded and the first file's validation started
@@ -115,6 +115,14 @@ class MainScreen(Screen[None]):
         """
         result = self.session.result
         return result if result is not None and result is self._shown_result else None
+
+    @property
+    def recorder(self) -> InputRecorder | None:
+        return self.recording.recorder
+
+    @recorder.setter
+    def recorder(self, recorder: InputRecorder | None) -> None:
+        self.recording.recorder = recorder
 
     @property
     def records(self) -> dict[int, StepRecord]:
@@ -441,12 +449,9 @@ class MainScreen(Screen[None]):
                 self.timeline.cursor = session.newest
                 self.editor.show_step_line(self._step_line(session.newest), move_cursor=False)
                 self._inspect()
-            if self._record_pending and session.records and session.live and self.terminal.is_live:
-                self.action_record()
+            self.recording.step_ran()
         elif event == "finished":
-            if self._record_pending:
-                self._record_pending = False
-                self.notify("the run ended before its first step: nothing to record", severity="warning")
+            self.recording.run_ended()
             self._run_done()
         self.show_status()
 
@@ -542,7 +547,7 @@ class MainScreen(Screen[None]):
     def pairs(self) -> list[ShotPair]:
         return self.diff.pairs
 
-    def _shot_now(self) -> Shot:
+    def shot_now(self) -> Shot:
         """What a screenshot step would capture now: the program's screen, with the scenario's masks."""
         from workbench.terminal import Shot
         from workbench.terminal.masks import mask_shot
@@ -553,91 +558,26 @@ class MainScreen(Screen[None]):
 
     def action_compare_now(self) -> None:
         """The screenshot pane compares its highlighted golden with what a screenshot would capture now."""
-        if self.diff.compare_now(self._shot_now()):
+        if self.diff.compare_now(self.shot_now()):
             self.workspace.show_view("shots")
 
     # ------------------------------------------------------------------ focus, panes
 
     def action_record(self) -> None:
         """Focus mode that writes what is typed as scenario steps at the editor's cursor when it ends."""
-        if not self.live:  # idle or after a run: a fresh run, held after its first step, as F8 starts one
-            if self.start_run(paused=True) is None:
-                return
-            self.session.step()
-            self._record_pending = True
-            self.workbench.notify_until_key("a fresh run starts; recording begins once its first step has run",
-                                            timeout=3)  # fmt: skip
-            self.show_status()
-            return
-        if not self.terminal.is_live:
-            self.notify("the program has no screen to record yet", severity="warning")
-            return
-        self._record_pending = False
-        marks = self.timeline.marks
-        if self.records:  # what is typed now happens after the newest step: the steps go after it
-            self.editor.move_to_block_end(self.editor.step_start(marks[self.session.newest].line - 1))
-        elif marks and marks[0].line > 1:  # before the first step: right after the line above it
-            row = marks[0].line - 2
-            self.editor.move_cursor((row, len(self.editor.document.get_line(row))))
-        from workbench.app.core.recording import InputRecorder
-        from workbench.engine.agent_requests import RequestLogReader, request_log
-
-        taken = sum(1 for line in self.editor.text.splitlines() if "screenshot: recorded-" in line)
-        requests = None  # a real agent's requests to the mock LLM become llmResponse steps at their place
-        if (
-            self.run is not None
-            and mode_of(self.run.mode).logs_model_requests
-            and self.run.run_dir is not None
-        ):
-            requests = RequestLogReader(request_log(self.run.run_dir))
-        # labels go on from those in the file; a real agent's inputs are prompts, one per Enter
-        self.recorder = InputRecorder(shots=taken, requests=requests, prompts=requests is not None)
-        self.terminal.recording = True
-        self.workspace.show_view("terminal")
-        self.terminal.action_focus_mode()
-        self.show_status()
+        self.recording.start()
 
     @on(TerminalView.Input)
     def _typed_into_program(self, event: TerminalView.Input) -> None:
-        if self.run is None or not self.live or not self.run.send_input(event.data):
-            self.terminal.action_leave_focus_mode()
-            self.notify("the program has ended; focus mode is off", severity="warning")
-            return
-        if self.recorder is not None:
-            self.recorder.typed(event.data)
+        self.recording.typed(event.data)
 
     @on(TerminalView.ScreenshotRequested)
     def _record_screenshot(self, event: TerminalView.ScreenshotRequested) -> None:
-        """A screenshot step here, and what the screen shows now as its golden (the user saw it and asked)."""
-        if self.recorder is None:
-            return
-        label = self.recorder.screenshot()
-        scenario = self.validation.scenario if self.validation is not None else None
-        if scenario is None:
-            self.notify(
-                f"screenshot step `{label}` recorded (no golden: the scenario does not load)", timeout=3
-            )
-            return
-        try:
-            golden = golden_store(self.workbench.goldens_dir, self.workbench.out_dir, scenario).accept(
-                label, self._shot_now()
-            )
-        except OSError as exc:
-            self.notify(f"screenshot step `{label}` recorded; its golden could not be written: {exc}",
-                        severity="error")  # fmt: skip
-            return
-        self.notify(f"screenshot step `{label}` recorded, golden {golden}", timeout=3)
+        self.recording.screenshot()
 
     @on(TerminalView.FocusModeLeft)
     def _focus_mode_left(self, event: TerminalView.FocusModeLeft) -> None:
-        recorder, self.recorder = self.recorder, None
-        self.terminal.recording = False
-        if recorder is not None and recorder.steps():
-            row = self.editor.cursor_location[0]
-            self.workspace.show_view("editor")  # first: the editor scrolls to the steps with its own width
-            self.editor.insert_steps(recorder.yaml(indent=self.editor.step_indent(row)))
-            self.notify(f"recorded {len(recorder.steps())} step(s) into the editor; ctrl+s saves", timeout=4)
-        self.show_status()
+        self.recording.focus_mode_left()
 
     def action_focus_timeline(self) -> None:
         self.timeline.focus()
