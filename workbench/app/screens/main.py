@@ -15,7 +15,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.css.query import NoMatches
@@ -48,7 +48,6 @@ if TYPE_CHECKING:  # what the first frame does not need loads when it is used: t
     from workbench.app.app import WorkbenchApp
     from workbench.app.core.recording import InputRecorder
     from workbench.app.model import ShotPair, Validation
-    from workbench.app.screens.record import RecordRequest
     from workbench.engine.drivers import Mode
     from workbench.engine.report import Failure
     from workbench.engine.runner import ScenarioRun
@@ -320,28 +319,9 @@ class MainScreen(Screen[None]):
     def action_record_session(self) -> None:
         """`workbench record` with the upstream and the open scenario's command filled in; the recording opens
         as soon as it is written."""
-        from workbench.app.screens.record import RecordScreen
+        from workbench.app.screens.record import record_session
 
-        scenario = self.validation.scenario if self.validation is not None else None
-        command = scenario.command if scenario is not None and scenario.command else ()
-        folder = self.browser.root or DEFAULT_SCENARIOS_DIR
-        self.app.push_screen(RecordScreen(folder, command), self._record)
-
-    def _record(self, request: RecordRequest | None) -> None:
-        if request is not None:
-            self._recording(request)
-
-    @work(exclusive=True, group="record")
-    async def _recording(self, request: RecordRequest) -> None:
-        from workbench.app.screens.record import record
-
-        self.notify(f"recording {request.output} (the agent runs until it is idle)", timeout=4)
-        error = await record(request)
-        if error is not None:
-            self.notify(f"recording failed: {error}", severity="error")
-            return
-        self.browser.add_file(request.output)
-        self.request_open(request.output)
+        record_session(self)
 
     @on(EditorPane.Saved)
     def _saved(self, event: EditorPane.Saved) -> None:

@@ -14,7 +14,7 @@ import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,6 +24,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from workbench.app.templates import new_file_name
+from workbench.names import DEFAULT_SCENARIOS_DIR
+
+if TYPE_CHECKING:
+    from workbench.app.screens.main import MainScreen
 
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
 
@@ -56,6 +60,27 @@ async def record(request: RecordRequest) -> str | None:
         return None
     lines = err.decode("utf-8", "replace").strip().splitlines()
     return lines[-1] if lines else f"exit status {proc.returncode}"
+
+
+def record_session(host: MainScreen) -> None:
+    """The palette's "record a session" on ``host``: this dialog, then `workbench record`, then the file opened."""
+    scenario = host.validation.scenario if host.validation is not None else None
+    command = scenario.command if scenario is not None and scenario.command else ()
+
+    async def recording(request: RecordRequest) -> None:
+        host.notify(f"recording {request.output} (the agent runs until it is idle)", timeout=4)
+        error = await record(request)
+        if error is not None:
+            host.notify(f"recording failed: {error}", severity="error")
+            return
+        host.browser.add_file(request.output)
+        host.request_open(request.output)
+
+    def answered(request: RecordRequest | None) -> None:
+        if request is not None:
+            host.run_worker(recording(request), exclusive=True, group="record")
+
+    host.app.push_screen(RecordScreen(host.browser.root or DEFAULT_SCENARIOS_DIR, command), answered)
 
 
 def default_upstream(environ: dict[str, str] | None = None) -> str:
