@@ -8,7 +8,7 @@ import os
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -30,6 +30,9 @@ from workbench.app.themes import (
     syntax_theme,
 )
 from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, Env
+
+if TYPE_CHECKING:  # the engine loads with the first run
+    from workbench.engine.options import RunOptions
 
 
 def keymap_path() -> Path:
@@ -99,6 +102,17 @@ class WorkbenchApp(InOrderKeys):
                 self._unnotify(notice)
                 self._until_key.discard((notice.title, notice.message))  # one not shown yet waits for it
         await super().on_event(event)
+
+    def run_options(self, speed: float | None) -> RunOptions:
+        """How the app runs a scenario: its mode (and agent), goldens and run folders, at ``speed``.
+
+        ci=True: the engine never writes a golden for the app; a missing one is shown to be accepted."""
+        from workbench.engine.drivers import mode_of
+        from workbench.engine.options import RunOptions
+
+        chosen = {"agent": self.agent} if self.agent is not None and mode_of(self.mode).takes_agent else {}
+        return RunOptions(speed=speed, goldens_dir=self.goldens_dir, out_dir=self.out_dir, ci=True,
+                          mode=self.mode, mode_options=chosen)  # fmt: skip
 
     def set_mode(self, mode: str, agent: str | None = None) -> None:
         from workbench.engine.drivers import ModeError, mode_of

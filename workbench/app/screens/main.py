@@ -48,20 +48,12 @@ if TYPE_CHECKING:  # what the first frame does not need loads when it is used: t
     from workbench.app.app import WorkbenchApp
     from workbench.app.core.recording import InputRecorder
     from workbench.app.model import ShotPair, Validation
-    from workbench.engine.drivers import Mode
     from workbench.engine.report import Failure
     from workbench.engine.runner import ScenarioRun
     from workbench.engine.trace import StepRecord
     from workbench.terminal import GoldenStore, Shot
 
 __all__ = ["SPEEDS", "MainScreen"]
-
-
-def mode_of(name: str) -> Mode:
-    """The driver declaration of mode ``name``, imported on first use (the engine loads with the first run)."""
-    from workbench.engine.drivers import mode_of as declared
-
-    return declared(name)
 
 
 class SessionChanged(Message):
@@ -93,7 +85,7 @@ class MainScreen(Screen[None]):
         self._resumed = False
         self._recorded_failures: list[
             Failure
-        ] = []  # a recorded run's (workbench show); a live run's are its result's
+        ] = []  # a recorded run's (workbench show); a live run's: its result
 
     # ------------------------------------------------------------------ the controller's state, by name
 
@@ -371,6 +363,8 @@ class MainScreen(Screen[None]):
             return None
         if self.live:
             return self.run
+        from workbench.engine.drivers import mode_of  # the engine loads with the first run
+
         scenario = self.validation.scenario if self.validation is not None else None
         if (
             scenario is not None
@@ -382,13 +376,7 @@ class MainScreen(Screen[None]):
             return None
         if self.editor.dirty and not self.editor_pane.save():
             return None
-        app = self.workbench
-        # ci=True: the engine never writes a golden for the app; a missing one is shown to be accepted.
-        chosen = {"agent": app.agent} if app.agent is not None and mode_of(app.mode).takes_agent else {}
-        from workbench.engine.options import RunOptions
-
-        options = RunOptions(speed=self.speed, goldens_dir=app.goldens_dir, out_dir=app.out_dir, ci=True,
-                             mode=app.mode, mode_options=chosen)  # fmt: skip
+        options = self.workbench.run_options(self.speed)
         self.timeline.reset_states()
         self.failures.show([], None)
         run = self.session.start(self.path, options, paused=paused)
