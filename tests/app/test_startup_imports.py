@@ -222,3 +222,31 @@ print("exit", app.return_code)
     done = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True, timeout=120)
     assert "Error" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "exit 0"
+
+
+def test_numbered_tabs_mounted_without_their_tabs_do_not_raise() -> None:
+    """A wide window mounts the numbered tabs after its first frame; when the app closes first they reach
+    their mount without the tabs composed (as here, where compose makes none), and Textual's ``Tabs``
+    raised ``No Tab with id 'view-editor'`` activating one."""
+    from textual.app import App, ComposeResult
+    from textual.widgets._tabs import Tab
+
+    from workbench.app.widgets.workspace import ViewTabs
+
+    class Uncomposed(ViewTabs):
+        def compose(self) -> ComposeResult:
+            return iter(())
+
+    tabs = Uncomposed(Tab("1 Editor", id="view-editor"), active="view-editor")
+    tabs.display = False  # as a wide window mounts them
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield tabs
+
+    async def body() -> None:
+        async with Host().run_test() as pilot:
+            await pilot.pause()
+            assert tabs.is_attached and tabs.active == ""
+
+    run(body)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Tabs
@@ -25,6 +26,16 @@ from workbench.app.layout import Plan, plan
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.editor_pane import EditorPane
 from workbench.app.widgets.run_panes import RunPanes
+
+
+class ViewTabs(Tabs):
+    """The numbered tabs of a narrow window. A wide window mounts them right after its first frame; if the
+    app closes first, they reach their mount without their tabs, and Textual's ``Tabs`` would raise on activating
+    one (``No Tab with id 'view-editor'``): then there is nothing to activate."""
+
+    def _on_mount(self, event: events.Mount) -> None:
+        if not self.query(Tab):  # none composed, or removed by the closing app
+            event.prevent_default()  # Tabs' own _on_mount does not run
 
 
 class Workspace(Vertical):
@@ -55,7 +66,8 @@ class Workspace(Vertical):
         self.view_name = "editor"  # the pane shown when the window is narrow
 
     def compose(self) -> ComposeResult:
-        yield self._new_views()
+        if self._layout(self.app.size.width).tabs:  # else they come right after the first frame
+            yield self._new_views()
         with Horizontal(id="body"):
             yield ScenarioBrowser(id="browser")
             yield self.editor_pane
@@ -70,16 +82,27 @@ class Workspace(Vertical):
         return self.query_one("#panes", RunPanes)
 
     def _new_views(self) -> Tabs:
-        return Tabs(*(Tab(f"{n} {label}", id=f"view-{name}") for n, (name, label) in
+        return ViewTabs(*(Tab(f"{n} {label}", id=f"view-{name}") for n, (name, label) in
                       enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
                     active=f"view-{self.view_name}", id="views")  # fmt: skip
 
     def views(self) -> Tabs:
-        """The numbered tabs (shown when the window is narrow)."""
-        return self.query_one("#views", Tabs)
+        """The numbered tabs; a wide window's first frame has none (eleven widgets it does not show)."""
+        try:
+            return self.query_one("#views", Tabs)
+        except NoMatches:
+            tabs = self._new_views()
+            tabs.display = self.tabs
+            self.mount(tabs, before="#body")
+            return tabs
 
     def on_mount(self) -> None:
         self.apply_layout()  # before the first frame, which shows the panes as they share this window
+        self.call_after_refresh(self._views_later)
+
+    def _views_later(self) -> None:
+        if self.is_attached:  # not when the app is already closing
+            self.views()
 
     def on_resize(self) -> None:
         self.apply_layout()
@@ -92,7 +115,8 @@ class Workspace(Vertical):
         layout = self._layout(self.size.width or self.app.size.width)
         self.tabs = layout.tabs
         self.set_class(layout.tabs, "-tabs")
-        self.views().display = layout.tabs
+        if layout.tabs or self.query("#views"):
+            self.views().display = layout.tabs
         browser, editor_pane, panes = self.browser, self.editor_pane, self.panes
         if layout.tabs:
             view = self.view_name
