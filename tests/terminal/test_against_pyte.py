@@ -12,7 +12,9 @@ differently (module docstring of :mod:`~workbench.terminal.vt`): wide and
 joining characters, the alternate screen, cursor up while above a scroll
 region (pyte stops it at the region's top), colon sub-parameters, backspace and
 cursor up/down and erasing while a wrap is pending (Ink's line erase is sent after a
-carriage return, as Ink does), and the attributes of erased (blank) cells.
+carriage return, as Ink does), and the attributes of erased (blank) cells. One
+bug of stock pyte is put right in the reference instead (:class:`StockScreen`):
+its delete lines kept a line whose replacement below had never been written.
 """
 
 from __future__ import annotations
@@ -96,8 +98,26 @@ sizes = st.tuples(st.integers(2, 40), st.integers(2, 8))
 FIELDS = ("fg", "bg", "bold", "italics", "underscore", "strikethrough", "reverse")
 
 
+class StockScreen(pyte.Screen):  # type: ignore[misc]
+    """Stock pyte with one bug of its sparse buffer put right: ``delete_lines`` left line y as it was when
+    line y + count had never been written (``0 ESC[H ESC[M`` kept the ``0``), where a terminal (tmux, xterm)
+    blanks it. Everything else is pyte's own code."""
+
+    def delete_lines(self, count: int | None = None) -> None:
+        count = count or 1
+        top, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
+        if top <= self.cursor.y <= bottom:
+            self.dirty.update(range(self.cursor.y, self.lines))
+            for y in range(self.cursor.y, bottom + 1):
+                if y + count <= bottom and y + count in self.buffer:
+                    self.buffer[y] = self.buffer.pop(y + count)
+                else:
+                    self.buffer.pop(y, None)  # pyte: only when y + count is past the bottom
+            self.carriage_return()
+
+
 def stock_state(stream: str, width: int, height: int) -> dict[str, object]:
-    screen = pyte.Screen(width, height)
+    screen = StockScreen(width, height)
     pyte.Stream(screen).feed(stream)
     cells = {
         (y, x): (char.data, *(getattr(char, f) for f in FIELDS))
@@ -141,6 +161,7 @@ def our_state(stream: str, width: int, height: int, reads: int) -> dict[str, obj
     stream="\x1b[31mab\r\n\x1b[0mcd\r\n\x1b[32me\x1b[0mf\rg\r\n\r\nh", size=(4, 2), reads=1
 )  # scrolled rows
 @example(stream="\x1b[2;1H\x1b[31mab\x1b[H\x1b[0m\ncd", size=(4, 3), reads=1)  # a line feed onto colour
+@example(stream="0\x1b[0;0H\x1b[M", size=(2, 2), reads=1)  # delete lines: the line below was never written
 def test_agent_tui_streams_give_stock_pyte_s_screen(stream: str, size: tuple[int, int], reads: int) -> None:
     width, height = size
     assert our_state(stream, width, height, reads) == stock_state(stream, width, height)

@@ -43,7 +43,9 @@ tmux); combining marks are kept as sent, not NFC-normalised (tmux shows them as
 sent); the line-drawing charset (``ESC ( 0``) works in UTF-8 as in tmux (pyte's
 stream ignores it); cursor up and down
 (``CSI A``/``B``) end a pending wrap in the last column while LF, RI and VPA
-keep it pending (tmux 3.3a; pyte keeps it pending for all of them).
+keep it pending (tmux 3.3a; pyte keeps it pending for all of them); delete
+lines (``CSI M``) blanks a line whose replacement below was never written (as
+every terminal; pyte 0.8.2's sparse buffer keeps the old line there).
 """
 
 from __future__ import annotations
