@@ -167,3 +167,23 @@ def test_the_program_exits_with_the_command_s_code_its_output_and_exit_handlers(
     assert done.stdout.rstrip().endswith("exit handler ran"), done.stdout
     assert "0 passed, 1 failed" in done.stdout
     assert ("thread finished" in done.stdout) == (thread == "thread")
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_run_in_process_gives_the_callers_collector_back_as_it_was(tmp_path: Path, enabled: bool) -> None:
+    """`run` turns the cyclic collector off for its start-up and freezes what it made; an in-process caller
+    (a child here: the collector is global) gets it back on or off as it was, its own frozen objects still
+    frozen."""
+    write(tmp_path, "s.yaml", "name: s\ntimeline:\n  - userInputs: [[0, hi]]\n")
+    code = f"""import gc
+from workbench.cli import main
+gc.freeze()
+kept = gc.get_freeze_count()
+{"gc.enable()" if enabled else "gc.disable()"}
+main(["run", "s.yaml", "-k", "no-such-scenario", "--out", "out"])
+print(gc.isenabled(), gc.get_freeze_count() > kept // 2)  # unfrozen: 0 (a few frozen objects are freed)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.strip().splitlines()[-1] == f"{enabled} True", done.stdout + done.stderr

@@ -69,12 +69,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import gc
 
+    enabled, frozen = gc.isenabled(), gc.get_freeze_count()
     gc.disable()  # until the batch starts, see _started
     try:
         return _run(args)
-    finally:
-        gc.unfreeze()  # an in-process caller's objects are collected as before
-        gc.enable()
+    finally:  # an in-process caller gets its collector back as it was
+        if not frozen:  # (what the caller froze itself stays frozen: unfreeze cannot tell whose it is)
+            gc.unfreeze()
+        if enabled:
+            gc.enable()
+        else:
+            gc.disable()
 
 
 def _started() -> None:
