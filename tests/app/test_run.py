@@ -99,6 +99,40 @@ def test_step_runs_one_step_at_a_time_on_the_virtual_clock(work: Path) -> None:
     run(body)
 
 
+def test_each_step_event_marks_only_the_steps_new_since_the_last(work: Path) -> None:
+    """A live run's marks are updated one new record per step, not every record at every step (quadratic)."""
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            marked: list[int] = []
+            set_record = main.timeline.set_record
+            main.timeline.set_record = lambda record: (marked.append(record.index), set_record(record))[1]  # type: ignore[method-assign]
+            for step in range(4):
+                await pilot.press("f8")
+                await wait_until(pilot, lambda step=step: marked[-1:] == [step], what=f"step {step} marked")
+                await pilot.pause(0.05)
+            assert marked == [0, 1, 2, 3]
+            assert [m.state for m in main.timeline.marks[:5]] == [PASSED] * 4 + [PENDING]
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: main.result is not None, what="the end")
+            assert main.result.status == "passed"
+            assert all(m.state == PASSED for m in main.timeline.marks)
+            # a second run starts its marks again from its first step
+            marked.clear()
+            await pilot.press("f8")
+            await wait_until(
+                pilot, lambda: 0 in main.records and marked[:1] == [0], what="the new run's step 0"
+            )
+            await pilot.pause(0.05)
+            assert marked[0] == 0 and main.timeline.marks[1].state == PENDING
+
+    run(body)
+
+
 def test_the_screen_result_appears_with_the_verdict_not_before(
     work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

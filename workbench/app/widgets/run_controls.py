@@ -11,6 +11,7 @@ and the status line's redraw.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any, Protocol
 
 from workbench.app.core.session import Event, SessionController
@@ -50,6 +51,7 @@ class RunControls(TimelineBar):
         super().__init__(**kwargs)
         self.host = host
         self._footer_live = False  # whether the footer was last drawn for a live run
+        self._records_shown = 0  # how many of the session's records the marks show already
 
     @property
     def session(self) -> SessionController:
@@ -62,9 +64,9 @@ class RunControls(TimelineBar):
         session, run = self.session, self.session.run
         if event == "started" and run is not None and run.schedule is not None:
             self.set_steps(marks_from_schedule(run.schedule.steps))
+            self._records_shown = 0
         elif event == "step":
-            for record in session.records.values():
-                self.set_record(record)
+            self.show_new_records()
             self.show_acp()
         elif event == "clock" and run is not None and session.live:
             self.engine_step = run.clock.state.step
@@ -76,6 +78,19 @@ class RunControls(TimelineBar):
                 if failure.step in session.records:
                     self.set_failed(failure.step)
             self.show_acp()
+
+    def show_new_records(self) -> None:
+        """The steps recorded since the last step event: a long live run costs one mark per step, not all of them.
+
+        The session's records arrive in step order (a dict keeps it), several per event when the
+        screen is slower than the engine; a new run starts them again.
+        """
+        records = self.session.records
+        if len(records) < self._records_shown:
+            self._records_shown = 0
+        for record in itertools.islice(records.values(), self._records_shown, None):
+            self.set_record(record)
+        self._records_shown = len(records)
 
     def show_acp(self) -> None:
         """A live ACP run's messages beside its steps, read from the run folder's acp.jsonl as it grows."""
