@@ -1,8 +1,10 @@
 """The canonical scenario model: what every loader produces and every runner reads.
 
-All classes are frozen dataclasses. Every event and every timed item carries the
-``Pos`` (file, line, column) it came from, so a failure at run time can point at
-the line that scripted it. Free-form payloads that runners pass through
+All classes are frozen, slotted dataclasses (``workbench.frozen``: the same
+classes as ``dataclass(frozen=True, slots=True)`` makes, for a fifth of the
+import time). Every event and every timed item carries the ``Pos`` (file, line,
+column) it came from, so a failure at run time can point at the line that
+scripted it. Free-form payloads that runners pass through
 (tool ``args``, ``_meta``, ACP data) are kept as read-only mappings.
 
 Time fields are in milliseconds. How they combine into absolute virtual time is
@@ -13,10 +15,12 @@ timing form each value was written in (see :class:`Timing`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
+
+from workbench.frozen import frozen
 
 from .diagnostics import Pos
 
@@ -46,7 +50,7 @@ class Timing(StrEnum):
 # --------------------------------------------------------------------------- content
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ContentBlock:
     """An ACP-style rich content block (`text`, `image`, `audio`, `resource`, `resource_link`, `diff`, `plan`)."""
 
@@ -84,7 +88,7 @@ def content_text(content: Content) -> str:
 # --------------------------------------------------------------------------- timed pieces
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TimedText:
     """One thinking or assistant chunk, or one progress line."""
 
@@ -98,19 +102,19 @@ class TimedText:
         return content_text(self.content)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Thinking:
     items: tuple[TimedText, ...]
     pos: Pos
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Assistant:
     items: tuple[TimedText, ...]
     pos: Pos
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LlmError:
     error_type: str
     message: str
@@ -126,7 +130,7 @@ class LlmError:
 # --------------------------------------------------------------------------- events
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Event:
     """Base of every timeline event."""
 
@@ -141,21 +145,21 @@ class Event:
         return "control"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AgentEvent(Event):
     @property
     def actor(self) -> Literal["agent", "user", "control"]:
         return "agent"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UserEvent(Event):
     @property
     def actor(self) -> Literal["agent", "user", "control"]:
         return "user"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ExecutionEvent:
     """One `toolExecution.events[]` entry: output at `time_ms` after the tool started."""
 
@@ -166,7 +170,7 @@ class ExecutionEvent:
     exit_code: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolUse(AgentEvent):
     """A tool call the agent makes (`agentToolUse` and every tool-specific event)."""
 
@@ -181,7 +185,7 @@ class ToolUse(AgentEvent):
     written_as: str = "agentToolUse"  # the event key it was written with, e.g. `runCmd`
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LlmResponse(AgentEvent):
     """One model turn: thinking, assistant text, an error, and inline tool uses, in order."""
 
@@ -190,7 +194,7 @@ class LlmResponse(AgentEvent):
     legacy: bool = False  # written as a top-level `think`/`assistant`
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class FileEdit(AgentEvent):
     """`agentEdits`: the agent edits a file; the line counts are checked."""
 
@@ -200,7 +204,7 @@ class FileEdit(AgentEvent):
     extra: Mapping[str, Json] = field(default_factory=no_fields)  # oldText/newText/description when given
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AcpEvent(AgentEvent):
     """ACP-only agent events: agentPlan, setMode, setModel, agentFileReads,
     agentPermissionRequest, agentExtension, initialize, sessionStart."""
@@ -210,7 +214,7 @@ class AcpEvent(AgentEvent):
     meta: Mapping[str, Json] = field(default_factory=no_fields)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class InputItem:
     """What the user types: text (keys in `<Name>` notation inside it) or content blocks."""
 
@@ -227,25 +231,25 @@ class InputItem:
         return content_text(self.input)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UserInputs(UserEvent):
     items: tuple[InputItem, ...]
     target: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class KeyPress(UserEvent):
     """A type-tagged `{type: key, key: Up}` step."""
 
     key: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UserEdits(UserEvent):
     patch: str  # path relative to the scenario folder, confined to it
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UserCommand(UserEvent):
     """`userCommand`: `cmd` + `cwd`, or the ah-cli task form `program` + `args` + `env` + `expect`."""
 
@@ -261,24 +265,24 @@ class UserCommand(UserEvent):
         return (self.program, *self.args) if self.program else None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UserCancelSession(UserEvent):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AdvanceMs(Event):
     """`advanceMs` / `baseTimeDelta`: closes a time segment."""
 
     ms: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Screenshot(Event):
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class WaitFor(Event):
     """`waitFor` (our extension): hold the timeline until the screen shows ``text`` or matches ``regex``;
     after ``timeout_ms`` of real time the step fails with the screen."""
@@ -288,17 +292,17 @@ class WaitFor(Event):
     timeout_ms: int = 10_000
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Log(Event):
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Status(Event):
     status: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class JsonFileCheck:
     path: str
     pointer: str
@@ -306,7 +310,7 @@ class JsonFileCheck:
     pos: Pos
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Assert(Event):
     fs_exists: tuple[str, ...] = ()
     fs_not_exists: tuple[str, ...] = ()
@@ -316,38 +320,38 @@ class Assert(Event):
     acp: Mapping[str, Json] = field(default_factory=no_fields)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AssertGit(Event):
     """The ah-cli task form: branch, exists, commitsAheadOf, commitCount, headMessageContains, remoteExists."""
 
     checks: Mapping[str, Json]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AssertVm(Event):
     """A type-tagged `assertVm` step (view-model checks of Agent Harbor's own TUI)."""
 
     checks: Mapping[str, Json]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SseEvent(Event):
     """A type-tagged `sse` step: a session event pushed to a simulation client."""
 
     event: Mapping[str, Json]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Complete(Event):
     value: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Merge(Event):
     value: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApplyPatch(Event):
     path: str
     commit: bool = False
@@ -357,14 +361,14 @@ class ApplyPatch(Event):
 # --------------------------------------------------------------------------- setup
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RepoFile:
     path: str
     contents: bytes
     pos: Pos
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Repo:
     init: bool = False
     branch: str | None = None
@@ -374,7 +378,7 @@ class Repo:
     commit: bool = True  # with `init`: commit the seeded files (`commit: false` leaves them uncommitted)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AhInvocation:
     cmd: str | None = None
     flags: tuple[str, ...] = ()
@@ -382,7 +386,7 @@ class AhInvocation:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ServerConfig:
     mode: str = "none"  # none | mock | real
     llm_api_style: str = "openai"  # openai | anthropic
@@ -390,7 +394,7 @@ class ServerConfig:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TerminalProfile:
     name: str | None = None
     width: int = 80
@@ -404,14 +408,14 @@ class TerminalProfile:
         return self.name or f"{self.width}x{self.height}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Artifact:
     type: str
     pattern: str
     pos: Pos
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Expect:
     exit_code: int | None = None
     artifacts: tuple[Artifact, ...] = ()
@@ -424,7 +428,7 @@ class Expect:
 # follow Claudeless's own canonical (v2) names (see :class:`RuleSet`).
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Pattern:
     """What a prompt must look like: `exact` equality, `regex` unanchored search, `glob`
     whole-prompt match, `contains` substring (all case-sensitive), or `any`."""
@@ -434,7 +438,7 @@ class Pattern:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCall:
     """A tool call the scripted model makes; ``result`` is the canned result, if any.
     ``$file`` references in ``input`` are already replaced by the files' contents."""
@@ -445,7 +449,7 @@ class ToolCall:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Fault:
     """A failure injected on the wire (network_unreachable, rate_limit, ...)."""
 
@@ -454,7 +458,7 @@ class Fault:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Reply:
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
@@ -464,14 +468,14 @@ class Reply:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Turn:
     expect: Pattern
     reply: Reply
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ResponseRule:
     pattern: Pattern
     reply: Reply | None
@@ -480,7 +484,7 @@ class ResponseRule:
     pos: Pos | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolSetting:
     """Per-tool settings: ``auto_approve`` (v2 ``approve``; None when not written, which
     Claudeless reads as false), a canned ``result`` (parsed but unused by Claudeless),
@@ -496,7 +500,7 @@ class ToolSetting:
 TimeoutSource = Literal["scenario", "env", "default"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Timeouts:
     """Resolved timeouts: the scenario's value, else ``CLAUDELESS_*`` from the environment,
     else the default. ``source`` says which one each value came from (missing = default)."""
@@ -509,7 +513,7 @@ class Timeouts:
     source: Mapping[str, TimeoutSource] = field(default_factory=no_fields)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RuleSet:
     """A Claudeless scenario: ordered response rules plus identity and tool settings.
 
@@ -550,7 +554,7 @@ class RuleSet:
 Format = Literal["agent-harbor", "claudeless"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Scenario:
     name: str
     file: str
