@@ -24,7 +24,7 @@ from pyte import modes as mo
 from pyte.charsets import LAT1_MAP
 
 from .parser import CUP
-from .rows import blank_styles
+from .rows import blank_styles, styled
 from .style import DEFAULT, Style
 from .width import NARROW_RUN
 
@@ -41,17 +41,13 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
     check. Returns True after such a token (call again to go on), False when ``tokens`` is used up.
     """
     rows: list[str | list[str]] = vt._chars
-    style_rows: list[tuple[Style, ...] | list[Style]] = vt._styles
+    style_rows: list[Any] = vt._styles
     cursor = vt.cursor
     x: int = cursor.x
     y: int = cursor.y
     attr: Style = cursor.attrs
     cols: int = vt.columns
     lines: int = vt.lines
-    rc: Any = rows[y]  # a str while each cell is one narrow character, else a list (see .rows)
-    flat: bool = isinstance(rc, str)
-    rs: Any = style_rows[y]  # a shared tuple while all default (see .rows), else a list
-    shared: bool = isinstance(rs, tuple)
     mode: set[int] = vt.mode
     fast = _IRM not in mode and not vt.charset and vt.g0_charset is LAT1_MAP
     decom = _DECOM in mode
@@ -67,10 +63,19 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
     # Text may go in as a run up to this column (none after a ZWJ: the next character may join the cell).
     room = cols if fast and not zwj else -1
     cup: dict[str, tuple[int, int]] = vt._cup
-    # Every style in rs from this column on is DEFAULT (known for the shared blank row, and for a row the
-    # scroll below made), so text in the default style needs no style written: most of a log's or a listing's.
-    clean = 0 if shared else cols
     default = DEFAULT
+    # The current row: its cells (a str while each cell is one narrow character, else a list: see .rows)
+    # and its styles (the shared blank tuple, runs, or one per cell), with what the loop keeps of them:
+    # shared: the blank tuple; listed: one style per cell; end: where the last run ends (runs only, else
+    # -1), so that text written there appends its run; clean: every style from this column on is DEFAULT
+    # (known for the blank row and runs over it), so text in the default style there needs no style
+    # written: most of a log's or a listing's.
+    rc: Any = rows[y]
+    rs: Any = style_rows[y]
+    flat = isinstance(rc, str)
+    shared, listed, end, clean = _styles_state(rs, cols)
+    pending: list[str] = []  # text written on the str row rc from column px to x, not joined into it yet
+    px = 0
     sgr: str
     s: str
     c: str
@@ -88,50 +93,51 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
             n = len(s)
             e = x + n
             if e <= room and (ascii or s.isascii() or NARROW_RUN.fullmatch(s) is not None):
-                if wide:
-                    if x and rc[x] == "":
-                        rc[x - 1] = " "
-                    if e < cols and rc[e] == "":
-                        rc[e] = " "
-                if flat and n > 1:  # the row as a str: sliced and joined in C (it has no wide characters)
-                    rc = rows[y] = f"{rc[:x]}{s}{rc[e:]}"  # (one join of three: 10 % faster than two +)
-                    if attr is not default or x < clean:
-                        if shared:  # a blank row: it gets a list of its own
-                            rs = style_rows[y] = [default] * cols
-                            shared = False
-                        rs[x:e] = [attr] * n
-                        if e > clean:
-                            clean = e
-                elif n == 1:  # a lone character (much of highlighted code's punctuation): no lists to build
-                    if flat:  # one item of a list is cheaper to set than a str to rebuild, from the second on
-                        rc = rows[y] = [*rc]
-                        flat = False
-                    rc[x] = s
-                    if attr is not default or x < clean:
-                        if shared:  # a blank row: it gets a list of its own
-                            rs = style_rows[y] = [default] * cols
-                            shared = False
-                        rs[x] = attr
-                        if e > clean:
-                            clean = e
+                if flat:  # (a str row has no wide character to keep whole)
+                    if pending:
+                        pending.append(s)
+                    elif c:  # a CR LF leaves the row at once: no pieces to keep
+                        rc = rows[y] = f"{rc[:x]}{s}{rc[e:]}"  # (one join of three: 10 % faster than two +)
+                    else:
+                        px = x
+                        pending.append(s)
                 else:
-                    rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
-                    if attr is not default or x < clean:
-                        if shared:  # a blank row: it gets a list of its own
-                            rs = style_rows[y] = [default] * cols
-                            shared = False
-                        rs[x:e] = [attr] * n
+                    if wide:
+                        if x and rc[x] == "":
+                            rc[x - 1] = " "
+                        if e < cols and rc[e] == "":
+                            rc[e] = " "
+                    if n == 1:
+                        rc[x] = s
+                    else:
+                        rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
+                if attr is not default or x < clean:
+                    if x == end:  # where the last run ended: one more run
+                        rs.append(e)
+                        rs.append(attr)
+                        end = e
                         if e > clean:
                             clean = e
+                    elif listed and x:
+                        rs[x:e] = [attr] * n
+                    elif shared:  # the blank row: runs of its own
+                        rs = style_rows[y] = [None, x, default, e, attr] if x else [None, e, attr]
+                        end = clean = e
+                        shared = False
+                    else:
+                        rs, listed, end, clean = styled(style_rows, y, x, e, attr, cols)
                 x = e
             else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
+                if pending:
+                    rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+                    pending = []
                 cursor.x, cursor.y, cursor.attrs = x, y, attr
                 vt.draw(s)
                 x, y, zwj, wide = cursor.x, cursor.y, vt._after_zwj, vt._wide
                 room = cols if fast and not zwj else -1
                 rc, rs = rows[y], style_rows[y]
-                flat, shared = isinstance(rc, str), isinstance(rs, tuple)
-                clean = 0 if shared else cols
+                flat = isinstance(rc, str)
+                shared, listed, end, clean = _styles_state(rs, cols)
             if not c:
                 continue
         elif sgr:  # SGR sequences alone (applied above), maybe with a CR LF after them
@@ -152,12 +158,18 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                             cup.clear()
                         cup[o] = at
                 if at is not None:
+                    if pending:
+                        rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+                        pending = []
                     y, x = at
                     rc, rs = rows[y], style_rows[y]
-                    flat, shared = isinstance(rc, str), isinstance(rs, tuple)
-                    clean = 0 if shared else cols
+                    flat = isinstance(rc, str)
+                    shared, listed, end, clean = _styles_state(rs, cols)
                     continue
             # Any other sequence: it may change anything, so the locals are loaded again after it.
+            if pending:
+                rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+                pending = []
             cursor.x, cursor.y, cursor.attrs = x, y, attr
             vt._after_zwj = zwj
             vt.sequence(o)
@@ -166,7 +178,10 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
             c = o
         else:
             continue  # ignored: a string (DCS...), a broken one, a lone ESC
-        # a control character (or the CR LF after text)
+        # a control character (or the CR LF after text): every one moves the cursor or leaves the loop
+        if pending:
+            rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+            pending = []
         if c == "\r\n" or c == "\n" or c == "\x0b" or c == "\x0c":
             if c == "\r\n" or lnm:
                 x = 0
@@ -176,14 +191,14 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                     del style_rows[0]
                     rows.append(blank)
                     style_rows.append(plain)
-                    rc, rs, flat, shared, clean = blank, plain, True, True, 0
+                    rc, rs, flat, shared, listed, end, clean = blank, plain, True, True, False, -1, 0
                     continue
                 vt._scroll_up(top, bottom, 1)
             elif y < lines - 1:
                 y += 1
             rc, rs = rows[y], style_rows[y]
-            flat, shared = isinstance(rc, str), isinstance(rs, tuple)
-            clean = 0 if shared else cols
+            flat = isinstance(rc, str)
+            shared, listed, end, clean = _styles_state(rs, cols)
         elif c == "\r":
             x = 0
         elif c == "\x08":
@@ -193,6 +208,19 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
             vt._after_zwj = zwj
             vt._control(c)
             return True
+    if pending:
+        rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+        pending = []
     cursor.x, cursor.y, cursor.attrs = x, y, attr
     vt._after_zwj = zwj
     return False
+
+
+def _styles_state(rs: Any, cols: int) -> tuple[bool, bool, int, int]:
+    """What the loop keeps of a row's styles as stored (see :func:`feed_tokens`): shared, listed, end, clean."""
+    if rs.__class__ is tuple:
+        return True, False, -1, 0
+    if rs[0].__class__ is Style:
+        return False, True, -1, cols
+    end: int = rs[-2]
+    return False, False, end, end if rs[0] is None else cols

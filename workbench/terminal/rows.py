@@ -14,11 +14,26 @@ The cells are stored in one of two forms (:data:`Cells`):
   deleting characters.
 
 Readers get lists (:attr:`~.vt.Terminal.rows`) or text, never the stored form.
-Style rows are lists (a run of text is a slice assignment), except that a
-row all in the default style may be the one shared tuple of
-:func:`blank_styles` (as blank rows are one shared str): a scroll allocates
-nothing, and most text in the default style is written without a style
-(:meth:`RowStore._style_row` makes the list when a row needs one). A scroll is a
+A row's styles are stored in one of three forms (:data:`Styles`):
+
+* the one shared tuple of :func:`blank_styles` while they are all the default
+  (as blank rows are one shared str): a scroll allocates nothing, and most text
+  in the default style is written without a style;
+* runs, for a row written from its first column on (:func:`styled`): a list
+  ``[under, end0, style0, end1, style1, ...]`` in which the first run starts at
+  column 0, each run ends where the next starts, and the cells from the last
+  end on keep the styles of ``under`` (a row in either of the other forms, or
+  runs whose own ``under`` is None; None: all default). A run of text written
+  where the last one ended, the usual case (a line of a log, a listing, a
+  highlighted file; a full-screen redraw row by row), is two appends, and a row
+  that scrolls away unread never has its 120 cells' styles built; a redraw from
+  column 0 starts new runs over the old ones, which are dropped once the new
+  ones reach the right edge;
+* a list of one style per cell (a run of text is a slice assignment), which
+  any other edit makes (:meth:`RowStore._style_row`), and readers get
+  (:func:`style_cells`).
+
+A scroll is a
 ``pop`` and an ``insert`` of one row, and the whole-screen scroll hands the
 cells of the row that leaves the top to the bounded scrollback without copying
 them. The scrollback keeps no styles: nothing reads them (only its text is
@@ -49,8 +64,8 @@ Cells = str | list[str]
 """A row's cells as stored: a ``str`` while each cell is one character of one column, else the list."""
 StyleRow = list[Style]
 """A row's styles, to edit in place."""
-Styles = tuple[Style, ...] | list[Style]
-"""A row's styles as stored: :func:`blank_styles` (a tuple) while they are all the default, else the list."""
+Styles = tuple[Style, ...] | list[Any]
+"""A row's styles as stored: :func:`blank_styles` (a tuple), runs, or one style per cell (module docstring)."""
 _BLANK_STYLES: dict[int, tuple[Style, ...]] = {}
 
 
@@ -91,11 +106,15 @@ class RowStore:
         return rc
 
     def _style_row(self, y: int) -> StyleRow:
-        """Row ``y``'s styles as a list, to edit in place (the shared blank row becomes a list of its own)."""
+        """Row ``y``'s styles as one per cell, to edit in place (the shared blank row, or runs, become a list)."""
         rs = self._styles[y]
         if isinstance(rs, tuple):
-            rs = self._styles[y] = [DEFAULT] * len(rs)
-        return rs
+            cells = self._styles[y] = [DEFAULT] * len(rs)
+        elif rs[0].__class__ is not Style:
+            cells = self._styles[y] = _runs_cells(rs, self.columns)
+        else:
+            cells = rs
+        return cells
 
     def _erase_style(self) -> Style:
         """Erased cells keep only the current background colour (background colour erase)."""
@@ -309,6 +328,8 @@ class RowStore:
         """Resize one buffer in place; return how many rows left from the top."""
         plain = blank_styles(columns)
         for y, (rc, rs) in enumerate(zip(rows, styles, strict=True)):
+            if rs.__class__ is list and rs[0].__class__ is not Style:  # runs, of the old width
+                rs = styles[y] = _runs_cells(rs, self.columns)
             if isinstance(rs, tuple):
                 styles[y] = plain
             else:
@@ -339,6 +360,68 @@ class RowStore:
             rows.append(" " * columns)
             styles.append(plain)
         return from_top
+
+
+def style_cells(rs: Styles, columns: int) -> tuple[Style, ...] | StyleRow:
+    """A row's styles one per cell, whatever their stored form (a new list for runs: do not keep it)."""
+    if rs.__class__ is tuple or rs[0].__class__ is Style:
+        return rs
+    return _runs_cells(rs, columns)
+
+
+def _runs_cells(runs: Any, columns: int) -> StyleRow:
+    """Runs (module docstring) one style per cell, in a new list."""
+    under: Any = runs[0]
+    out: StyleRow
+    if under is None:
+        out = [DEFAULT] * columns
+    elif under.__class__ is tuple or under[0].__class__ is Style:
+        out = [*under]
+    else:
+        out = _runs_cells(under, columns)
+    start = 0
+    for i in range(1, len(runs), 2):
+        end: int = runs[i]
+        out[start:end] = [runs[i + 1]] * (end - start)
+        start = end
+    return out
+
+
+def styled(
+    rows: list[Any], y: int, x: int, e: int, style: Style, columns: int
+) -> tuple[list[Any], bool, int, int]:
+    """Columns ``x`` to ``e`` of row ``y`` take ``style``, where the parse loop cannot just append a run.
+
+    Returns the row's styles as stored now and what the loop keeps of them (:mod:`.fastpath`): whether they
+    are one per cell, the end of their last run (-1 when not runs) and the column from which all are default.
+    """
+    rs: Any = rows[y]
+    new: list[Any]
+    if rs.__class__ is tuple:  # the blank row: runs of its own, the default up to x
+        new = [None, x, DEFAULT, e, style] if x else [None, e, style]
+        rows[y] = new
+        return new, False, e, e
+    under: Any = rs[0]
+    if under.__class__ is Style:  # one per cell
+        if x == 0:  # runs over them, from column 0
+            new = rows[y] = [rs, e, style]
+            return new, False, e, columns
+        rs[x:e] = [style] * (e - x)
+        return rs, True, -1, columns
+    end: int = rs[-2]
+    if x > end and under is None:  # past the runs, where all is default
+        rs += (x, DEFAULT, e, style)
+        return rs, False, e, e
+    if x == 0:  # new runs over these: they drop what is under them once they cover the row
+        if end == columns:
+            rs[0] = None
+        elif under is not None:
+            rs = style_cells(rs, columns)
+        new = rows[y] = [rs, e, style]
+        return new, False, e, columns
+    cells = rows[y] = _runs_cells(rs, columns)
+    cells[x:e] = [style] * (e - x)
+    return cells, True, -1, columns
 
 
 def is_wide(cell: str) -> bool:

@@ -115,7 +115,7 @@ class Screen:
         return out
 
     def style_at(self, row: int, col: int) -> Style:
-        return self.vt.style_rows[row][col]
+        return self.vt.style_at(row, col)
 
     def snapshot(self) -> Shot:
         """The screen as an immutable value: text rows, cursor, style runs and cells."""

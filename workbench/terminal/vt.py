@@ -6,9 +6,10 @@ cursor, charsets, titles); this class replaces what is slow or wrong in stock
 pyte 0.8.2:
 
 * **storage** (:mod:`.rows`): each row is its cells (a ``str`` while each
-  cell is one narrow character, else a list) and a list of
-  :class:`~.style.Style` objects, so a run of text is a slice and a join, or
-  two slice assignments, instead of one ``Char`` per character in a dict of dicts;
+  cell is one narrow character, else a list) and its :class:`~.style.Style`
+  objects (one shared tuple while all default, runs while written left to
+  right, else a list), so a run of text is a join and two appends, or two
+  slice assignments, instead of one ``Char`` per character in a dict of dicts;
 * **parsing**: :meth:`Terminal.feed` cuts an unfinished sequence off the end
   of the read (kept for the next one), splits the rest into tokens with one
   compiled regex (:data:`.parser.FAST`, ``findall``) and hands them to
@@ -62,7 +63,7 @@ from pyte.screens import Cursor, Margins, Savepoint
 
 from . import parser as p
 from .loop import feed_tokens
-from .rows import Cells, Row, RowStore, Styles, blank_styles
+from .rows import Cells, Row, RowStore, Styles, blank_styles, style_cells
 from .style import DEFAULT, Style
 from .width import NARROW_RUN, ZWJ, char_width
 
@@ -157,16 +158,21 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         return [[*rc] if isinstance(rc, str) else rc for rc in self._chars]
 
     @property
-    def style_rows(self) -> list[Styles]:
-        """The styles of the visible buffer, parallel to :attr:`rows` (live lists, or tuples: do not modify)."""
-        return self._styles
+    def style_rows(self) -> list[tuple[Style, ...] | list[Style]]:
+        """The styles of the visible buffer, one per cell, parallel to :attr:`rows` (do not modify)."""
+        cols = self.columns
+        return [style_cells(rs, cols) for rs in self._styles]
+
+    def style_at(self, y: int, x: int) -> Style:
+        """The style of one cell of the visible buffer."""
+        return style_cells(self._styles[y], self.columns)[x]
 
     @property
     def buffer(self) -> dict[int, dict[int, tuple[str, Style]]]:
         """A copy of the screen in pyte's shape (``{row: {column: (character, style)}}``), for debugging."""
         return {
             y: dict(enumerate(zip(chars, styles, strict=True)))
-            for y, (chars, styles) in enumerate(zip(self._chars, self._styles, strict=True))
+            for y, (chars, styles) in enumerate(zip(self._chars, self.style_rows, strict=True))
         }
 
     @property
@@ -502,7 +508,9 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
                 self.cursor_position()
             elif mode == 5:  # DECSCNM: reverse video of the whole screen
                 if (mo.DECSCNM in self.mode) != on:
-                    self._styles = [[s.replace(reverse=not s.reverse) for s in row] for row in self._styles]
+                    self._styles = [
+                        [s.replace(reverse=not s.reverse) for s in row] for row in self.style_rows
+                    ]
                     self.cursor.attrs = self.cursor.attrs.replace(reverse=on)
             else:
                 rest.append(mode)
