@@ -30,7 +30,8 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from workbench.records import frozen
 
 Listener = Callable[["ClockState"], None]
 
@@ -51,7 +52,7 @@ def parse_speed(text: str) -> float | None:
     return value
 
 
-@dataclass(frozen=True)
+@frozen
 class ClockState:
     """What an observer sees: virtual time, speed (None = max), paused, and the last gate reached."""
 

@@ -25,13 +25,14 @@ import threading
 import time
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from workbench.engine.loaded import keep as kept_loaded
 from workbench.engine.report import Failure, RunReport, ScenarioResult
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
+from workbench.records import record
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Diagnostic, count
 from workbench.scenario.loader import discover, display_name
@@ -39,14 +40,14 @@ from workbench.timeline.prepare import prepare
 from workbench.usage import Terminated
 
 
-@dataclass
+@record
 class Selection:
     k: str | None = None
     tags: set[str] = field(default_factory=set)
     shard: Shard | None = None
 
 
-@dataclass
+@record
 class Candidate:
     path: Path
     name: str

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR
+from workbench.records import record
 
 
-@dataclass
+@record
 class RunOptions:
     speed: float | None = None  # None: as fast as possible
     ci: bool = False

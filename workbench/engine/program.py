@@ -12,14 +12,14 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.names import Env
+from workbench.records import frozen
 from workbench.scenario import model as m
 
 
-@dataclass(frozen=True)
+@frozen
 class Program:
     argv: tuple[str, ...]
     env: dict[str, str]

@@ -9,11 +9,12 @@ scenario with the first failure's message.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any, Literal
 
 from workbench.atomic import write_atomic
+from workbench.records import record
 from workbench.scenario.outcomes import FailureKind
 
 # `cancelled`: stopped before its end (the app's Stop, Ctrl-C); written to the trace, never counted as passed.
@@ -21,7 +22,7 @@ Status = Literal["passed", "failed", "error", "skipped", "cancelled"]
 ShotStatus = Literal["match", "mismatch", "missing", "new", "updated"]
 
 
-@dataclass
+@record
 class Failure:
     step: int
     line: int
@@ -35,7 +36,7 @@ class Failure:
         return {"step": self.step, "line": self.line, "kind": self.kind, "message": self.message}
 
 
-@dataclass
+@record
 class SkippedCheck:
     """A check the scenario asks for that this runner cannot make (e.g. `assertVm`): never a pass.
 
@@ -47,7 +48,7 @@ class SkippedCheck:
     reason: str
 
 
-@dataclass
+@record
 class ShotResult:
     label: str
     golden: str
@@ -55,7 +56,7 @@ class ShotResult:
     status: ShotStatus
 
 
-@dataclass
+@record
 class ScenarioResult:
     name: str
     file: str
@@ -125,7 +126,7 @@ class ScenarioResult:
         )
 
 
-@dataclass
+@record
 class RunReport:
     results: list[ScenarioResult] = field(default_factory=list)
     duration_ms: int = 0

@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, assert_never
@@ -49,6 +49,7 @@ from workbench.engine.screen_responders import ScreenResponders
 from workbench.engine.steps import handler_of
 from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.names import Env
+from workbench.records import record
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name
 from workbench.scenario.names import folder_name
@@ -79,7 +80,7 @@ class Observer(Protocol):
     def run_finished(self, run: ScenarioRun, result: ScenarioResult) -> None: ...
 
 
-@dataclass
+@record
 class ScenarioRun:
     """The state of one run, readable by observers while it goes on."""
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TypeVar
+
+from workbench.records import frozen
 
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
 
@@ -21,7 +22,7 @@ class SelectionError(ValueError):
     """A malformed -k expression, tag list or shard spec."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Shard:
     index: int  # 1-based
     total: int

@@ -17,9 +17,11 @@ not a replay. 1,000 steps of an 80x24 screen are about 2 MB.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from workbench.records import record
 
 if TYPE_CHECKING:
     from workbench.engine.report import ScenarioResult
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 TRACE_FILE = "trace.jsonl"
 
 
-@dataclass
+@record
 class StepRecord:
     index: int
     at_ms: int
@@ -113,7 +115,7 @@ class TraceObserver:
             writer.close()
 
 
-@dataclass
+@record
 class Trace:
     header: dict[str, Any]
     steps: list[dict[str, Any]]

@@ -32,9 +32,11 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from workbench.records import record
 
 from . import event_schemas as schemas
 from . import model as m
@@ -86,7 +88,7 @@ TOOL_STATUSES = ("ok", "error", "pending", "in_progress", "completed", "failed")
 LABEL = re.compile(r"[A-Za-z0-9_.-]+\Z")
 
 
-@dataclass
+@record
 class _Context:
     file: str
     base_dir: Path

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from workbench.records import frozen, record
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Pos:
@@ -30,7 +32,7 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Diagnostic:
     """One message about one place: what is wrong and, where it helps, what is allowed."""
 
@@ -55,7 +57,7 @@ class ScenarioError(Exception):
         return cls([Diagnostic(pos, message)])
 
 
-@dataclass
+@record
 class Reporter:
     """Collects warnings (and deferred errors) while a file is loaded.
 

@@ -19,9 +19,11 @@ line (which brings its parser and schema), and its handler
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any
+
+from workbench.records import frozen
 
 from . import model as m
 from .diagnostics import Pos
@@ -57,7 +59,7 @@ Parser = Callable[[Any, Pos, Pos, Mapping[str, Any], Any], list[m.Event]]
 """``(value, pos, key_pos, meta, context) -> events``: how a YAML key's value becomes events."""
 
 
-@dataclass(frozen=True)
+@frozen
 class EventSpec:
     """Everything about one event: its YAML key, model class, parser, JSON Schema fragment, name in traces,
     one-line summary and step kind."""
@@ -78,7 +80,7 @@ KEY_GROUPS = ("event", "tool", "acp", "extension")
 """The groups of timeline keys, in the order `workbench schema` lists them."""
 
 
-@dataclass(frozen=True)
+@frozen
 class EventKey:
     """One key a timeline item may have: how its value is parsed, and its JSON Schema fragment (built when
     `workbench schema` asks). Several keys may make one model class (``advanceMs``/``baseTimeDelta``, every

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from workbench.names import SCENARIO_SUFFIXES
+from workbench.records import record
 
 from .diagnostics import Diagnostic, Pos, Reporter, ScenarioError
 from .model import Scenario
@@ -24,7 +25,7 @@ from .source import TOML_SUFFIXES, parse_document, read_text
 SKIPPED_DIRS = {".git", "node_modules", "__pycache__", ".venv", "target", "screenshots"}
 
 
-@dataclass
+@record
 class LoadResult:
     """A scenario, or the errors that stopped it, plus warnings either way."""
 

@@ -1,6 +1,6 @@
 """The canonical scenario model: what every loader produces and every runner reads.
 
-All classes are frozen, slotted dataclasses (``workbench.frozen``: the same
+All classes are frozen, slotted dataclasses (``workbench.records``: the same
 classes as ``dataclass(frozen=True, slots=True)`` makes, for a fifth of the
 import time). Every event and every timed item carries the ``Pos`` (file, line,
 column) it came from, so a failure at run time can point at the line that
@@ -20,7 +20,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
 
-from workbench.frozen import frozen
+from workbench.records import frozen
 
 from .diagnostics import Pos
 

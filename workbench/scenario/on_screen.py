@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from workbench.records import frozen
 
 from .diagnostics import ScenarioError
 from .fields import as_int, as_str, choice, expect_list, expect_map, wrong_type
@@ -39,7 +41,7 @@ DEFAULT_UNANSWERED_MS = 5000
 RULE_KEYS = ("match", "regex", "default", "keys", "times")
 
 
-@dataclass(frozen=True)
+@frozen
 class ScreenRule:
     keys: str
     match: str | None = None  # a substring of the screen
@@ -57,7 +59,7 @@ class ScreenRule:
         return f"regex {self.regex!r}" if self.regex is not None else f"match {self.match!r}"
 
 
-@dataclass(frozen=True)
+@frozen
 class OnScreen:
     rules: tuple[ScreenRule, ...] = ()
     unanswered_ms: int = DEFAULT_UNANSWERED_MS

@@ -10,13 +10,14 @@ server and the report merge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from workbench.records import frozen
 
 FailureKind = Literal["assert", "screenshot", "expect", "tool", "timing", "process", "validation"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CheckOutcome:
     """The outcome of one check: whether it holds (None: not checked, never a pass) and a sentence that says
     what was seen."""

@@ -20,12 +20,12 @@ moment a kill came at.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from workbench.atomic import read_group, settle, write_group_atomic
 from workbench.names import DEFAULT_OUT_DIR
+from workbench.records import frozen
 
 from .shot import Shot
 from .width import split_cells
@@ -35,7 +35,7 @@ CONTEXT_ROWS = 1
 DEFAULT_ACTUAL_ROOT = DEFAULT_OUT_DIR
 
 
-@dataclass(frozen=True)
+@frozen
 class GoldenOutcome:
     """What :meth:`GoldenStore.check` found; ``diff`` is set for ``mismatch``, ``updated`` and ``missing``."""
 

@@ -26,9 +26,10 @@ and types what it returns (:mod:`workbench.engine.screen_responders`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from workbench.records import record
 from workbench.scenario.on_screen import OnScreen, ScreenRule
 
 _CONFIRM = re.compile(r"[\(\[]\s*(?:y|yes)\s*/\s*(?:n|no)\s*[\)\]]", re.IGNORECASE)
@@ -87,7 +88,7 @@ def question_kind(screen: str) -> tuple[str, str] | None:
     return found[-1] if found else None
 
 
-@dataclass
+@record
 class Answer:
     rule: ScreenRule
     matched: str
@@ -95,13 +96,13 @@ class Answer:
     value: Any = None  # what a Python rule answered (True for a confirm, the option chosen, the text typed)
 
 
-@dataclass
+@record
 class _RuleState:
     used: int = 0
     handled: int = 0  # occurrences on the screen when an answer was last typed: only more is a new question
 
 
-@dataclass
+@record
 class Responders:
     """See the module docstring. Text and regex rules are tried before defaults, each in file order."""
 

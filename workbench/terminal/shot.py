@@ -9,8 +9,10 @@ a code review and a colour change does not hide a text change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from workbench.records import frozen
 
 from . import render
 from .style import FIELDS, Style, make_style
@@ -19,7 +21,7 @@ from .width import char_width, split_cells
 STYLE_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StyleRun:
     """``length`` cells from column ``col`` sharing one style that is not the default."""
 
@@ -36,7 +38,7 @@ class StyleRun:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Shot:
     """One screenshot. ``cells`` (when taken from a screen) are the exact cells renderers use."""
 

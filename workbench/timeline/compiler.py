@@ -25,9 +25,10 @@ element ends at its last item, and the next element starts there.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, TypeVar
 
+from workbench.records import frozen, record
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Pos, ScenarioError
 from workbench.scenario.events import StepKind, quote, spec_of, summarize
@@ -43,7 +44,7 @@ input, the ExecutionEvent of a tool-output, the ToolUse of a tool-start/tool-res
 llm-error; None for the others (their event is all there is)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Step:
     """One thing that happens at one virtual time."""
 
@@ -89,7 +90,7 @@ class Step:
         return self.payload(m.LlmError)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Schedule:
     scenario: m.Scenario
     steps: tuple[Step, ...]
@@ -112,7 +113,7 @@ _ADVANCE, _INPUT, _LLM_RESPONSE, _EDIT, _THINK, _ASSISTANT, _LLM_ERROR = (StepKi
 _TOOL_START, _TOOL_PROGRESS, _TOOL_OUTPUT, _TOOL_RESULT, _CONTROL = (StepKind.TOOL_START, StepKind.TOOL_PROGRESS, StepKind.TOOL_OUTPUT, StepKind.TOOL_RESULT, StepKind.CONTROL)  # fmt: skip
 
 
-@dataclass
+@record
 class _State:
     seg_start: int = 0
     agent_t: int = 0

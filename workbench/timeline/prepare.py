@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from workbench.records import record
 from workbench.scenario.cannot_pass import check_cannot_pass
 from workbench.scenario.diagnostics import Diagnostic, Pos, Reporter, ScenarioError, Severity
 from workbench.scenario.loader import discover, everything_found, load_scenario
@@ -21,7 +22,7 @@ from workbench.scenario.model import Scenario
 from .compiler import Schedule, compile_schedule
 
 
-@dataclass
+@record
 class Prepared:
     """A scenario ready to play, or why it is not."""
 

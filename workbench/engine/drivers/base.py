@@ -27,7 +27,7 @@ runner's own fields.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Protocol
 
@@ -35,6 +35,7 @@ from workbench.clock import VirtualClock
 from workbench.engine.options import RunOptions
 from workbench.engine.program import Program
 from workbench.engine.report import Failure, ScenarioResult
+from workbench.records import record
 from workbench.scenario import model as m
 from workbench.scenario.outcomes import CheckOutcome, FailureKind
 from workbench.terminal import PtySession, encode_keys
@@ -63,7 +64,7 @@ class Skip(Exception):
     """The mode has nothing to play in this scenario; the message says why and what to use instead."""
 
 
-@dataclass
+@record
 class RunContext:
     """What a driver may see and do of one run. The runner fills it in as the run goes."""
 
