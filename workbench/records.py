@@ -62,7 +62,7 @@ def _define(cls: type[T], *, immutable: bool) -> type[T]:
     explicit_hash = "__hash__" in own and not (cls.__dict__["__hash__"] is None and "__eq__" in own)
     undocumented = cls.__doc__ is None
     if undocumented:
-        cls.__doc__ = ""  # or `dataclass` works out the constructor's signature for it
+        cls.__doc__ = "-"  # or `dataclass` works out the constructor's signature for it (any true value)
     made = dataclasses.dataclass(init=False, repr=False, eq=False, slots=immutable)(cls)
     fields = dataclasses.fields(made)  # type: ignore[arg-type]  # a dataclass now
     _check(made, fields)

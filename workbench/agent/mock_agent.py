@@ -31,7 +31,7 @@ import termios
 import time
 import tty
 from collections.abc import Callable, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, assert_never
 
@@ -40,6 +40,7 @@ from workbench.agent.claude import command as claude_command
 from workbench.agent.control import ENV_VAR, AgentLink, ControlError
 from workbench.crash import summary, write_crash_report
 from workbench.names import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, Env
+from workbench.records import record
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
@@ -48,7 +49,7 @@ from workbench.timeline import AGENT_KINDS, Schedule, Step, StepKind, compile_sc
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-@dataclass
+@record
 class StepFailure:
     kind: str
     message: str
@@ -58,7 +59,7 @@ class StepFailure:
         return {"kind": self.kind, "message": self.message, "line": self.line}
 
 
-@dataclass
+@record
 class Terminal:
     """The agent's terminal: counts bytes written and keeps the chat input line."""
 

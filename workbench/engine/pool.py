@@ -21,8 +21,10 @@ import signal
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, NoReturn
+
+from workbench.records import record
 
 Task = Callable[[int], dict[str, Any]]
 """Runs in a worker: the task with this index, its result as a dict of JSON values."""
@@ -32,7 +34,7 @@ class WorkerDied(RuntimeError):
     """A worker ended, or raised, before it sent the result of its task."""
 
 
-@dataclass
+@record
 class _Worker:
     pid: int
     tasks: int  # the parent's end of the pipe of task indices (-1: closed, no task will follow)

@@ -55,7 +55,6 @@ in both dialects. Claudeless itself denies unknown fields, so a file that uses
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import json
 import re
 import warnings
@@ -178,6 +177,8 @@ def looks_like_claudeless(doc: Any) -> bool:
 
 
 def _suggest(key: str, allowed: Iterable[str]) -> str:
+    import difflib  # only for a key that is not allowed
+
     close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.75)
     return f" (did you mean `{close[0]}`?)" if close else ""
 

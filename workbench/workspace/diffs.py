@@ -14,7 +14,6 @@ with a note saying how many lines were left out. Reads go through
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from collections.abc import Iterable, Mapping
@@ -83,6 +82,8 @@ def unified(path: str, before: str | None, after: str | None) -> str:
             return note
     old = (before or "").splitlines(keepends=True)
     new = (after or "").splitlines(keepends=True)
+    import difflib  # only when a step changed a text file
+
     lines = list(difflib.unified_diff(old, new, "/dev/null" if before is None else f"a/{path}",
                                       "/dev/null" if after is None else f"b/{path}", n=3))  # fmt: skip
     lines = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]

@@ -9,10 +9,11 @@ message as the result, which is what the agent would have seen.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.records import frozen, record
 from workbench.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ class ToolError(Exception):
     """The tool ran and failed (a missing file, a string not found): status `error`, this message."""
 
 
-@dataclass
+@record
 class ToolOutcome:
     """What a tool did: ``status`` ``ok``/``error``, the ``result`` the agent sees, and details.
 
@@ -40,7 +41,7 @@ class ToolOutcome:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolContext:
     """Everything a tool may use besides its args."""
 

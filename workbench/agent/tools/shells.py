@@ -31,10 +31,11 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import IO
 
+from workbench.records import record
 from workbench.workspace.landlock import default_writable, scratch_folder
 from workbench.workspace.sandbox import Sandbox
 
@@ -99,7 +100,7 @@ def _read_all(sink: IO[bytes]) -> str:
 # --------------------------------------------------------------------------- background shells
 
 
-@dataclass
+@record
 class _Shell:
     process: subprocess.Popen[bytes]
     sink: IO[bytes]
