@@ -90,8 +90,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                 except KeyError:
                     attr = attr.after(sgr)
         if s:  # text, maybe with SGR sequences before it and a CR LF after it
-            n = len(s)
-            e = x + n
+            e = x + len(s)
             if e <= room and (ascii or s.isascii() or NARROW_RUN.fullmatch(s) is not None):
                 if flat:  # (a str row has no wide character to keep whole)
                     if pending:
@@ -107,7 +106,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                             rc[x - 1] = " "
                         if e < cols and rc[e] == "":
                             rc[e] = " "
-                    if n == 1:
+                    if e - x == 1:
                         rc[x] = s
                     else:
                         rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
@@ -119,7 +118,11 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                         if e > clean:
                             clean = e
                     elif listed and x:
-                        rs[x:e] = [attr] * n
+                        rs[x:e] = [attr] * (e - x)
+                    elif end == cols and not x:  # a redraw from column 0 over runs that cover the row
+                        rs[0] = None  # (what was under them shows nowhere)
+                        rs = style_rows[y] = [rs, e, attr]
+                        end = e
                     elif shared:  # the blank row: runs of its own
                         rs = style_rows[y] = [None, x, default, e, attr] if x else [None, e, attr]
                         end = clean = e
@@ -129,7 +132,10 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                 x = e
             else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
                 if pending:
-                    rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+                    if px:
+                        pending.insert(0, rc[:px])
+                    pending.append(rc[x:])
+                    rc = rows[y] = "".join(pending)
                     pending = []
                 cursor.x, cursor.y, cursor.attrs = x, y, attr
                 vt.draw(s)
@@ -159,7 +165,10 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                         cup[o] = at
                 if at is not None:
                     if pending:
-                        rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+                        if px:
+                            pending.insert(0, rc[:px])
+                        pending.append(rc[x:])
+                        rc = rows[y] = "".join(pending)
                         pending = []
                     y, x = at
                     rc, rs = rows[y], style_rows[y]
@@ -168,7 +177,10 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                     continue
             # Any other sequence: it may change anything, so the locals are loaded again after it.
             if pending:
-                rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+                if px:
+                    pending.insert(0, rc[:px])
+                pending.append(rc[x:])
+                rc = rows[y] = "".join(pending)
                 pending = []
             cursor.x, cursor.y, cursor.attrs = x, y, attr
             vt._after_zwj = zwj
@@ -180,7 +192,10 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
             continue  # ignored: a string (DCS...), a broken one, a lone ESC
         # a control character (or the CR LF after text): every one moves the cursor or leaves the loop
         if pending:
-            rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+            if px:
+                pending.insert(0, rc[:px])
+            pending.append(rc[x:])
+            rc = rows[y] = "".join(pending)
             pending = []
         if c == "\r\n" or c == "\n" or c == "\x0b" or c == "\x0c":
             if c == "\r\n" or lnm:
@@ -209,7 +224,10 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
             vt._control(c)
             return True
     if pending:
-        rc = rows[y] = f"{rc[:px]}{''.join(pending)}{rc[x:]}"
+        if px:
+            pending.insert(0, rc[:px])
+        pending.append(rc[x:])
+        rc = rows[y] = "".join(pending)
         pending = []
     cursor.x, cursor.y, cursor.attrs = x, y, attr
     vt._after_zwj = zwj

@@ -392,15 +392,12 @@ def styled(
 ) -> tuple[list[Any], bool, int, int]:
     """Columns ``x`` to ``e`` of row ``y`` take ``style``, where the parse loop cannot just append a run.
 
-    Returns the row's styles as stored now and what the loop keeps of them (:mod:`.fastpath`): whether they
-    are one per cell, the end of their last run (-1 when not runs) and the column from which all are default.
+    The row's styles are runs or one per cell (the loop makes runs of the blank tuple itself). Returns them
+    as stored now and what the loop keeps of them (:mod:`.fastpath`): whether they are one per cell, the end
+    of their last run (-1 when not runs) and the column from which all are default.
     """
     rs: Any = rows[y]
     new: list[Any]
-    if rs.__class__ is tuple:  # the blank row: runs of its own, the default up to x
-        new = [None, x, DEFAULT, e, style] if x else [None, e, style]
-        rows[y] = new
-        return new, False, e, e
     under: Any = rs[0]
     if under.__class__ is Style:  # one per cell
         if x == 0:  # runs over them, from column 0
