@@ -75,6 +75,9 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
     flat = isinstance(rc, str)
     shared, listed, end, clean = _styles_state(rs, cols)
     pending: list[str] = []  # text written on the str row rc from column px to x, not joined into it yet
+    # True while each piece of pending text has its run appended too (so the runs end at x, and end and clean
+    # are brought up to date when the cursor leaves): the next run of text written at x is three appends.
+    chain = False
     px = 0
     sgr: str
     s: str
@@ -91,7 +94,12 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                     attr = attr.after(sgr)
         if s:  # text, maybe with SGR sequences before it and a CR LF after it
             e = x + len(s)
-            if e <= room and (ascii or s.isascii() or NARROW_RUN.fullmatch(s) is not None):
+            if chain and e <= room and (ascii or s.isascii() or NARROW_RUN.fullmatch(s) is not None):
+                pending.append(s)
+                rs.append(e)
+                rs.append(attr)
+                x = e
+            elif e <= room and (ascii or s.isascii() or NARROW_RUN.fullmatch(s) is not None):
                 if flat:  # (a str row has no wide character to keep whole)
                     if pending:
                         pending.append(s)
@@ -129,6 +137,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                         shared = False
                     else:
                         rs, listed, end, clean = styled(style_rows, y, x, e, attr, cols)
+                    chain = end == e and bool(pending)
                 x = e
             else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
                 if pending:
@@ -137,6 +146,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                     pending.append(rc[x:])
                     rc = rows[y] = "".join(pending)
                     pending = []
+                    chain = False
                 cursor.x, cursor.y, cursor.attrs = x, y, attr
                 vt.draw(s)
                 x, y, zwj, wide = cursor.x, cursor.y, vt._after_zwj, vt._wide
@@ -170,6 +180,7 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                         pending.append(rc[x:])
                         rc = rows[y] = "".join(pending)
                         pending = []
+                        chain = False
                     y, x = at
                     rc, rs = rows[y], style_rows[y]
                     flat = isinstance(rc, str)
@@ -197,6 +208,11 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
             pending.append(rc[x:])
             rc = rows[y] = "".join(pending)
             pending = []
+            if chain:  # the cursor may stay on this row: where the runs end now
+                chain = False
+                end = x
+                if x > clean:
+                    clean = x
         if c == "\r\n" or c == "\n" or c == "\x0b" or c == "\x0c":
             if c == "\r\n" or lnm:
                 x = 0
