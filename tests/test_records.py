@@ -258,6 +258,76 @@ def test_what_the_decorators_do_not_support_is_refused_when_the_class_is_made() 
             b: int = field(default=0, init=False)
 
 
+def test_standard_dataclasses_and_ours_derive_from_each_other_as_standard_ones_do() -> None:
+    def derived(base_of: Callable[[type], type], frozen_of: Callable[[type], type]) -> list[object]:
+        """Classes made by each decorator deriving from frozen and mutable bases made by the other."""
+
+        @frozen_of
+        class FrozenBase:
+            pos: int
+
+        @base_of
+        class MutableBase:
+            pos: int
+
+        def derive(decorate: Callable[[type], type], base: type) -> object:
+            def make() -> object:
+                @decorate
+                class Derived(base):  # type: ignore[valid-type, misc]
+                    text: str = ""
+
+                return repr(Derived(1, "a")), Derived.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+            return outcome(make)
+
+        return [
+            derive(dataclass(frozen=True, slots=True), FrozenBase),
+            derive(dataclass, FrozenBase),
+            derive(dataclass(frozen=True), MutableBase),
+            derive(dataclass, MutableBase),
+        ]
+
+    standard = derived(dataclass, dataclass(frozen=True, slots=True))
+    assert derived(record, frozen) == standard
+    shown, is_frozen = standard[0]  # type: ignore[misc]  # the README's extension event: a frozen event
+    assert shown.endswith(".Derived(pos=1, text='a')") and is_frozen
+    assert standard[1] == ("TypeError", "cannot inherit non-frozen dataclass from a frozen one")
+
+    def ours_on_standard() -> list[object]:
+        return [
+            outcome(
+                lambda: frozen(
+                    type("A", (PickledStandard,), {"__annotations__": {"text": "str"}, "text": ""})
+                )
+            ),
+            outcome(
+                lambda: record(
+                    type("B", (PickledStandard,), {"__annotations__": {"text": "str"}, "text": ""})
+                )
+            ),
+        ]
+
+    made, refused = ours_on_standard()
+    assert repr(made(1, (), "a")) == "A(pos=1, items=(), text='a')"  # type: ignore[operator]
+    assert refused == ("TypeError", "cannot inherit non-frozen dataclass from a frozen one")
+    with pytest.raises(TypeError, match="cannot inherit frozen dataclass from a non-frozen one"):
+        frozen(type("C", (PickledRecord,), {"__annotations__": {"text": "str"}, "text": ""}))
+
+
+def test_the_dataclass_parameters_say_what_the_class_is() -> None:
+    for kind, (standard, ours) in PAIRS.items():
+        for theirs, mine in zip(standard, ours, strict=True):
+            s, o = theirs.__dataclass_params__, mine.__dataclass_params__  # type: ignore[attr-defined]
+            assert (s.init, s.repr, s.eq, s.order, s.unsafe_hash, s.frozen) == (
+                o.init,
+                o.repr,
+                o.eq,
+                o.order,
+                o.unsafe_hash,
+                o.frozen,
+            ), kind
+
+
 def test_a_class_without_a_docstring_is_named_with_its_fields() -> None:
     _standard, ours = PAIRS["frozen"]
     assert ours[2].__doc__ == "One(value)"

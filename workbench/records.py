@@ -19,9 +19,11 @@ equality (same class, fields compared as a tuple), hash (frozen) or none
 ``__match_args__``, pickling and copying, and ``dataclasses.fields``,
 ``replace``, ``asdict`` and ``is_dataclass`` (``tests/test_records.py``
 compares them with the standard decorator's). A method the class defines
-itself is kept, as ``dataclass`` keeps it. What differs: ``__dataclass_params__``
-describes the bare dataclass underneath (no code reads it), a class without a
-docstring gets ``Name(field, ...)`` rather than its constructor's signature,
+itself is kept, as ``dataclass`` keeps it, and ``__dataclass_params__`` says
+what the class is (frozen or not: a standard dataclass may derive from one of
+these, and the reverse, as between standard ones). What differs: a class
+without a docstring gets ``Name(field, ...)`` rather than its constructor's
+signature,
 and a frozen class refuses to assign any name, where 3.11's raises a
 ``TypeError`` from ``super()`` for a name that is no field (3.12 refuses it as
 here). Keyword-only fields, fields left out of ``__init__``, ``InitVar`` and
@@ -63,7 +65,22 @@ def _define(cls: type[T], *, immutable: bool) -> type[T]:
     undocumented = cls.__doc__ is None
     if undocumented:
         cls.__doc__ = "-"  # or `dataclass` works out the constructor's signature for it (any true value)
-    made = dataclasses.dataclass(init=False, repr=False, eq=False, slots=immutable)(cls)
+    # `dataclass(frozen=True)` would compile a __setattr__ and a __delattr__, and refuses a frozen base to a
+    # class it does not freeze: the bases are marked not frozen while it looks, and this class frozen after
+    bases = _params_of_bases(cls)
+    if immutable and bases and not any(params.frozen for params in bases):
+        raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    frozen_bases = [params for params in bases if params.frozen] if immutable else []
+    for params in frozen_bases:
+        params.frozen = False
+    try:
+        made = dataclasses.dataclass(init=False, repr=False, eq=False, slots=immutable)(cls)
+    finally:
+        for params in frozen_bases:
+            params.frozen = True
+    params = made.__dataclass_params__  # type: ignore[attr-defined]  # what the class is, as dataclass's says
+    params.init = params.repr = params.eq = True
+    params.frozen = immutable
     fields = dataclasses.fields(made)  # type: ignore[arg-type]  # a dataclass now
     _check(made, fields)
     names = tuple(f.name for f in fields)
@@ -91,6 +108,15 @@ def _define(cls: type[T], *, immutable: bool) -> type[T]:
     if not immutable and not explicit_hash:
         type.__setattr__(made, "__hash__", None)  # mutable and compared by value: unhashable
     return made
+
+
+def _params_of_bases(cls: type) -> list[Any]:
+    """The ``__dataclass_params__`` of the dataclasses ``cls`` derives from."""
+    return [
+        base.__dict__["__dataclass_params__"]
+        for base in cls.__mro__[1:]
+        if "__dataclass_params__" in base.__dict__
+    ]
 
 
 def _check(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> None:
