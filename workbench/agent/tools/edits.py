@@ -11,7 +11,6 @@ changed line.
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from workbench.workspace import Workspace, WorkspaceError
@@ -53,6 +52,8 @@ def perform_edit(ws: Workspace, rel: str, lines_added: int, lines_removed: int) 
 def line_diff(before: list[str], after: list[str]) -> tuple[int, int]:
     """Lines added and removed between two versions, by difflib's matcher (no junk heuristics)."""
     added = removed = 0
+    import difflib  # here, not at the import: the mock agent's modules are imported before every run
+
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag in ("replace", "delete"):
