@@ -289,10 +289,11 @@ def markdown(results: list[StreamResult], raw: float, ours: float) -> str:
         "How: one compiled regex (`findall`, `workbench/terminal/parser.py`) splits the input into "
         "tuples: SGR sequences with the text and the CR LF after them, control characters, cursor "
         "positions, other sequences; the loop (`fastpath.py`) applies the frequent ones on local "
-        "variables; a run of text is two list slice assignments into the row (`rows.py`), and none for "
-        "the styles where default text lands on cells known to be default; styles are interned objects "
-        "that cache the style each SGR string leads to (`style.py`). pyte still does cursor motion, "
-        "margins, modes, tabs and save/restore.",
+        "variables; runs of text written one after the other on a row are joined into its `str` once, "
+        "when the cursor leaves them, and their styles appended to the row's runs (`rows.py`), none where "
+        "default text lands on cells known to be default; styles are interned objects that cache the "
+        "style each SGR string leads to (`style.py`). pyte still does cursor motion, margins, modes, "
+        "tabs and save/restore.",
         "",
         "| spawn to first output (`printf x`, median of 30) | raw ptyprocess | PtySession | difference | target |",
         "| --- | --- | --- | --- | --- |",
