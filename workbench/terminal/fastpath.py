@@ -9,6 +9,13 @@ the scrollback, cursor positions. Any other token syncs the cursor back to the
 emulator and goes through its methods; the loop then returns, and is called
 again with its locals loaded afresh, going on with the next token.
 
+Runs of text written one after the other on a row stored as a ``str`` (the
+pieces of a line of highlighted code, a full-screen redraw's row) are kept as
+pending pieces and joined into the row once, when the cursor leaves them (a
+line feed, a cursor move, any other token, the end of the read), instead of
+rebuilding the row for each; their styles are appended to the row's runs
+(:mod:`.rows`) while each starts where the last ended.
+
 It lives in a module of its own, with its locals typed, so that it can be
 compiled with mypyc (``WORKBENCH_MYPYC=1`` at install time, ``setup.py``;
 :mod:`.loop` picks the build or this source): the same source runs as plain
