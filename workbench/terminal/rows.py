@@ -387,6 +387,53 @@ def _runs_cells(runs: Any, columns: int) -> StyleRow:
     return out
 
 
+def style_spans(rs: Styles, columns: int) -> list[tuple[int, int, Style]]:
+    """A row's maximal spans ``(start, end, style)`` of equal styles that are not the default, left to right.
+
+    Runs are read as they are stored (a redrawn row is a few runs, not 120 cells to compare); styles are
+    compared by identity, then by key (equal styles are nearly always the same object).
+    """
+    raw: list[tuple[int, int, Style]] = []
+    _raw_spans(rs, 0, columns, raw)
+    out: list[tuple[int, int, Style]] = []
+    default_key = DEFAULT.key
+    for start, end, style in raw:
+        if out:
+            last = out[-1]
+            if last[1] == start and (last[2] is style or last[2].key == style.key):
+                out[-1] = (last[0], end, last[2])
+                continue
+        if style is not DEFAULT and style.key != default_key:
+            out.append((start, end, style))
+    return out
+
+
+def _raw_spans(rs: Any, start: int, columns: int, out: list[tuple[int, int, Style]]) -> None:
+    """Spans of equal styles of the stored row ``rs`` from column ``start`` on, appended to ``out``."""
+    if rs is None or rs.__class__ is tuple:  # all default
+        return
+    if rs[0].__class__ is Style:  # one per cell
+        if start == 0 and rs == [*blank_styles(columns)]:  # (compared in C, by identity first)
+            return
+        begin, current = start, rs[start]
+        current_key = current.key
+        for x in range(start + 1, columns):
+            style = rs[x]
+            if style is not current and style.key != current_key:
+                out.append((begin, x, current))
+                begin, current, current_key = x, style, style.key
+        out.append((begin, columns, current))
+        return
+    begin = 0
+    for i in range(1, len(rs), 2):
+        end: int = rs[i]
+        if end > start:
+            out.append((max(begin, start), end, rs[i + 1]))
+        begin = end
+    if begin < columns:
+        _raw_spans(rs[0], max(begin, start), columns, out)
+
+
 def styled(
     rows: list[Any], y: int, x: int, e: int, style: Style, columns: int
 ) -> tuple[list[Any], bool, int, int]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .shot import Shot, StyleRun
-from .style import DEFAULT, Style
+from .style import Style
 from .vt import Terminal
 
 # pyte keeps private modes (``CSI ? n h``) in ``mode`` shifted left by 5.
@@ -91,28 +91,10 @@ class Screen:
 
     def style_runs(self) -> list[list[StyleRun]]:
         """Per row, the maximal runs of equal style that is not the default."""
-        out: list[list[StyleRun]] = []
-        plain = [DEFAULT] * self.vt.columns
-        default_key = DEFAULT.key
-        for styles in self.vt.style_rows:
-            runs: list[StyleRun] = []
-            out.append(runs)
-            if (
-                isinstance(styles, tuple) or styles == plain
-            ):  # most rows (a tuple is all default, see .rows); the
-                # list compared in C, by identity (styles are interned)
-                continue
-            # Styles compared by identity, then by key: equal styles are nearly always the same object
-            start, current = 0, styles[0]
-            current_key = current.key
-            for x, style in enumerate(styles):
-                if style is not current and style.key != current_key:
-                    if current_key != default_key:
-                        runs.append(StyleRun(start, x - start, current))
-                    start, current, current_key = x, style, style.key
-            if current_key != default_key:
-                runs.append(StyleRun(start, len(styles) - start, current))
-        return out
+        return [
+            [StyleRun(start, end - start, style) for start, end, style in row]
+            for row in self.vt.style_spans()
+        ]
 
     def style_at(self, row: int, col: int) -> Style:
         return self.vt.style_at(row, col)

@@ -63,7 +63,7 @@ from pyte.screens import Cursor, Margins, Savepoint
 
 from . import parser as p
 from .loop import feed_tokens
-from .rows import Cells, Row, RowStore, Styles, blank_styles, style_cells
+from .rows import Cells, Row, RowStore, Styles, blank_styles, style_cells, style_spans
 from .style import DEFAULT, Style
 from .width import NARROW_RUN, ZWJ, char_width
 
@@ -162,6 +162,11 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
         """The styles of the visible buffer, one per cell, parallel to :attr:`rows` (do not modify)."""
         cols = self.columns
         return [style_cells(rs, cols) for rs in self._styles]
+
+    def style_spans(self) -> list[list[tuple[int, int, Style]]]:
+        """Per row of the visible buffer, its maximal spans ``(start, end, style)`` of a style not the default."""
+        cols = self.columns
+        return [style_spans(rs, cols) for rs in self._styles]
 
     def style_at(self, y: int, x: int) -> Style:
         """The style of one cell of the visible buffer."""
