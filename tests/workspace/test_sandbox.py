@@ -11,12 +11,13 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from workbench.agent.tools import ShellRegistry, execute_tool
-from workbench.workspace import Workspace, sandbox
+from workbench.workspace import Workspace, landlock, sandbox
 
 confined = pytest.mark.skipif(
     sandbox.level() == "none", reason="this machine has neither bubblewrap nor Landlock"
@@ -67,6 +68,57 @@ def test_the_level_names_what_it_does() -> None:
     assert sandbox.LEVELS[sandbox.level()].startswith(
         sandbox.level() if sandbox.level() != "landlock" else "Landlock"
     )
+
+
+@pytest.fixture
+def probed_afresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The level's probes forgotten, before and after: each test below probes as a new process would."""
+
+    def forget() -> None:
+        sandbox._bwrap.cache_clear()
+        sandbox._namespaces.cache_clear()
+
+    forget()
+    yield
+    forget()
+
+
+def started_probes() -> list[subprocess.Popen[bytes] | int]:
+    return [*sandbox._early_bwrap.values(), *sandbox._early_namespaces]
+
+
+def waited_for(probe: subprocess.Popen[bytes] | int) -> bool:
+    if isinstance(probe, int):
+        try:
+            os.waitpid(probe, os.WNOHANG)
+        except ChildProcessError:
+            return True  # already collected
+        return False
+    return probe.returncode is not None
+
+
+def test_the_probes_started_early_find_the_same_level_and_are_waited_for(probed_afresh: None) -> None:
+    expected = sandbox.level()
+    sandbox._bwrap.cache_clear()
+    sandbox._namespaces.cache_clear()
+    sandbox.start_probes()
+    started = started_probes()
+    if expected == "bubblewrap":
+        assert len(started) == 2  # bwrap, and the child making namespaces
+    assert sandbox.level() == expected
+    assert not started_probes() and all(waited_for(p) for p in started)
+    sandbox.start_probes()  # the level is known: nothing more to start
+    assert not started_probes()
+
+
+def test_probes_the_level_does_not_need_are_waited_for_too(
+    probed_afresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox.start_probes()
+    started = started_probes()
+    monkeypatch.setenv(sandbox.DISABLE_VAR, "1")  # bubblewrap set aside after they started
+    assert sandbox.level() == ("landlock" if landlock.available() else "none")
+    assert not started_probes() and all(waited_for(p) for p in started)
 
 
 def test_a_run_says_which_level_it_used(tmp_path: Path) -> None:

@@ -142,6 +142,9 @@ def _run(args: argparse.Namespace) -> int:
         for d in candidate.diagnostics:
             if d.severity.value == "warning":
                 print(d, file=sys.stderr)
+    from workbench.workspace import sandbox
+
+    sandbox.start_probes()  # the sandbox level's probes run while the rest of the start-up does
     options = RunOptions(
         speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
         defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep,
@@ -150,8 +153,6 @@ def _run(args: argparse.Namespace) -> int:
     from workbench import tempfolders
 
     if args.verbose:
-        from workbench.workspace import sandbox
-
         print(f"workbench: sandbox: {sandbox.LEVELS[sandbox.level()]}", file=sys.stderr)
 
     import tempfile

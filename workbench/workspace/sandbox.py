@@ -69,17 +69,34 @@ def _bwrap() -> str | None:
     if program is None:
         return None
     try:
-        probe = subprocess.run([program, "--ro-bind", "/", "/", "--tmpfs", "/dev/shm", "true"],
-                               capture_output=True, timeout=30, check=False)  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
+        probe = _early_bwrap.pop(program, None) or _start_bwrap_probe(program)
+    except OSError:
         return None
-    return program if probe.returncode == 0 else None
+    try:
+        code = probe.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        probe.kill()
+        probe.wait()
+        return None
+    return program if code == 0 else None
+
+
+def _start_bwrap_probe(program: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([program, "--ro-bind", "/", "/", "--tmpfs", "/dev/shm", "true"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
 
 
 @functools.cache
 def _namespaces() -> bool:
     """Whether a forked child can confine itself as bubblewrap would (:mod:`.namespace`): the program under test
     is confined that way, so the bubblewrap level needs both (AppArmor may allow bwrap alone)."""
+    pid = _early_namespaces.pop() if _early_namespaces else _fork_namespace_probe()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def _fork_namespace_probe() -> int:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         code = 1
@@ -88,15 +105,51 @@ def _namespaces() -> bool:
             code = 0
         finally:
             os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
+    return pid
+
+
+_early_bwrap: dict[str, subprocess.Popen[bytes]] = {}
+"""The ``bwrap`` probe :func:`start_probes` started (by the program it ran), until :func:`level` collects it."""
+_early_namespaces: list[int] = []
+"""The namespace probe :func:`start_probes` forked, until :func:`level` collects it."""
+
+
+def start_probes() -> None:
+    """Start what :func:`level` finds out (a ``bwrap`` and a forked child making namespaces), each in a
+    process of its own, so that the 5-6 ms they take pass while this process prepares the run (imports
+    what the runs need, starts the event loop, its workers) instead of after: :func:`level` then collects
+    them. Nothing is started once :func:`level` has run, and nothing where it would not probe."""
+    if _bwrap.cache_info().currsize or _early_bwrap or os.environ.get(DISABLE_VAR):
+        return
+    program = shutil.which("bwrap")
+    if program is None:
+        return
+    with contextlib.suppress(OSError):
+        _early_bwrap[program] = _start_bwrap_probe(program)
+        if not _namespaces.cache_info().currsize and not _early_namespaces:
+            _early_namespaces.append(_fork_namespace_probe())
 
 
 def level() -> Level:
     """The confinement shell commands and the program under test get on this machine."""
-    if _bwrap() is not None and _namespaces():
-        return "bubblewrap"
-    return "landlock" if landlock.available() else "none"
+    try:
+        if _bwrap() is not None and _namespaces():
+            return "bubblewrap"
+        return "landlock" if landlock.available() else "none"
+    finally:
+        _collect_early()
+
+
+def _collect_early() -> None:
+    """Wait for the probes :func:`start_probes` started that :func:`level` did not need: no process of
+    ours is left unwaited for."""
+    while _early_bwrap:
+        _program, probe = _early_bwrap.popitem()
+        probe.kill()  # if still running: its answer is not needed
+        probe.wait()
+    while _early_namespaces:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(_early_namespaces.pop(), 0)
 
 
 def _device_rules(writable: Sequence[Path]) -> list[Path]:
