@@ -65,6 +65,7 @@ from typing import Any, Literal
 from . import model as m
 from .diagnostics import Pos, Reporter, ScenarioError, one_of
 from .fields import as_bool, expect_list, expect_map, type_name
+from .formats import looks_like_claudeless as looks_like_claudeless  # where the loader's decision lives
 from .matching import Untranslatable, python_regex
 from .names import check_name
 from .paths import resolve_inside
@@ -155,22 +156,6 @@ _RFC3339 = re.compile(
     r"(?:[Zz]|[+-]([0-9]{2}):([0-5][0-9]))"
 )
 _U64_TEXT = re.compile(r"\+?[0-9]+")
-_CLAUDELESS_KEYS = frozenset({"responses", "default_response", "tool_execution", "claude_version", "default_model",
-                              "claude", "default", "session_id", "launch_timestamp", "user_name"})  # fmt: skip
-_AGENT_HARBOR_KEYS = frozenset({"timeline", "steps", "turns", "agentActions", "userActions"})
-
-
-def looks_like_claudeless(doc: Any) -> bool:
-    """A JSON/YAML document with Claudeless top-level keys and no Agent Harbor timeline.
-
-    TOML files are always Claudeless; for JSON and YAML the keys decide, and
-    `timeline` (or `steps`/`turns`) wins, so an Agent Harbor file that happens
-    to carry a `responses` key is still read as Agent Harbor.
-    """
-    if not isinstance(doc, Mapping):
-        return False
-    keys = set(doc)
-    return not (keys & _AGENT_HARBOR_KEYS) and bool(keys & _CLAUDELESS_KEYS)
 
 
 # --------------------------------------------------------------------------- messages

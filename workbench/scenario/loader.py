@@ -18,6 +18,7 @@ from workbench.names import SCENARIO_SUFFIXES
 from workbench.records import record
 
 from .diagnostics import Diagnostic, Pos, Reporter, ScenarioError
+from .formats import looks_like_claudeless
 from .model import Scenario
 from .scp_folder import is_scp_folder, load_scp_folder
 from .source import TOML_SUFFIXES, parse_document, read_text
@@ -59,8 +60,6 @@ def load_scenario(
     ``text`` lets an editor validate unsaved contents of ``path``. Errors found
     along the way (one per bad timeline item) are raised together at the end.
     """
-    from . import agent_harbor, claudeless, rules
-
     env = os.environ if env is None else env
     reporter = reporter or Reporter()
     name = display_name(path)
@@ -70,9 +69,13 @@ def load_scenario(
         text = read_text(path, name)
     doc = parse_document(text, name, path.suffix)
     base_dir = path.parent
-    if path.suffix.lower() in TOML_SUFFIXES or claudeless.looks_like_claudeless(doc):
+    if path.suffix.lower() in TOML_SUFFIXES or looks_like_claudeless(doc):
+        from . import claudeless  # each dialect's loader only for a file written in it
+
         scenario = claudeless.load_claudeless(doc, name, base_dir, reporter, env)
     else:
+        from . import agent_harbor, rules
+
         if doc is None:
             raise ScenarioError.at(Pos(name), "the file is empty; a scenario needs at least `timeline`")
         doc = rules.resolve(doc, rules.symbols_from(defines, env))
