@@ -126,7 +126,15 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                     else:
                         rc[x:e] = [*s]  # (a list: assigning the str itself is slower)
                 if attr is not default or x < clean:
-                    if x == end:  # where the last run ended: one more run
+                    if shared:  # the blank row: runs of its own
+                        rs = style_rows[y] = [None, x, default, e, attr] if x else [None, e, attr]
+                        end = clean = e
+                        shared = False
+                    elif end == cols and not x:  # a redraw from column 0 over runs that cover the row
+                        rs[0] = None  # (what was under them shows nowhere)
+                        rs = style_rows[y] = [rs, e, attr]
+                        end = e
+                    elif x == end:  # where the last run ended: one more run
                         rs.append(e)
                         rs.append(attr)
                         end = e
@@ -134,17 +142,9 @@ def feed_tokens(vt: Any, tokens: Iterator[tuple[str, ...]], ascii: bool) -> bool
                             clean = e
                     elif listed and x:
                         rs[x:e] = [attr] * (e - x)
-                    elif end == cols and not x:  # a redraw from column 0 over runs that cover the row
-                        rs[0] = None  # (what was under them shows nowhere)
-                        rs = style_rows[y] = [rs, e, attr]
-                        end = e
-                    elif shared:  # the blank row: runs of its own
-                        rs = style_rows[y] = [None, x, default, e, attr] if x else [None, e, attr]
-                        end = clean = e
-                        shared = False
                     else:
                         rs, listed, end, clean = styled(style_rows, y, x, e, attr, cols)
-                    chain = end == e and bool(pending)
+                    chain = end == e and flat and not c  # (then the text went into pending)
                 x = e
             else:  # wide or joining characters, a wrap, a charset: the emulator's own draw
                 if pending:
