@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Any
+from typing import Any, get_args
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from workbench.engine.batch import _from_worker, _to_parent
 from workbench.engine.pool import WorkerDied, run_forked
+from workbench.engine.report import Failure, ScenarioResult, ShotResult, ShotStatus, SkippedCheck, Status
+from workbench.scenario.outcomes import FailureKind
 
 
 def collect(count: int, jobs: int, task: Any) -> dict[int, dict[str, Any]]:
@@ -65,3 +71,51 @@ def test_a_worker_that_dies_mid_task_is_reported() -> None:
 def test_a_result_that_is_not_json_is_reported_with_its_traceback() -> None:
     with pytest.raises(WorkerDied, match="not JSON serializable"):
         collect(2, 1, lambda index: {"path": os})
+
+
+_text = st.text(max_size=12)
+_failures = st.builds(
+    Failure,
+    step=st.integers(-1, 99),
+    line=st.integers(0, 999),
+    kind=st.sampled_from(get_args(FailureKind)),
+    message=_text,
+    file=_text,
+    diff=_text,
+    col=st.integers(0, 200),
+)
+_results = st.builds(
+    ScenarioResult,
+    name=_text,
+    file=_text,
+    mode=_text,
+    status=st.sampled_from(get_args(Status)),
+    duration_ms=st.integers(0, 10**6),
+    virtual_ms=st.integers(0, 10**6),
+    failures=st.lists(_failures, max_size=3),
+    screenshots=st.lists(
+        st.builds(
+            ShotResult, label=_text, golden=_text, actual=_text, status=st.sampled_from(get_args(ShotStatus))
+        ),
+        max_size=2,
+    ),
+    run_dir=st.none() | _text,
+    kept_workspace=st.none() | _text,
+    skip_reason=st.none() | _text,
+    skipped_checks=st.lists(
+        st.builds(SkippedCheck, st.integers(0, 9), st.integers(0, 99), _text, _text), max_size=2
+    ),
+    warnings=st.lists(_text, max_size=2),
+    first_line=st.integers(0, 99),
+    notes=st.lists(_text, max_size=2),
+    agent=_text,
+)
+
+
+@given(_results)
+def test_a_workers_result_reaches_the_parent_whole(result: ScenarioResult) -> None:
+    """What a `-j` worker sends is one line of JSON; the parent's result equals the worker's, console facts
+    (a failure's column, diff and file, the kept workspace, the skip reason) included."""
+    line = json.dumps(_to_parent(result))
+    assert "\n" not in line
+    assert _from_worker(json.loads(line)) == result

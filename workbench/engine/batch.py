@@ -135,13 +135,7 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
         _idle_signals()  # idle again: the parent decides
         if os.getppid() != _parent:  # the parent died (PR_SET_PDEATHSIG cancelled the run): nobody waits
             os._exit(1)
-    data = result.to_json()
-    data["_diffs"] = [f.diff for f in result.failures]
-    data["_files"] = [f.file for f in result.failures]
-    data["_kept"] = result.kept_workspace
-    data["_run_dir"] = result.run_dir
-    data["_skip"] = result.skip_reason
-    return data
+    return _to_parent(result)
 
 
 _parent = 0  # the worker's parent: when it is gone, nobody collects results
@@ -201,13 +195,28 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+# What a worker's result carries beyond its JSON report (console-only facts), each failure's and the run's.
+_FAILURE_EXTRAS = ("diff", "file", "col")
+_RESULT_EXTRAS = ("kept_workspace", "run_dir", "skip_reason", "first_line")
+
+
+def _to_parent(result: ScenarioResult) -> dict[str, Any]:
+    """A worker's result as one line of JSON: the report's fields and the console's (see ``_from_worker``)."""
+    data = result.to_json()
+    data["_failures"] = [{name: getattr(f, name) for name in _FAILURE_EXTRAS} for f in result.failures]
+    data["_result"] = {name: getattr(result, name) for name in _RESULT_EXTRAS}
+    return data
+
+
 def _from_worker(data: dict[str, Any]) -> ScenarioResult:
-    diffs, files = data.pop("_diffs"), data.pop("_files")
-    kept, run_dir, skip = data.pop("_kept"), data.pop("_run_dir"), data.pop("_skip")
+    """The result ``_to_parent`` sent, whole: equal to the worker's."""
+    extras, result_extras = data.pop("_failures"), data.pop("_result")
     result = ScenarioResult.from_json(data)
-    for failure, diff, file in zip(result.failures, diffs, files, strict=False):
-        failure.diff, failure.file = diff, file
-    result.kept_workspace, result.run_dir, result.skip_reason = kept, run_dir, skip
+    for failure, extra in zip(result.failures, extras, strict=True):
+        for name, value in extra.items():
+            setattr(failure, name, value)
+    for name, value in result_extras.items():
+        setattr(result, name, value)
     return result
 
 
