@@ -12,9 +12,11 @@ differently (module docstring of :mod:`~workbench.terminal.vt`): wide and
 joining characters, the alternate screen, cursor up while above a scroll
 region (pyte stops it at the region's top), colon sub-parameters, backspace and
 cursor up/down and erasing while a wrap is pending (Ink's line erase is sent after a
-carriage return, as Ink does), and the attributes of erased (blank) cells. One
-bug of stock pyte is put right in the reference instead (:class:`StockScreen`):
-its delete lines kept a line whose replacement below had never been written.
+carriage return, as Ink does), and the attributes of erased (blank) cells. Two
+bugs of stock pyte are put right in the reference instead (:class:`StockScreen`):
+its delete lines kept a line whose replacement below had never been written, and
+its restore of the cursor set autowrap back on when it was on at the save (tmux
+and xterm leave autowrap alone; ``test_against_tmux.py`` shows it).
 """
 
 from __future__ import annotations
@@ -99,9 +101,18 @@ FIELDS = ("fg", "bg", "bold", "italics", "underscore", "strikethrough", "reverse
 
 
 class StockScreen(pyte.Screen):  # type: ignore[misc]
-    """Stock pyte with one bug of its sparse buffer put right: ``delete_lines`` left line y as it was when
-    line y + count had never been written (``0 ESC[H ESC[M`` kept the ``0``), where a terminal (tmux, xterm)
-    blanks it. Everything else is pyte's own code."""
+    """Stock pyte with two bugs put right: ``delete_lines`` left line y as it was when line y + count had
+    never been written (``0 ESC[H ESC[M`` kept the ``0``), where a terminal (tmux, xterm) blanks it; and
+    ``restore_cursor`` set autowrap on again when it was on at the save, where a terminal leaves it as it is
+    (and clears the origin mode when it was off at the save, where pyte left it set).
+    Everything else is pyte's own code."""
+
+    def restore_cursor(self) -> None:
+        wrap = pyte.modes.DECAWM in self.mode
+        origin = bool(self.savepoints) and self.savepoints[-1].origin
+        super().restore_cursor()
+        (self.mode.add if wrap else self.mode.discard)(pyte.modes.DECAWM)
+        (self.mode.add if origin else self.mode.discard)(pyte.modes.DECOM)
 
     def delete_lines(self, count: int | None = None) -> None:
         count = count or 1
@@ -162,6 +173,7 @@ def our_state(stream: str, width: int, height: int, reads: int) -> dict[str, obj
 )  # scrolled rows
 @example(stream="\x1b[2;1H\x1b[31mab\x1b[H\x1b[0m\ncd", size=(4, 3), reads=1)  # a line feed onto colour
 @example(stream="0\x1b[0;0H\x1b[M", size=(2, 2), reads=1)  # delete lines: the line below was never written
+@example(stream="\x1b[0;2H\x1b7\x1b[?7l\x1b[0;0H\x1b800", size=(2, 2), reads=1)  # autowrap off after a save
 def test_agent_tui_streams_give_stock_pyte_s_screen(stream: str, size: tuple[int, int], reads: int) -> None:
     width, height = size
     assert our_state(stream, width, height, reads) == stock_state(stream, width, height)

@@ -233,3 +233,18 @@ def test_a_wide_character_that_wraps_leaves_one_ending_in_the_last_column_whole(
     grid = compare(Case(command, "END-WIDE"))
     assert grid[0] == "a" * 78 + "\u4e2d"
     assert grid[1].startswith("\u4e2d")
+
+
+def test_restoring_the_cursor_restores_the_origin_mode_and_leaves_autowrap_alone() -> None:
+    """Hypothesis found it against stock pyte (``ESC[0;2H ESC7 ESC[?7l ESC[H ESC8 00`` at 2x2): what ``ESC 8``
+    brings back. Autowrap switched off after the save stays off (the third letter overwrites the last
+    column); the origin mode comes back as saved, on (the second line's X at the margin's top) or off."""
+    command = (
+        r"printf '\033[2J\033[1;79H\0337\033[?7l\033[H\0338ABC\033[?7h'; "  # row 1: ...AC
+        r"printf '\033[5;10r\033[?6h\0337\033[?6l\0338\033[HX\033[?6l\033[r'; "  # X on row 5
+        r"printf '\033[7;10r\0337\033[?6h\0338\033[HY\033[?6l\033[r'; "  # Y on row 1: origin saved off
+        r"printf '\033[20;1H'; echo END-DECRC"
+    )
+    grid = compare(Case(command, "END-DECRC"))
+    assert grid[0] == "Y" + " " * 77 + "AC"
+    assert grid[4] == "X"

@@ -46,7 +46,9 @@ stream ignores it); cursor up and down
 (``CSI A``/``B``) end a pending wrap in the last column while LF, RI and VPA
 keep it pending (tmux 3.3a; pyte keeps it pending for all of them); delete
 lines (``CSI M``) blanks a line whose replacement below was never written (as
-every terminal; pyte 0.8.2's sparse buffer keeps the old line there).
+every terminal; pyte 0.8.2's sparse buffer keeps the old line there); restoring
+the cursor (``ESC 8``) restores the origin mode, set or not, and leaves the
+autowrap mode alone (tmux, xterm; pyte sets both back when they were saved set).
 """
 
 from __future__ import annotations
@@ -468,6 +470,24 @@ class Terminal(RowStore, pyte.Screen):  # type: ignore[misc]
     def _savepoint(self) -> Savepoint:
         return Savepoint(copy.copy(self.cursor), self.g0_charset, self.g1_charset, self.charset,
                          mo.DECOM in self.mode, mo.DECAWM in self.mode)  # fmt: skip
+
+    def restore_cursor(self) -> None:
+        """DECRC: what DECSC saved, as tmux and xterm restore it: the cursor with its attributes, the
+        character sets, and the origin mode set or cleared as saved; the autowrap mode stays as it is.
+
+        pyte sets DECOM and DECAWM back when they were saved set, through mode numbers that
+        :meth:`set_mode` (rightly) reads as ANSI modes, so neither came back here; with nothing saved it
+        clears the origin mode the same way and homes the cursor, as here."""
+        if not self.savepoints:
+            self.mode.discard(mo.DECOM)
+            self.cursor_position()
+            return
+        point = self.savepoints.pop()
+        self.g0_charset, self.g1_charset, self.charset = point.g0_charset, point.g1_charset, point.charset
+        (self.mode.add if point.origin else self.mode.discard)(mo.DECOM)
+        self.cursor = point.cursor
+        self.ensure_hbounds()
+        self.ensure_vbounds(use_margins=True)
 
     def _restore(self, point: Savepoint) -> None:
         self.savepoints.append(point)
