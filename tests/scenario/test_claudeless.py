@@ -11,8 +11,9 @@ import pytest
 
 from tests.conftest import SCENARIOS, write
 from workbench.scenario import model as m
-from workbench.scenario.claudeless import glob_error, looks_like_claudeless, regex_error
+from workbench.scenario.claudeless import glob_error, regex_error
 from workbench.scenario.diagnostics import Reporter, ScenarioError
+from workbench.scenario.formats import looks_like_claudeless
 from workbench.scenario.loader import load_scenario
 from workbench.scenario.source import parse_toml
 from workbench.timeline.rules_table import rules_table

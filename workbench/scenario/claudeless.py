@@ -65,7 +65,6 @@ from typing import Any, Literal
 from . import model as m
 from .diagnostics import Pos, Reporter, ScenarioError, one_of
 from .fields import as_bool, expect_list, expect_map, type_name
-from .formats import looks_like_claudeless as looks_like_claudeless  # where the loader's decision lives
 from .matching import Untranslatable, python_regex
 from .names import check_name
 from .paths import resolve_inside
