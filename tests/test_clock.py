@@ -184,6 +184,50 @@ def test_step_lets_exactly_one_gate_through() -> None:
     run(scenario())
 
 
+def test_steps_asked_for_faster_than_they_run_add_up() -> None:
+    """F8 pressed three times while paused is three steps, not one: each step() lets one more gate through."""
+
+    async def scenario() -> None:
+        clock = VirtualClock(None)
+        clock.pause()
+        passed: list[int] = []
+        task = asyncio.create_task(engine(clock, 6, passed))
+        await until(lambda: clock.state.step == 0, "the engine to reach gate 0")
+        clock.step()
+        clock.step()
+        clock.step()
+        await until(lambda: passed == [0, 1, 2], "three steps to run")
+        await settle()
+        assert passed == [0, 1, 2] and clock.state.step == 3 and clock.paused  # held at the gate after them
+        clock.step()
+        clock.step()
+        clock.resume()  # resume forgets the steps still owed: it runs freely anyway
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0, 1, 2, 3, 4, 5]
+
+    run(scenario())
+
+
+def test_a_second_step_during_a_step_under_way_is_the_next_one() -> None:
+    async def scenario() -> None:
+        clock = VirtualClock(0.001)  # step 1 sleeps a long time (real seconds: 10,000)
+        passed: list[int] = []
+        task = asyncio.create_task(timed_engine(clock, [0, 10_000, 10_001, 10_002], passed))
+        await until(lambda: clock.state.step == 1 and passed == [0], "the engine to sleep in step 1")
+        clock.step()  # step 1, under way, is the one
+        clock.step()  # and then step 2
+        clock.set_speed(None)
+        await until(lambda: passed == [0, 1, 2], "steps 1 and 2 to run")
+        await settle()
+        assert passed == [0, 1, 2]  # held at gate 3
+        assert clock.state == ClockState(10_001, None, True, 3)
+        clock.resume()
+        await asyncio.wait_for(task, GENEROUS_S)
+        assert passed == [0, 1, 2, 3]
+
+    run(scenario())
+
+
 def test_run_to_runs_earlier_gates_and_holds_at_the_target() -> None:
     async def scenario() -> None:
         clock = VirtualClock(None)

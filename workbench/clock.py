@@ -15,7 +15,9 @@ The controls are those of a debugger, for the app's scrubber:
 * ``resume()`` lets it run freely again;
 * ``step()`` lets exactly one step run and holds at the gate after it. Paused at
   a gate, that is the next step; in the middle of a step (or while running), it
-  is the step under way: it finishes and the engine holds at the next gate;
+  is the step under way: it finishes and the engine holds at the next gate.
+  Steps asked for faster than they run add up (F8 pressed three times is three
+  steps), until ``resume()`` or ``run_to()``;
 * ``run_to(i)`` runs until the gate of step ``i`` and holds there (at once if
   the engine is already at or past it);
 * ``set_speed()`` takes effect during a sleep that is already under way: the
@@ -71,8 +73,8 @@ class VirtualClock:
         self._paused = False
         self._step = -1
         self._in_step = False  # between passing a gate and reaching the next one
-        self._pass_one = False  # step(): the waiting gate may let one step through
-        self._finish = False  # step() mid-step: the step under way may finish although paused
+        self._steps_owed = 0  # step(): how many more gates may each let one step through while paused
+        self._finish = False  # the step under way may finish although paused (one step() is it)
         self._stop_at: int | None = None
         self._changed: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -143,16 +145,17 @@ class VirtualClock:
     def resume(self) -> None:
         self._paused = False
         self._stop_at = None
-        self._pass_one = self._finish = False
+        self._steps_owed = 0
+        self._finish = False
         self._notify()
 
     def step(self) -> None:
         """Let exactly one step run, then hold at the gate after it."""
         self._stop_at = None
-        if self._in_step:
+        if self._in_step and not self._finish:
             self._finish = True  # the step under way is the one
         else:
-            self._pass_one = True  # at a gate (or before the first): the next step is the one
+            self._steps_owed += 1  # at a gate (or before the first), or after the one under way: the next
         self._paused = True
         self._notify()
 
@@ -160,7 +163,8 @@ class VirtualClock:
         """Run until the gate of step ``index`` and hold there."""
         self._stop_at = index
         self._paused = False
-        self._pass_one = self._finish = False
+        self._steps_owed = 0
+        self._finish = False
         self._notify()
 
     def set_speed(self, speed: float | None) -> None:
@@ -186,8 +190,8 @@ class VirtualClock:
         self._reached_stop(index)
         self._notify()
         while self._paused:
-            if self._pass_one:
-                self._pass_one = False
+            if self._steps_owed:
+                self._steps_owed -= 1
                 self._finish = True  # this step runs to its end although the clock is paused
                 break
             await self._wait_change()

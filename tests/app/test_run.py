@@ -99,6 +99,24 @@ def test_step_runs_one_step_at_a_time_on_the_virtual_clock(work: Path) -> None:
     run(body)
 
 
+def test_f8_pressed_faster_than_the_steps_run_is_as_many_steps(work: Path) -> None:
+    """No F8 is lost: three presses in a row (the first starts the run) are three steps, then the run holds."""
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("f8", "f8", "f8")
+            await wait_until(pilot, lambda: 2 in main.records, what="step 2")
+            await pilot.pause(0.3)
+            assert sorted(main.records) == [0, 1, 2]
+            assert main.run is not None and main.run.clock.paused and main.live
+
+    run(body)
+
+
 def test_each_step_event_marks_only_the_steps_new_since_the_last(work: Path) -> None:
     """A live run's marks are updated one new record per step, not every record at every step (quadratic)."""
     path = work / "scenarios" / "hello-agent.yaml"
