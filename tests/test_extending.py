@@ -37,9 +37,15 @@ from workbench.engine import drivers
 from workbench.engine.options import RunOptions
 from workbench.engine.runner import run_scenario
 from workbench.engine.steps import HANDLERS
-from workbench.llm import agents, wire
+from workbench.llm import LlmServer, agents, wire
+from workbench.record.exchange import Exchange
+from workbench.record.proxy import RecordingProxy
+from workbench.record.redact import Redactor
+from workbench.record.writer import Recording, conversation, write_recording
 from workbench.scenario import agent_harbor
+from workbench.scenario import model as m
 from workbench.scenario.events import EVENT_KEYS, EVENT_SPECS
+from workbench.scenario.loader import load_scenario
 
 PACKAGE = REPO / "workbench"
 
@@ -293,6 +299,51 @@ def test_a_wire_style_is_one_module_and_its_registry_line(extension: Path, tmp_p
     assert result["status"] == "passed", result
     requests = next((tmp_path / "runs").rglob("llm-requests.jsonl")).read_text()
     assert '"plain"' in requests and "/plain/ask" in requests
+
+
+def test_a_wire_style_is_recorded_as_a_built_in_one_is(extension: Path, tmp_path: Path) -> None:
+    """`workbench record` through a style registered from outside: its exchange is a turn, its reply is read
+    by its own wire (`read_body`), and the scenario written from it says what the model said and replays."""
+    import wbext.plain  # noqa: F401  (it registers itself)
+
+    program = write(tmp_path, "plain-agent", PLAIN_PROGRAM.format(python=sys.executable))
+    program.chmod(0o755)
+    upstream_scenario = m.Scenario(
+        name="upstream", file="upstream.yaml", format="claudeless",
+        rules=m.RuleSet((), m.Reply("hello over the plain wire"), timeouts=m.Timeouts(response_delay_ms=0)),
+    )  # fmt: skip
+
+    async def record() -> list[Exchange]:
+        upstream = LlmServer([upstream_scenario])
+        proxy = RecordingProxy(await upstream.start(), Redactor({}), {})
+        url = await proxy.start()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                str(program), url, "greet me", stdout=asyncio.subprocess.PIPE
+            )
+            said, _ = await process.communicate()
+            assert said.decode().strip() == "hello over the plain wire"
+        finally:
+            await proxy.stop()
+            await upstream.stop()
+        return proxy.exchanges
+
+    exchanges = asyncio.run(record())
+    turns = conversation(exchanges)
+    assert [(t.exchange.style, t.reply.text) for t in turns] == [("plain", "hello over the plain wire")]
+    recording = Recording(name="plain", command=(str(program), "{base_url}", "greet me"), agent=None,
+                          width=80, height=24, workspace=tmp_path / "ws", home=tmp_path / "home",
+                          upstream="http://upstream", exchanges=exchanges)  # fmt: skip
+    written = write_recording(recording, tmp_path / "plain.yaml", tmp_path / "goldens", Redactor({}))
+    replies = [e for e in load_scenario(written.scenario, env={}).timeline if isinstance(e, m.LlmResponse)]
+    said = ["".join(i.text for i in p.items) for r in replies for p in r.pieces if isinstance(p, m.Assistant)]
+    assert said == ["hello over the plain wire"], written.scenario.read_text()
+    written.scenario.write_text(
+        written.scenario.read_text()
+        + "  - assert: {text: {contains: [hello over the plain wire]}}\n"  # the replay printed the reply
+    )
+    result = run(written.scenario, tmp_path, mode="real-agent", mode_options={"agent-ui": "print"})
+    assert result["status"] == "passed", result
 
 
 PLAYERS = {

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -46,6 +47,7 @@ from .common import (
     tool_def,
     type_tags,
 )
+from .heard import RecordedError, ReplyReader
 
 ROLES = ("user", "assistant", "system")
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
@@ -389,6 +391,49 @@ class AnthropicWire(Wire):
 
     def malformed_frame(self, raw: str) -> str:
         return f"event: message_start\ndata: {raw}\n\n"
+
+    # ------------------------------------------------------------------ replies as recorded
+
+    def read_event(self, into: ReplyReader, at: float, name: str, event: Mapping[str, Any]) -> None:
+        kind = event.get("type", name)
+        index = event.get("index")
+        if kind == "content_block_start":
+            block = event.get("content_block") or {}
+            if block.get("type") in ("tool_use", "server_tool_use"):
+                piece = into.tool(index, at, str(block.get("id", "")), str(block.get("name", "")))
+                initial = block.get("input")
+                if isinstance(initial, Mapping) and initial:
+                    piece.arguments = json.dumps(initial)
+            elif block.get("type") == "text":
+                into.add_text("text", at, str(block.get("text") or ""), index)
+            elif block.get("type") == "thinking":
+                into.add_text("think", at, str(block.get("thinking") or ""), index)
+        elif kind == "content_block_delta":
+            delta = event.get("delta") or {}
+            if delta.get("type") == "text_delta":
+                into.add_text("text", at, str(delta.get("text", "")), index)
+            elif delta.get("type") == "thinking_delta":
+                into.add_text("think", at, str(delta.get("thinking", "")), index)
+            elif delta.get("type") == "input_json_delta":
+                into.tool(index, at).arguments += str(delta.get("partial_json", ""))
+        elif kind == "error":
+            error = event.get("error") or {}
+            status = 529 if error.get("type") == "overloaded_error" else 500
+            into.fail(
+                RecordedError(status, str(error.get("type", "api_error")), str(error.get("message", "")))
+            )
+
+    def read_body(self, into: ReplyReader, at: float, body: Mapping[str, Any]) -> None:
+        for n, block in enumerate(body.get("content") or ()):
+            if not isinstance(block, Mapping):
+                continue
+            if block.get("type") == "text":
+                into.add_text("text", at, str(block.get("text", "")), n)
+            elif block.get("type") == "thinking":
+                into.add_text("think", at, str(block.get("thinking", "")), n)
+            elif block.get("type") in ("tool_use", "server_tool_use"):
+                piece = into.tool(n, at, str(block.get("id", "")), str(block.get("name", "")))
+                piece.arguments = json.dumps(block.get("input") or {})
 
 
 def count_tokens(body: Any) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""What the three wire styles share: the renderer protocol, request checks, JSON bodies.
+"""What the wire styles share: the renderer protocol, request checks, JSON bodies.
 
 A request body that is not what the API accepts (not an object, a required
 field missing, a field of the wrong type) raises :class:`WireError`; the server
@@ -23,6 +23,7 @@ from ..conversation import ChatRequest, Style, ToolDef
 from ..ids import IdMaker
 from ..reply import ApiError, Reply, estimate_tokens, shape
 from ..sse import Pacer, dumps
+from .heard import ReplyReader
 
 
 class WireError(Exception):
@@ -130,6 +131,17 @@ class Wire:
     def malformed_frame(self, raw: str) -> str:
         """The first SSE frame of a stream whose data is ``raw`` (not JSON)."""
         return f"data: {raw}\n\n"
+
+    # ------------------------------------------------------------------ replies as recorded (`workbench record`)
+
+    def read_event(self, into: ReplyReader, at: float, name: str, event: Mapping[str, Any]) -> None:
+        """Read one event of a streamed response of this style (``name``: the SSE event name, or
+        empty) into ``into``: its thinking, text and tool calls, timed ``at`` their arrival."""
+        raise NotImplementedError
+
+    def read_body(self, into: ReplyReader, at: float, body: Mapping[str, Any]) -> None:
+        """Read a whole (non-streaming) response body; by default, as one streamed event."""
+        self.read_event(into, at, "", body)
 
     # ------------------------------------------------------------------ models
 

@@ -20,6 +20,7 @@ the request asked for them with `includeThoughts`. Errors are Google's shape,
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,6 +34,7 @@ from ..ids import IdMaker
 from ..reply import ApiError, Reply, TextBlock, ThinkingBlock, ToolCallBlock, deltas, estimate_tokens
 from ..sse import SseWriter, dumps, open_stream
 from .common import Output, Route, Wire, WireError, expect_object, item_object, json_response, tool_def
+from .heard import ReplyReader
 
 VERSIONS = ("/v1beta", "/v1", "/v1alpha")
 STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
@@ -343,3 +345,19 @@ class GeminiWire(Wire):
             message = "You exceeded your current quota, please check your plan and billing details."
             return ApiError(429, "RESOURCE_EXHAUSTED", message)
         return None
+
+    # ------------------------------------------------------------------ replies as recorded
+
+    def read_event(self, into: ReplyReader, at: float, name: str, event: Mapping[str, Any]) -> None:
+        candidates = event.get("candidates") or ()
+        first = candidates[0] if candidates and isinstance(candidates[0], Mapping) else {}
+        for part in (first.get("content") or {}).get("parts") or ():
+            if not isinstance(part, Mapping):
+                continue
+            call = part.get("functionCall") or part.get("function_call")
+            if isinstance(call, Mapping):
+                key = len(into.reply.tool_calls)  # each call arrives whole, in a part of its own
+                piece = into.tool(key, at, str(call.get("id") or ""), str(call.get("name", "")))
+                piece.arguments = json.dumps(call.get("args") or {})
+            elif isinstance(part.get("text"), str):
+                into.add_text("think" if part.get("thought") else "text", at, part["text"])

@@ -42,6 +42,7 @@ from .common import (
     tool_def,
     type_tags,
 )
+from .heard import ReplyReader
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 FINISH = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
@@ -312,3 +313,24 @@ class ChatWire(OpenAiErrors):
         for piece in deltas(text):
             sse.event("", chunk({"content": piece}))
         await sse.flush()
+
+    # ------------------------------------------------------------------ replies as recorded
+
+    def read_event(self, into: ReplyReader, at: float, name: str, event: Mapping[str, Any]) -> None:
+        for choice in event.get("choices") or ():
+            if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            for key in ("reasoning_content", "reasoning"):
+                if isinstance(delta.get(key), str):
+                    into.add_text("think", at, delta[key])
+            if isinstance(delta.get("content"), str):
+                into.add_text("text", at, delta["content"])
+            for n, call in enumerate(delta.get("tool_calls") or ()):
+                if not isinstance(call, Mapping):
+                    continue
+                function = call.get("function") or {}
+                piece = into.tool(
+                    call.get("index", n), at, str(call.get("id") or ""), str(function.get("name") or "")
+                )
+                piece.arguments += str(function.get("arguments") or "")

@@ -44,6 +44,7 @@ from .common import (
     schema_of,
     tool_def,
 )
+from .heard import RecordedError, ReplyReader
 from .openai_chat import OpenAiErrors, check_range
 
 OUTPUT_TYPES = (
@@ -332,6 +333,49 @@ class ResponsesWire(OpenAiErrors):
 
     def malformed_frame(self, raw: str) -> str:
         return f"event: response.created\ndata: {raw}\n\n"
+
+    # ------------------------------------------------------------------ replies as recorded
+
+    def read_event(self, into: ReplyReader, at: float, name: str, event: Mapping[str, Any]) -> None:
+        kind = event.get("type", name)
+        index = event.get("output_index")
+        if kind == "response.output_item.added":
+            item = event.get("item") or {}
+            if item.get("type") == "function_call":
+                piece = into.tool(index, at, str(item.get("call_id", "")), str(item.get("name", "")))
+                piece.arguments = str(item.get("arguments") or "")
+        elif kind == "response.output_text.delta":
+            into.add_text("text", at, str(event.get("delta", "")), index)
+        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            into.add_text("think", at, str(event.get("delta", "")), index)
+        elif kind == "response.function_call_arguments.delta":
+            into.tool(index, at).arguments += str(event.get("delta", ""))
+        elif kind == "response.output_item.done":
+            item = event.get("item") or {}
+            if item.get("type") == "function_call" and isinstance(item.get("arguments"), str):
+                call = into.tool(index, at, str(item.get("call_id", "")), str(item.get("name", "")))
+                call.arguments = item["arguments"]
+        elif kind in ("response.failed", "error"):
+            error = (event.get("response") or {}).get("error") or event.get("error") or event
+            if isinstance(error, Mapping):
+                code = str(error.get("code") or error.get("type") or "server_error")
+                into.fail(RecordedError(500, code, str(error.get("message", ""))))
+
+    def read_body(self, into: ReplyReader, at: float, body: Mapping[str, Any]) -> None:
+        for n, item in enumerate(body.get("output") or ()):
+            if not isinstance(item, Mapping):
+                continue
+            if item.get("type") == "message":
+                for part in item.get("content") or ():
+                    if isinstance(part, Mapping) and part.get("type") == "output_text":
+                        into.add_text("text", at, str(part.get("text", "")), n)
+            elif item.get("type") == "reasoning":
+                for part in item.get("summary") or ():
+                    if isinstance(part, Mapping):
+                        into.add_text("think", at, str(part.get("text", "")), n)
+            elif item.get("type") == "function_call":
+                piece = into.tool(n, at, str(item.get("call_id", "")), str(item.get("name", "")))
+                piece.arguments = str(item.get("arguments") or "")
 
 
 def _text_part(text: str) -> dict[str, Any]:
