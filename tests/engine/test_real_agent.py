@@ -74,11 +74,17 @@ timeline:
 AGENT_NAMES = list(AGENTS)
 HEIGHT = 8
 
-# TUI screens (the agents whose TUI has a golden; Continue's cn and Kilo Code are verified in print
-# mode and in the matrix, their TUIs not yet): tall enough for the whole session (pi's is cut so that its "fd/ripgrep not
+# TUI screens (the agents whose TUI has a golden; Continue's cn is verified in print mode and in the
+# matrix, its TUI not yet): tall enough for the whole session (pi's is cut so that its "fd/ripgrep not
 # found" notices, which depend on the machine, are above the top), wide enough that
 # Codex's footer (model, workspace path, session name) stays on one line.
-TUI_SIZES = {"claude-code": (100, 40), "pi": (100, 24), "codex": (120, 40), "gemini-cli": (100, 40)}
+TUI_SIZES = {
+    "claude-code": (100, 40),
+    "pi": (100, 24),
+    "codex": (120, 40),
+    "gemini-cli": (100, 40),
+    "kilo": (100, 40),
+}
 
 
 def installed(preset: str) -> None:

@@ -52,7 +52,7 @@ def cli(*args: str, cwd: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
 
 
 # Recorded in their TUIs: the agents whose TUI is verified (tests/engine/test_real_agent.py's TUI_SIZES);
-# Continue's cn and Kilo Code are verified in print mode only so far.
+# Continue's cn is verified in print mode only so far.
 @pytest.mark.parametrize("agent", list(TUI_SIZES))
 def test_a_real_agent_is_recorded_and_replays_green(tmp_path: Path, agent: str) -> None:
     installed(agent)

@@ -116,6 +116,7 @@ class Recorder:
         self.marks: list[TurnMark] = []
         self.partial = False
         self._stop = asyncio.Event()
+        self._failed: str | None = None  # why the recording cannot be written
         self._turns_marked = 0
         self._session: PtySession | None = None
         self._workspace: Workspace | None = None
@@ -198,6 +199,8 @@ class Recorder:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if self._failed is not None:
+                raise RecordError(f"{self._failed}\nnothing was written")
             if not self.partial:
                 await self._mark_if_turn_ended(proxy)
             code = session.exit_code
@@ -259,7 +262,12 @@ class Recorder:
         session = self._session
         assert session is not None
         if ready is not None:
-            await session.wait_for_text(ready, READY_TIMEOUT_S)
+            try:
+                await session.wait_for_text(ready, READY_TIMEOUT_S)
+            except WaitTimeout as exc:  # typed now, the prompt would be lost: the recording ends, saying why
+                self._failed = f"the agent never showed its ready text (its preset's `ready`), so --prompt was not typed: {exc}"
+                self._stop.set()
+                return
         else:  # until its terminal asks for input, as the replay waits (workbench.terminal.reading)
             deadline = time.monotonic() + READY_TIMEOUT_S
             while not reads_input(session.fd) and session.alive and time.monotonic() < deadline:

@@ -224,7 +224,14 @@ class RealAgentDriver:
         if session is None or self._ready_seen:
             return
         if self.ready is not None:
-            await session.wait_for_text(self.ready, timeout=READY_TIMEOUT_S)
+            try:
+                await session.wait_for_text(
+                    self.ready, timeout=min(READY_TIMEOUT_S, self.ctx.options.timeout_s)
+                )
+            except WaitTimeout as exc:
+                raise DriverError(
+                    f"the agent never showed its ready text (its preset's `ready`): {exc}"
+                ) from None
         else:
             from workbench.terminal.reading import reads_input
 

@@ -20,9 +20,10 @@ from .claude_code import WORKSPACE
 def build(exe: str, e: Endpoint, ui: str) -> Launch:
     config_home = e.home / ".config"
     (config_home / "kilo").mkdir(parents=True, exist_ok=True)
+    # the model's display name is its id: the TUI shows it once it takes input (the ready text)
     provider = {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
                 "options": {"baseURL": e.openai_base_url, "apiKey": e.api_key},
-                "models": {MODEL: {"name": "Mock"}}}  # fmt: skip
+                "models": {MODEL: {"name": MODEL}}}  # fmt: skip
     config = {
         "provider": {"mock": provider},
         "model": f"mock/{MODEL}",
@@ -48,5 +49,8 @@ AGENT = Agent(
     build=build,
     summary="Kilo Code's kilo: OpenAI Chat Completions, a ~/.config/kilo/kilo.json provider",
     cwd_patterns=(r"Working directory: *(\S[^\n]*)",),
-    masks=(WORKSPACE,),
+    masks=(
+        WORKSPACE,  # the footer's working directory
+        rf"(?<=· {MODEL} · )\d+(?:\.\d+)?m?s",  # a finished turn's duration (wall time)
+    ),
 )
