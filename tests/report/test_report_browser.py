@@ -282,3 +282,36 @@ def test_markup_in_what_the_agent_wrote_is_shown_as_text_never_run(browser: Any,
         "no request elsewhere"
     )
     _save(browser, tmp_path / "pages", "markup")
+
+
+BANDS = """\
+name: bands
+terminal: {width: 20, height: 6}
+command: [sh, -c, "printf '\\\\033[44m%20s\\\\n\\\\033[41m%20s\\\\n\\\\033[44m%20s\\\\033[0m\\\\n' '' '' ''; echo done; exec cat"]
+timeline:
+  - waitFor: done
+  - screenshot: bands
+"""
+
+
+def test_a_background_colour_fills_its_cells_from_row_to_row(browser: Any, tmp_path: Path) -> None:
+    """A TUI's coloured panels show as solid blocks: each row of background is as tall as the row pitch
+    (a terminal's cells touch), not the font's glyph box with a seam of the page between rows."""
+    write(tmp_path, "bands.yaml", BANDS)
+    done = workbench("run", "bands.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0/1")
+    _wait(browser, lambda d: _css(d, "pre.term.screen span[style*=background]"), "the coloured rows")
+    geometry = browser.execute_script("""
+        const pre = document.querySelector('pre.term.screen');
+        const spans = [...pre.querySelectorAll('span[style*=background]')].map((s) => s.getBoundingClientRect());
+        const style = getComputedStyle(pre);
+        const inner = pre.getBoundingClientRect().height - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+        return {pitch: inner / 6, tops: spans.map((r) => r.top), bottoms: spans.map((r) => r.bottom)};
+    """)
+    tops, bottoms, pitch = geometry["tops"], geometry["bottoms"], geometry["pitch"]
+    assert len(tops) == 3, geometry
+    for above, below in zip(bottoms, tops[1:], strict=False):
+        assert below - above < 0.5, f"a seam of {below - above:.2f} px between coloured rows: {geometry}"
+    assert all(abs((b - t) - pitch) < 0.5 for t, b in zip(tops, bottoms, strict=True)), geometry
+    _save(browser, tmp_path / "pages", "bands")
