@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from workbench.terminal import KEY_NAMES, encode_keys
+from workbench.terminal.keys import split_keys
 
 
 @pytest.mark.parametrize(
@@ -42,3 +45,35 @@ def test_every_listed_key_name_encodes_to_a_key() -> None:
     assert {"Enter", "Tab", "Esc", "BS", "Space", "C-c", "F1", "F12", "Up", "PageDown", "lt"} <= set(
         KEY_NAMES
     )
+
+
+def test_split_keys_is_the_keys_a_person_presses() -> None:
+    assert split_keys("a<Enter>é<C-c><nope>") == [
+        b"a",
+        b"\r",
+        "é".encode(),
+        b"\x03",
+        *(c.encode() for c in "<nope>"),
+    ]
+    assert b"".join(split_keys("x <Up> y<Tab>")) == encode_keys("x <Up> y<Tab>")
+    assert split_keys("") == []
+    # a key that sends several bytes is one key: ctrl+up, Alt+x, a lone ESC before another key
+    assert split_keys("<Up>\x1b[1;5Ax<M-x><Esc><Esc>") == [
+        b"\x1b[A",
+        b"\x1b[1;5A",
+        b"x",
+        b"\x1bx",
+        b"\x1b",
+        b"\x1b",
+    ]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["<", ">", "Enter", "C-c", "Up", "x", " ", "é", "\n", "nope", "\x1b", "[", "O", "1;5"]
+        )
+    ).map("".join)
+)
+def test_the_keys_typed_one_by_one_are_the_bytes_written_at_once(text: str) -> None:
+    assert b"".join(split_keys(text)) == encode_keys(text)

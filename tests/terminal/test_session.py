@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from workbench.terminal import AsciicastRecorder, PtySession, WaitTimeout
+from workbench.terminal.keys import split_keys
+from workbench.terminal.reading import unread_input
 
 from .helpers import PYTHON, alive, run, term_env
 
@@ -337,3 +339,50 @@ asyncio.run(main())
 """
     done = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=env())
     assert done.stdout.strip() == str(128 + signal.SIGINT), done.stdout
+
+
+READS = """
+import os, sys, time, tty
+tty.setraw(0)
+print("ready", end="\\r\\n", flush=True)
+reads = []
+while True:
+    time.sleep(0.02)  # slower than the typing: keys written at once would pile up into one read
+    data = os.read(0, 100)
+    reads.append(data.decode())
+    if "\\r" in data.decode():
+        break
+print("reads=" + "|".join(r.replace("\\r", "<CR>") for r in reads), end="\\r\\n", flush=True)
+"""
+
+
+def test_a_tui_gets_each_typed_key_in_a_read_of_its_own() -> None:
+    """What a person's keystrokes are to a program in raw mode: a key per read (a whole line in one read is a
+    paste to some TUIs); a named key is one key; a line-mode program gets the line at once."""
+
+    async def go() -> None:
+        async with await spawn([PY, "-c", READS], width=80) as session:
+            await session.wait_for_text("ready", 10)
+            await session.type_keys(split_keys("hi é!<Enter>"), timeout=60)  # a loaded machine: no pile-up
+            await session.wait_for_text("reads=", 10)
+            assert "reads=h|i| |é|!|<CR>" in session.screen.text(), session.screen.text()
+        async with await spawn(["sh", "-c", "read line; echo got=$line"]) as session:
+            await session.wait_stable(100, 10)
+            await session.type_keys(split_keys("one two<Enter>"))
+            await session.wait_for_text("got=one two", 10)
+
+    run(go)
+
+
+def test_typing_into_a_tui_that_reads_nothing_does_not_hang() -> None:
+    """A program busy elsewhere reads no keys: after the timeout the rest are written at once, as a person's
+    keystrokes pile up in the terminal's queue."""
+
+    async def go() -> None:
+        program = "import time, tty; tty.setraw(0); print('ready', flush=True); time.sleep(600)"
+        async with await spawn([PY, "-c", program]) as session:
+            await session.wait_for_text("ready", 10)
+            await session.type_keys(split_keys("abc<Enter>"), timeout=0.05)
+            assert unread_input(session.fd) == 4
+
+    run(go)

@@ -376,10 +376,10 @@ class ScenarioRun:
 
     async def _typed(self, text: str) -> None:
         # Typed the way a person types: once the screen has settled, so what the program shows does not
-        # depend on how fast the run goes.
+        # depend on how fast the run goes, and into a TUI a key per read (RunContext.type).
         assert self._ctx is not None
         await self._ctx.settle()
-        self._ctx.write(text)
+        await self._ctx.type(text)
 
     async def _screenshot(self, step: Step) -> Checks:
         assert self._session is not None and self._ctx is not None and self.scenario is not None

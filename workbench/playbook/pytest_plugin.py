@@ -410,11 +410,11 @@ class Terminal:
         return future.result(timeout=timeout)
 
     def type(self, text: str) -> None:
-        """Type ``text`` in key notation (``<Enter>``, ``<C-c>``, ``<Up>``)."""
-        from workbench.terminal import encode_keys
+        """Type ``text`` in key notation (``<Enter>``, ``<C-c>``, ``<Up>``) as a person does: into a TUI, a key
+        per read (:meth:`~workbench.terminal.PtySession.type_keys`)."""
+        from workbench.terminal.keys import split_keys
 
-        data = encode_keys(text)
-        self._loop.call_soon_threadsafe(self.session.write_bytes, data)
+        self._run(self.session.type_keys(split_keys(text)))
 
     def wait_for(self, pattern: str | re.Pattern[str], timeout: float = 10) -> str:
         """Wait until the screen shows ``pattern`` (text or regex); returns the match. Fails with the screen."""

@@ -273,7 +273,8 @@ class Recorder:
             while not reads_input(session.fd) and session.alive and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
         await session.wait_stable(QUIET_MS, READY_TIMEOUT_S)
-        self._type(prompt.encode())
+        self.inputs.append((self.now(), prompt.encode()))
+        await session.type_keys([c.encode() for c in prompt])  # as the replay types it: a key per read
         await session.wait_stable(QUIET_MS, READY_TIMEOUT_S)
         self._type(b"\r")
 

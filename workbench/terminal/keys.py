@@ -88,6 +88,33 @@ def encode_keys(text: str) -> bytes:
     return expand_keys(text).encode("utf-8")
 
 
+def split_keys(text: str) -> list[bytes]:
+    """``text`` in key notation as the keys a person presses, each as the bytes it sends: a character, or
+    an escape sequence whole (``<Up>``, ``<M-x>``, ``\x1b[1;5A``: a key that sends several bytes)."""
+    chars = expand_keys(text)
+    keys: list[bytes] = []
+    i = 0
+    while i < len(chars):
+        size = _escape_size(chars, i) if chars[i] == "\x1b" else 1
+        keys.append(chars[i : i + size].encode("utf-8"))
+        i += size
+    return keys
+
+
+def _escape_size(chars: str, i: int) -> int:
+    """How many characters the key starting with ESC at ``i`` sends: a CSI sequence to its final byte, SS3
+    and its character, Alt with a character, or ESC alone."""
+    following = chars[i + 1 : i + 2]
+    if following == "[":
+        end = i + 2
+        while end < len(chars) and not "\x40" <= chars[end] <= "\x7e":
+            end += 1
+        return min(end + 1, len(chars)) - i
+    if following == "O" and i + 2 < len(chars):
+        return 3
+    return 2 if following and following != "\x1b" else 1
+
+
 # --------------------------------------------------------------------------- back to notation
 
 _BY_SEQUENCE: dict[str, str] = {}

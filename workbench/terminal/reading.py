@@ -11,16 +11,43 @@ kernel, not from the screen, so no text and no quiet period decides it.
 
 from __future__ import annotations
 
+import array
+import fcntl
+import os
 import termios
 
 from .line_read import line_reader
 
+_TIOCGPTN = 0x80045430  # Linux: the number N of the pty's other end, /dev/pts/N
+
 
 def reads_input(master_fd: int) -> bool:
     """Whether the program on the pty whose master is ``master_fd`` takes input now."""
+    return reads_keys(master_fd) or line_reader(master_fd) is not None
+
+
+def reads_keys(master_fd: int) -> bool:
+    """Whether the program takes each key as it comes (its terminal out of canonical mode: a TUI)."""
     try:
-        if not termios.tcgetattr(master_fd)[3] & termios.ICANON:
-            return True
+        return not termios.tcgetattr(master_fd)[3] & termios.ICANON
     except termios.error:
         return False
-    return line_reader(master_fd) is not None
+
+
+def unread_input(master_fd: int) -> int | None:
+    """How many typed bytes the program on the pty has not read yet, from the kernel's queue of the pty's
+    other end; None where that cannot be told (not Linux, the other end gone)."""
+    try:
+        number = array.array("I", [0])
+        fcntl.ioctl(master_fd, _TIOCGPTN, number)
+        fd = os.open(f"/dev/pts/{number[0]}", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        count = array.array("i", [0])
+        fcntl.ioctl(fd, termios.FIONREAD, count)
+        return count[0]
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

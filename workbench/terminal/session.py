@@ -42,10 +42,13 @@ from ptyprocess import PtyProcess
 from . import descendants
 from .asciicast import AsciicastRecorder
 from .keys import encode_keys
+from .reading import reads_keys, unread_input
 from .screen import Screen
 
 READ_SIZE = 65536
 DEFAULT_TERM = "xterm-256color"
+KEY_READ_TIMEOUT_S = 1.0  # how long a typed key may wait for the program to read it before the next goes
+KEY_POLL_S = 0.001  # how often the kernel's queue is looked at meanwhile
 _LIVE: weakref.WeakSet[PtySession] = weakref.WeakSet()
 
 
@@ -211,6 +214,29 @@ class PtySession:
     def write(self, text: str) -> None:
         """Type ``text`` in key notation (``<Enter>``, ``<C-c>``...; see :mod:`.keys`)."""
         self.write_bytes(encode_keys(text))
+
+    async def type_keys(self, keys: Sequence[bytes], timeout: float = KEY_READ_TIMEOUT_S) -> None:
+        """Type ``keys`` (each as the bytes it sends: :func:`~workbench.terminal.keys.split_keys`) as a person
+        does. A program that takes keys as they come (a TUI) gets each in a read of its own: the next goes
+        once the kernel's queue shows it read the last, as keystrokes arrive (after ``timeout`` without a
+        read, the rest at once).
+        Written at once, a line is one read, which some TUIs take as a paste, or act on a key with the state
+        from before the line (Kilo Code's ``!``, which opens its shell mode on an empty prompt, opened it
+        after a whole typed sentence). A line-mode program gets them at once: the kernel reads them key by
+        key anyway."""
+        if len(keys) < 2 or not reads_keys(self.fd) or unread_input(self.fd) is None:
+            self.write_bytes(b"".join(keys))
+            return
+        for n, key in enumerate(keys):
+            self.write_bytes(key)
+            deadline = time.monotonic() + timeout
+            while not self._closed and (self._outbox or unread_input(self.fd)):
+                if (
+                    time.monotonic() > deadline
+                ):  # it reads no keys now (busy): the rest go as they would pile up
+                    self.write_bytes(b"".join(keys[n + 1 :]))
+                    return
+                await asyncio.sleep(KEY_POLL_S)
 
     def _answer(self, text: str) -> None:
         self.write_bytes(text.encode())

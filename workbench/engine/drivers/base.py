@@ -39,6 +39,7 @@ from workbench.records import record
 from workbench.scenario import model as m
 from workbench.scenario.outcomes import CheckOutcome, FailureKind
 from workbench.terminal import PtySession, encode_keys
+from workbench.terminal.keys import split_keys
 from workbench.timeline import Schedule, Step
 from workbench.workspace import Workspace
 from workbench.workspace.asserts import assert_checks, git_checks
@@ -92,6 +93,13 @@ class RunContext:
         data = encode_keys(text)
         self.session.write_bytes(data)
         self.typed_bytes += len(data)
+
+    async def type(self, text: str) -> None:
+        """Type ``text`` as a person does: into a TUI a key per read (:meth:`PtySession.type_keys`)."""
+        assert self.session is not None
+        keys = split_keys(text)
+        self.typed_bytes += sum(len(k) for k in keys)
+        await self.session.type_keys(keys)
 
     def screen_text(self) -> str:
         if self.session is None:

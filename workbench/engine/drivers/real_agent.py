@@ -175,7 +175,7 @@ class RealAgentDriver:
                 text = step.input.text
                 submit = not text.endswith(("<Enter>", "\r", "\n"))
                 await self.settle()
-                self.ctx.write(text)
+                await self.ctx.type(text)
                 if submit:
                     await self.settle()
                     self.ctx.write("<Enter>")
