@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from workbench.app.core.session import RecordedRun
-from workbench.engine.acp_trace import messages_by_step, read_messages, step_messages, summary
+from workbench.engine.acp_trace import (
+    GrowingMessages,
+    messages_by_step,
+    read_messages,
+    step_messages,
+    summary,
+)
 
 
 def write_run(
@@ -75,3 +81,19 @@ def test_no_steps_yet_means_no_assignment() -> None:
 def test_a_message_that_is_not_an_object_is_still_listed() -> None:
     assert summary({"dir": C2A, "message": [1, 2]}) == "→ (not a JSON-RPC object)"
     assert summary({"dir": "sideways", "message": {"id": 3, "result": None}}) == "? #3 result"
+
+
+def test_a_growing_file_is_read_once_a_line_and_a_line_once_it_is_whole(tmp_path: Path) -> None:
+    """What the app does while an ACP run writes acp.jsonl: each read parses what was appended since the last."""
+    path = tmp_path / "acp.jsonl"
+    growing = GrowingMessages(tmp_path)
+    assert growing.read() == []  # not written yet
+    lines = [json.dumps(m) + "\n" for m in MESSAGES]
+    path.write_text(lines[0] + lines[1] + lines[2][:20])
+    assert [r["seq"] for r in growing.read()] == [0, 1]  # the third is half written
+    with path.open("a") as file:
+        file.write(lines[2][20:] + "not json\n" + lines[3])
+    assert [r["seq"] for r in growing.read()] == [0, 1, 2, 3]
+    with path.open("a") as file:
+        file.write("".join(lines[4:]))
+    assert growing.read() == read_messages(tmp_path) == MESSAGES  # as a whole read of the finished file

@@ -14,6 +14,7 @@ parse (the last one, half written) is skipped rather than failing the view.
 from __future__ import annotations
 
 import bisect
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,11 @@ ARROWS = {"client->agent": "→", "agent->client": "←"}
 
 def read_messages(run_dir: Path) -> list[dict[str, Any]]:
     """The records of ``run_dir/acp.jsonl`` in file order; none when the file is absent or unreadable."""
-    return [r for r in read_records(run_dir / ACP_MESSAGES_FILE) if isinstance(r.get("t_ms"), int | float)]
+    return [r for r in read_records(run_dir / ACP_MESSAGES_FILE) if _is_message(r)]
+
+
+def _is_message(record: Any) -> bool:
+    return isinstance(record, dict) and isinstance(record.get("t_ms"), int | float)
 
 
 def summary(record: dict[str, Any]) -> str:
@@ -69,3 +74,34 @@ def messages_by_step(steps: Iterable[StepRecord], messages: Iterable[dict[str, A
 def step_messages(run_dir: Path, steps: Iterable[StepRecord]) -> dict[int, list[str]]:
     """:func:`messages_by_step` for a run folder's ``acp.jsonl``."""
     return messages_by_step(steps, read_messages(run_dir))
+
+
+class GrowingMessages:
+    """A live run's ``acp.jsonl`` as it grows: each :meth:`read` parses only the lines appended since the
+    last (a step's view costs its own messages, not the whole run's so far). A line still half written
+    waits for its end; a whole line that does not parse is skipped, as :func:`read_messages` skips it."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / ACP_MESSAGES_FILE
+        self.records: list[dict[str, Any]] = []
+        self._offset = 0
+        self._pending = b""
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every message so far, in file order."""
+        try:
+            with self.path.open("rb") as file:
+                file.seek(self._offset)
+                data = file.read()
+        except OSError:
+            return self.records
+        self._offset += len(data)
+        *lines, self._pending = (self._pending + data).split(b"\n")
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if _is_message(record):
+                self.records.append(record)
+        return self.records

@@ -21,6 +21,7 @@ from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
 if TYPE_CHECKING:
     from workbench.app.core.recording import InputRecorder
     from workbench.app.widgets.terminal import TerminalView
+    from workbench.engine.acp_trace import GrowingMessages
     from workbench.engine.runner import ScenarioRun
 
 
@@ -52,6 +53,7 @@ class RunControls(TimelineBar):
         self.host = host
         self._footer_live = False  # whether the footer was last drawn for a live run
         self._records_shown = 0  # how many of the session's records the marks show already
+        self._acp: GrowingMessages | None = None  # the live ACP run's messages, read as they come
 
     @property
     def session(self) -> SessionController:
@@ -97,10 +99,12 @@ class RunControls(TimelineBar):
         run = self.session.run
         if run is None or run.run_dir is None or not (run.run_dir / "acp.jsonl").is_file():
             return
-        from workbench.engine.acp_trace import step_messages
+        from workbench.engine.acp_trace import GrowingMessages, messages_by_step
 
+        if self._acp is None or self._acp.path.parent != run.run_dir:  # a new run: its own file
+            self._acp = GrowingMessages(run.run_dir)
         records = sorted(self.session.records.values(), key=lambda r: r.index)
-        self.set_acp(step_messages(run.run_dir, records))
+        self.set_acp(messages_by_step(records, self._acp.read()))
 
     def show_run_status(self, *, recording: bool) -> None:
         """The status line: what the run does and which keys go on; the footer shows Stop only while it runs."""
