@@ -14,6 +14,7 @@ from __future__ import annotations
 import array
 import fcntl
 import os
+import select
 import termios
 
 from .line_read import line_reader
@@ -44,6 +45,12 @@ def unread_input(master_fd: int) -> int | None:
     except OSError:
         return None
     try:
+        # Bytes written to the master reach this queue through the kernel's flip buffer, pushed by a worker
+        # a moment later; polling this end waits for that push (n_tty_poll flushes it), so a key not yet
+        # pushed is counted as unread rather than taken for read.
+        waiting = select.poll()
+        waiting.register(fd, select.POLLIN)
+        waiting.poll(0)
         count = array.array("i", [0])
         fcntl.ioctl(fd, termios.FIONREAD, count)
         return count[0]
