@@ -6,6 +6,7 @@ Only the test's private TMPDIR is looked at; the sleeps its programs leave carry
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -73,4 +74,14 @@ def test_a_sweep_spares_running_owners_and_kept_folders(
     dead = Path(child.communicate(timeout=60)[0].strip())
     assert dead.is_dir() and dead.parent == tmp_path
     assert tempfolders.sweep() == [dead]
-    assert mine.is_dir() and kept.is_dir() and kept.name.startswith("wb-ws-") and "-p" not in kept.name[5:]
+    # kept: its owner part is gone (its random part may begin with a `p`: pinned, wb-ws-p62r9k8o)
+    assert mine.is_dir() and kept.is_dir() and re.fullmatch(r"wb-ws-[^-]+", kept.name), kept.name
+
+
+def test_a_kept_folder_whose_random_part_begins_with_p_is_never_swept(tmp_path: Path) -> None:
+    """A disowned name is `wb-<kind>-<random>`: a random part that looks like an owner's start is no owner
+    (the name a -n 2 run made: wb-ws-p62r9k8o)."""
+    for name in ("wb-ws-p62r9k8o", "wb-ws-p1234567", "wb-tmp-ps"):
+        (tmp_path / name).mkdir()
+    assert tempfolders.sweep(tmp_path) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["wb-tmp-ps", "wb-ws-p1234567", "wb-ws-p62r9k8o"]
