@@ -383,6 +383,10 @@ def test_typing_into_a_tui_that_reads_nothing_does_not_hang() -> None:
         async with await spawn([PY, "-c", program]) as session:
             await session.wait_for_text("ready", 10)
             await session.type_keys(split_keys("abc<Enter>"), timeout=0.05)
-            assert unread_input(session.fd) == 4
+            # all four are on their way: the kernel pushes the last three into the queue a moment later
+            deadline = time.monotonic() + 30
+            while unread_input(session.fd) != 4 and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            assert unread_input(session.fd) == 4 and not session._outbox
 
     run(go)

@@ -37,7 +37,8 @@ def reads_keys(master_fd: int) -> bool:
 
 def unread_input(master_fd: int) -> int | None:
     """How many typed bytes the program on the pty has not read yet, from the kernel's queue of the pty's
-    other end; None where that cannot be told (not Linux, the other end gone)."""
+    other end; None where that cannot be told (not Linux, the other end gone). Exact about none: a count
+    above none may leave out bytes the kernel has not pushed into the queue yet."""
     try:
         number = array.array("I", [0])
         fcntl.ioctl(master_fd, _TIOCGPTN, number)
@@ -46,8 +47,8 @@ def unread_input(master_fd: int) -> int | None:
         return None
     try:
         # Bytes written to the master reach this queue through the kernel's flip buffer, pushed by a worker
-        # a moment later; polling this end waits for that push (n_tty_poll flushes it), so a key not yet
-        # pushed is counted as unread rather than taken for read.
+        # a moment later; polling this end waits for that push when the queue looks empty (n_tty_poll
+        # flushes it then), so a key not yet pushed is counted as unread rather than taken for read.
         waiting = select.poll()
         waiting.register(fd, select.POLLIN)
         waiting.poll(0)
