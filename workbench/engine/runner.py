@@ -216,9 +216,8 @@ class ScenarioRun:
             result.skip_reason = str(exc)
         except Stopped:
             pass  # the driver recorded the failures that stopped it
-        except (
-            WaitTimeout
-        ) as exc:  # a wait of the run's own ran out (e.g. an agent's ready text): it says which
+        # a wait of the run's own ran out (e.g. an agent's ready text): it says which, with the screen
+        except WaitTimeout as exc:
             result.fail(Failure(self._current_step, self._step_line(), "timing", str(exc)))
         except TimeoutError:
             screen = self._ctx.screen_text() if self._ctx else ""

@@ -231,9 +231,8 @@ class PtySession:
             self.write_bytes(key)
             deadline = time.monotonic() + timeout
             while not self._closed and (self._outbox or unread_input(self.fd)):
-                if (
-                    time.monotonic() > deadline
-                ):  # it reads no keys now (busy): the rest go as they would pile up
+                if time.monotonic() > deadline:
+                    # it reads no keys now (busy elsewhere): the rest go at once, as they would pile up
                     self.write_bytes(b"".join(keys[n + 1 :]))
                     return
                 await asyncio.sleep(KEY_POLL_S)
