@@ -74,16 +74,17 @@ timeline:
 AGENT_NAMES = list(AGENTS)
 HEIGHT = 8
 
-# TUI screens (the agents whose TUI has a golden; Continue's cn is verified in print mode and in the
-# matrix, its TUI not yet): tall enough for the whole session (pi's is cut so that its "fd/ripgrep not
-# found" notices, which depend on the machine, are above the top), wide enough that
-# Codex's footer (model, workspace path, session name) stays on one line.
+# TUI screens: tall enough for the whole session, wide enough that Codex's footer (model, workspace
+# path, session name) stays on one line. Two are cut at the top on purpose: pi's so that its
+# "fd/ripgrep not found" notices, which depend on the machine, are above it; Continue's cn so that its
+# start-up tip, shown one time in five (two rows), is: the session below is the same either way.
 TUI_SIZES = {
     "claude-code": (100, 40),
     "pi": (100, 24),
     "codex": (120, 40),
     "gemini-cli": (100, 40),
     "kilo": (100, 40),
+    "continue": (100, 24),
 }
 
 
