@@ -149,7 +149,10 @@ class GoldenStore:
             {actual: text, _style_path(actual): json.dumps(shot.style_json(), indent=1) + "\n"},
             durable=False,  # the run's capture: the next run writes it again
         )
-        expected, _ = self.read(label)
+        try:
+            expected, _ = self.read(label)
+        except UnicodeDecodeError as exc:  # a golden is text: one saved in another encoding, or not text
+            return self._unreadable(label, shot, exc)
         if expected is None:
             if self.ci:
                 return GoldenOutcome("missing", golden, actual, f"no golden at {golden} (this run writes none: "
@@ -163,6 +166,18 @@ class GoldenStore:
             self._write(golden, shot)
             return GoldenOutcome("updated", golden, actual, diff)
         return GoldenOutcome("mismatch", golden, actual, diff)
+
+    def _unreadable(self, label: str, shot: Shot, exc: UnicodeDecodeError) -> GoldenOutcome:
+        """A golden (or its sidecar) that is not UTF-8 text: a mismatch that says so, rewritten by ``update``."""
+        golden, actual = self.golden_path(label), self.actual_path(label)
+        bad = golden if _undecodable(golden) else _style_path(golden)
+        byte = exc.object[exc.start : exc.start + 1].hex()
+        note = (f"{bad} is not UTF-8 text (byte 0x{byte} at offset {exc.start}): a golden is the screen as "
+                "UTF-8 text; rewrite it with --update-goldens, or accept the capture in the app")  # fmt: skip
+        if self.update:
+            self._write(golden, shot)
+            return GoldenOutcome("updated", golden, actual, note)
+        return GoldenOutcome("mismatch", golden, actual, note)
 
     def accept(self, label: str, shot: Shot) -> Path:
         """Make ``shot`` the golden of ``label``: a person's explicit accept (the app), allowed even with ``ci``."""
@@ -185,6 +200,16 @@ class GoldenStore:
         write_group_atomic(
             {golden: shot.text(), _style_path(golden): style}
         )  # no colours: no old sidecar kept
+
+
+def _undecodable(path: Path) -> bool:
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _style_path(golden: Path) -> Path:
