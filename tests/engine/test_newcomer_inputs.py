@@ -39,3 +39,17 @@ def test_a_golden_that_is_not_utf8_fails_its_screenshot_and_update_goldens_rewri
     assert "updated golden: screenshots/shot/80x24/done.golden" in done.stdout
     assert "hello" in golden.read_text(encoding="utf-8")
     assert workbench("run", "--ci", "shot.yaml", cwd=tmp_path).returncode == 0
+
+
+def test_a_misspelt_mode_is_refused_by_validate_and_run_at_its_line_and_column_with_the_nearest_mode(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "moded.yaml", "name: moded\nmode: simulaton\ntimeline:\n  - advanceMs: 10\n")
+    expected = "moded.yaml:2:7: error: unknown mode 'simulaton'; did you mean `simulation`? modes: mock-agent"
+    done = workbench("validate", "moded.yaml", cwd=tmp_path)
+    assert done.returncode == 2 and expected in done.stderr, done.stdout + done.stderr
+    assert "0 valid, 1 invalid" in done.stdout
+
+    done = workbench("run", "--ci", "moded.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert expected.replace(": error:", ": validation:") in done.stdout

@@ -26,6 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from workbench.engine.drivers import mode_diagnostic
     from workbench.scenario.diagnostics import count
     from workbench.timeline.prepare import prepare
 
@@ -34,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     valid = invalid = warnings = refused = 0
     for path in files:
         prepared = prepare(path, defines=args.define, strict=strict)
+        if prepared.scenario is not None and (wrong_mode := mode_diagnostic(prepared.scenario)) is not None:
+            prepared.diagnostics.append(wrong_mode)  # `run` refuses it: so does `validate`
         diagnostics, errors = prepared.diagnostics, prepared.errors
         for d in diagnostics:
             if d.severity.value == "error" or not args.quiet:

@@ -30,7 +30,7 @@ from workbench.agent.control import ControlError
 from workbench.clock import VirtualClock
 from workbench.crash import ReportedCrash, write_crash_report
 from workbench.engine import loaded
-from workbench.engine.drivers import DEFAULT_MODE, DRIVERS, driver_class, driver_names
+from workbench.engine.drivers import DEFAULT_MODE, DRIVERS, driver_class, unknown_mode
 from workbench.engine.drivers.base import (
     Checks,
     Driver,
@@ -190,10 +190,11 @@ class ScenarioRun:
         result.first_line = self.scenario.pos.line if self.scenario.pos else 1
         self.mode = result.mode = self._mode_of(self.scenario)
         if self.options.driver is None and self.mode not in DRIVERS:
-            line = self.scenario.mode_pos.line if self.scenario.mode_pos else 0
-            message = f"unknown mode {self.mode!r}; modes: {', '.join(driver_names())}"
+            at = self.scenario.mode_pos
+            failure = Failure(0, at.line if at else 0, "validation", unknown_mode(self.mode), result.file,
+                              col=at.col if at else 0)  # fmt: skip
             result.status = "error"
-            result.failures.append(Failure(0, line, "validation", message, result.file))
+            result.failures.append(failure)
             return self._finish(result)
         from workbench.engine.requires import skip_reason
 

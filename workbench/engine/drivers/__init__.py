@@ -28,6 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from workbench.scenario.diagnostics import Diagnostic
+    from workbench.scenario.model import Scenario
+
     from .base import Driver
 
 
@@ -131,12 +134,30 @@ def driver_summaries() -> dict[str, str]:
     return {name: DRIVERS[name].summary for name in driver_names()}
 
 
+def unknown_mode(name: str) -> str:
+    """What is wrong with mode ``name``, which is not one: the nearest mode when one is close, and every mode."""
+    from workbench.scenario.diagnostics import nearest
+
+    close = nearest(name, DRIVERS)
+    hint = f"did you mean `{close}`? " if close else ""
+    return f"unknown mode {name!r}; {hint}modes: {', '.join(driver_names())}"
+
+
+def mode_diagnostic(scenario: Scenario) -> Diagnostic | None:
+    """An error at a scenario's ``mode:`` that names no mode (the scenario layer does not know the modes)."""
+    from workbench.scenario.diagnostics import Diagnostic, Pos
+
+    if scenario.mode is None or scenario.mode in DRIVERS:
+        return None
+    return Diagnostic(scenario.mode_pos or scenario.pos or Pos(""), unknown_mode(scenario.mode))
+
+
 def mode_of(name: str) -> Mode:
     """The declaration of mode ``name``; ModeError names the modes there are."""
     try:
         return DRIVERS[name]
     except KeyError:
-        raise ModeError(f"unknown mode {name!r}; modes: {', '.join(driver_names())}") from None
+        raise ModeError(unknown_mode(name)) from None
 
 
 def driver_class(name: str) -> type[Driver]:
@@ -144,7 +165,7 @@ def driver_class(name: str) -> type[Driver]:
     try:
         module, _, attribute = DRIVERS[name].path.partition(":")
     except KeyError:
-        raise KeyError(f"unknown mode {name!r}; modes: {', '.join(driver_names())}") from None
+        raise KeyError(unknown_mode(name)) from None
     cls: type[Driver] = getattr(importlib.import_module(module), attribute)
     return cls
 
