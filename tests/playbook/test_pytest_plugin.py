@@ -77,6 +77,19 @@ def test_k_and_tag_markers_select_items(project: Path) -> None:
     assert "scenarios/hello-agent.yaml::hello-agent" not in tagged
 
 
+def test_collection_finds_what_workbench_run_finds(project: Path) -> None:
+    """A recording's request sidecar (`NAME.requests.json`, beside the scenario) and a `_`-named data file
+    are no scenarios to `workbench run`; the plugin collected both and failed them as invalid."""
+    from workbench.engine.batch import Selection, collect
+
+    write(project, "scenarios/rec.requests.json", '{"version": 1, "requests": []}\n')
+    write(project, "scenarios/_helper.json", '{"not": "a scenario"}\n')
+    expected = sorted(c.name for c in collect([project / "scenarios"], Selection(), defines=()))
+    done = pytest_in(project, "scenarios", "--collect-only", "-q")
+    collected = sorted(line.split("::")[1] for line in done.stdout.splitlines() if "::" in line)
+    assert done.returncode == 0 and collected == expected, done.stdout + done.stderr
+
+
 def test_a_failing_item_shows_the_line_the_screen_and_the_diff(project: Path) -> None:
     hello = project / "scenarios" / "hello-agent.yaml"
     assert pytest_in(project, str(hello), "-q").returncode == 0  # writes the golden

@@ -125,17 +125,18 @@ def mode_option_values(config: pytest.Config) -> dict[str, str | None]:
 
 
 def _wanted(file_path: Path, config: pytest.Config) -> bool:
-    if file_path.suffix.lower() not in SUFFIXES or file_path.name.endswith(".style.json"):
+    """A file `workbench run` would take: named on the command line, or found in a scenario folder as its
+    discovery finds scenarios (sidecars, `_data` and `target` left out)."""
+    if file_path.suffix.lower() not in SUFFIXES:
+        return False  # the common case, before anything is imported
+    from workbench.scenario.loader import is_discovered, is_scenario_name
+
+    if not is_scenario_name(file_path):
         return False
     if str(file_path) in {str(Path(a.split("::")[0]).resolve()) for a in config.args}:
         return True
-    for folder in config.getini("workbench_scenarios"):
-        root = Path(folder).resolve()
-        if file_path.is_relative_to(root):
-            parts = file_path.relative_to(root).parts[:-1]
-            skipped = {"target", "screenshots", "node_modules", "__pycache__"}
-            return not any(p.startswith((".", "_")) or p in skipped for p in parts)
-    return False
+    folders = config.getini("workbench_scenarios")
+    return any(is_discovered(file_path, Path(folder).resolve()) for folder in folders)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

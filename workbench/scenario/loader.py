@@ -120,24 +120,35 @@ def discover(paths: Iterable[Path]) -> Iterator[Path]:
             scp: list[Path] = []
             for child in sorted(path.rglob("*")):
                 rel = child.relative_to(path).parts
-                if any(part in SKIPPED_DIRS or part.startswith((".", "_")) for part in rel):
+                if _skipped(rel):
                     continue
                 if any(folder in child.parents for folder in scp):
                     continue  # the files of an SCP folder are that one scenario
                 if is_scp_folder(child):
                     scp.append(child)
                     yield child
-                elif child.is_file() and child.suffix.lower() in SCENARIO_SUFFIXES and not _is_sidecar(child):
+                elif child.is_file() and is_scenario_name(child):
                     yield child
         else:
             yield path
 
 
-def _is_sidecar(path: Path) -> bool:
-    """Screenshot style sidecars live beside goldens, and a recorded scenario's request sidecar
-    (``workbench record``, for ``--drift``) beside the scenario; they are not scenarios.
+def is_discovered(path: Path, root: Path) -> bool:
+    """Whether discovery of the folder ``root`` yields the file ``path`` (the pytest plugin asks this
+    of each file pytest walks past, so both find the same scenarios)."""
+    return path.is_relative_to(root) and not _skipped(path.relative_to(root).parts) and is_scenario_name(path)
+
+
+def _skipped(rel: tuple[str, ...]) -> bool:
+    return any(part in SKIPPED_DIRS or part.startswith((".", "_")) for part in rel)
+
+
+def is_scenario_name(path: Path) -> bool:
+    """A scenario suffix and not a sidecar: screenshot style sidecars live beside goldens, and a recorded
+    scenario's request sidecar (``workbench record``, for ``--drift``) beside the scenario.
 
     Data a scenario refers to (`$file` inputs, patches, terminal profiles) goes in
     files or folders whose name starts with `_`, which discovery skips.
     """
-    return path.name.endswith((".style.json", ".requests.json"))
+    sidecar = path.name.endswith((".style.json", ".requests.json"))
+    return path.suffix.lower() in SCENARIO_SUFFIXES and not sidecar
