@@ -69,6 +69,9 @@ def _build(root: Path) -> Callable[..., Any]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
     (root / "workbench" / "py.typed").touch()
+    # The project's mypy settings (pyte untyped), as `pip install` reads them: mypy's defaults type pyte's
+    # Char against our Style whenever PYTHONPATH is set, and the build fails.
+    shutil.copy2(Path(__file__).parents[2] / "pyproject.toml", root)
     done = subprocess.run([sys.executable, "-m", "mypyc", "workbench/terminal/fastpath.py"], cwd=root,
                           capture_output=True, text=True, check=False, timeout=900)  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
