@@ -3,10 +3,18 @@ or a diagnostic that names the file, the line and what to do, never an internal 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from tests.cli_process import report_of, workbench
 from tests.conftest import write
+from workbench.scenario.vocabulary import TEXT_ARGUMENTS
+from workbench.timeline.prepare import prepare
 
 SHOT = """\
 name: shot
@@ -53,3 +61,59 @@ def test_a_misspelt_mode_is_refused_by_validate_and_run_at_its_line_and_column_w
     done = workbench("run", "--ci", "moded.yaml", cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert expected.replace(": error:", ": validation:") in done.stdout
+
+
+def test_a_tool_argument_of_the_wrong_type_or_a_missing_one_is_refused_by_run_ci_at_its_place(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        "tools.yaml",
+        "name: tools\ntimeline:\n  - writeFile:\n      content: hi\n  - runCmd:\n      cmd: 5\n"
+        "  - writeFile:\n      path: [a.txt]\n  - writeFile:\n      content: meant to fail\n      status: error\n",
+    )
+    done = workbench("run", "--ci", "tools.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        "tools.yaml:3:5: validation: `writeFile` needs `path`, a string: the tool fails without it"
+        in done.stdout
+    )
+    assert (
+        "tools.yaml:6:12: validation: `runCmd` argument `cmd` must be a string (quote it), got an integer"
+        in (done.stdout)
+    )
+    assert (
+        "tools.yaml:8:13: validation: `writeFile` argument `path` must be a string, got a list" in done.stdout
+    )
+    assert ":9:" not in done.stdout  # a call the scenario expects to fail may lack its path
+
+    done = workbench(
+        "validate", "tools.yaml", cwd=tmp_path
+    )  # without --ci: warnings that say --ci refuses them
+    assert done.returncode == 0 and done.stderr.count("(an error with --ci)") == 3, done.stderr
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=4), inner, max_size=2),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tool=st.sampled_from(sorted(TEXT_ARGUMENTS)), value=JSON_VALUES)
+@example(tool="writeFile", value=[1, 2])
+@example(tool="runCmd", value=5)
+@example(tool="sed", value="s/a/b/")
+@example(tool="readFile", value=None)
+def test_a_required_tool_argument_is_accepted_exactly_when_it_is_a_string(
+    tmp_path_factory: pytest.TempPathFactory, tool: str, value: Any
+) -> None:
+    key = TEXT_ARGUMENTS[tool][0][0]
+    args = {spellings[0]: "x" for spellings in TEXT_ARGUMENTS[tool]} | {key: value}
+    folder = tmp_path_factory.mktemp("args")
+    path = write(folder, "s.json", json.dumps({"name": "s", "timeline": [{tool: args}]}))
+    prepared = prepare(path, strict=True)
+    about = [d.message for d in prepared.errors if f"`{key}`" in d.message]
+    assert bool(about) == (not isinstance(value, str)), (prepared.diagnostics, value)
+    assert all(d.pos.line == 1 and d.pos.col > 1 for d in prepared.errors)

@@ -51,6 +51,7 @@ from .fields import (
     expect_list,
     expect_map,
     to_plain,
+    type_name,
     warn_unknown,
     wrong_type,
 )
@@ -58,7 +59,7 @@ from .names import check_name
 from .on_screen import parse_on_screen
 from .paths import check_relative, resolve_inside
 from .source import PList, PMap, load_document
-from .vocabulary import EVENT_ARGUMENTS
+from .vocabulary import EVENT_ARGUMENTS, OPTIONAL_TEXT_ARGUMENTS, TEXT_ARGUMENTS
 
 TOP_LEVEL_KEYS = (
     "name", "tags", "description", "initialPrompt", "terminalRef", "terminal", "compat", "repo", "ah",
@@ -992,9 +993,29 @@ def _tool_event(name: str) -> Parser:
             args.key_pos[key] = t.at_key(key)
             args.value_pos[key] = t.at_value(key)
         _check_tool_paths(args)
+        misspelt = any(key not in known for key in args)  # said above: a missing argument is likely that one
+        if t.get("status", "ok") != "error" and not misspelt:  # a call meant to fail may lack what it needs
+            _check_text_arguments(name, args, kpos, ctx)
         return [_tool(t, name, args, kpos, meta, name, ctx)]
 
     return parse
+
+
+def _check_text_arguments(name: str, args: PMap, kpos: Pos, ctx: _Context) -> None:
+    """A tool event expected to succeed whose required argument is missing, or a string argument given
+    as a list, a number or a mapping: the tool refuses it every time (`needs `path``), so it cannot pass."""
+    for spellings in TEXT_ARGUMENTS.get(name, ()):
+        if not any(args.get(s) is not None for s in spellings):
+            ctx.reporter.doubtful(
+                kpos, f"`{name}` needs `{spellings[0]}`, a string: the tool fails without it"
+            )
+    required = (s for spellings in TEXT_ARGUMENTS.get(name, ()) for s in spellings)
+    for key in dict.fromkeys((*required, *OPTIONAL_TEXT_ARGUMENTS)):
+        value = args.get(key)
+        if key in TOOL_EVENTS[name] and value is not None and not isinstance(value, str):
+            quote = " (quote it)" if isinstance(value, int | float) else ""
+            ctx.reporter.doubtful(args.at_value(key), f"`{name}` argument `{key}` must be a string{quote}, "
+                                  f"got {type_name(value)}: the tool refuses it")  # fmt: skip
 
 
 def _agent_edits(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx: _Context) -> list[m.Event]:

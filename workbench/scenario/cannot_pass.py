@@ -2,6 +2,10 @@
 
 * a tool ``timeout`` that is not a positive number of milliseconds (``timeout:
   fast``): the tool refuses it at run time, every time;
+* a tool event expected to succeed whose required argument is missing, or a
+  string argument written as a list, a number or a mapping (`writeFile: {path:
+  [a, b]}`): the tool refuses it (checked where the loader still has the
+  value's place, ``agent_harbor._check_text_arguments``);
 * a screenshot label used for two different moments (other events between
   them): both compare against the one golden, so one of them fails unless the
   screen did not change.

@@ -88,6 +88,17 @@ EVENT_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "slashCommand": ("command",),
 }  # fmt: skip
 
+TEXT_ARGUMENTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "runCmd": (("cmd", "command"),), "readFile": (("path",),), "writeFile": (("path",),),
+    "editFile": (("path",),), "sed": (("expression",), ("path",)), "grep": (("pattern",),),
+    "notebookEdit": (("notebook_path",),), "bashOutput": (("bash_id",),), "killShell": (("shell_id",),),
+}  # fmt: skip
+"""The arguments a tool event cannot run without, each a string (one of its spellings): the mock agent's
+tools refuse a call without them, so a scenario that expects such a call to succeed cannot pass."""
+
+OPTIONAL_TEXT_ARGUMENTS = ("path",)
+"""Arguments that, where a tool takes them at all, must be strings (a folder to search defaults to `.`)."""
+
 OUTPUT_TOOLS = frozenset({"runCmd", "readFile", "grep", "listDir", "find", "sed", "bashOutput"})
 
 TITLES: dict[str, str] = {
