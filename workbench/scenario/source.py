@@ -522,13 +522,70 @@ def parse_json(text: str, file: str) -> Any:
         raise ScenarioError.at(Pos(file), "invalid JSON: nested too deeply") from None
     except ValueError as exc:
         raise long_integer(text, file, exc) from None
+    _refuse_lone_surrogates(text, file)
     try:
-        return parse_yaml(text, file)
+        shaped = parse_yaml(_SURROGATE_ESCAPE.sub(_outside_surrogates, text).translate(_PRINTABLE), file)
     except ScenarioError as exc:
         if any("duplicate key" in d.message or "nested more than" in d.message for d in exc.diagnostics):
             raise
-        # Valid JSON that YAML 1.1 reads differently (rare escapes): keep the values.
-        return wrap_plain(plain, Pos(file))
+        return wrap_plain(plain, Pos(file))  # pragma: no cover - valid JSON is YAML once surrogates are out
+    return with_positions(plain, shaped)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\(\\|u[dD][89a-fA-F][0-9a-fA-F]{2})")
+"""An escaped backslash, or the escape of a UTF-16 surrogate (`\\ud83d\\ude00`, how `json.dumps` writes
+an emoji), which libyaml refuses."""
+
+
+_PRINTABLE = {c: 0xF700 + (c & 0xFF) for c in (*range(0x7F, 0xA0), 0x2028, 0x2029, 0xFFFE, 0xFFFF)}
+"""Characters JSON takes as they are and YAML refuses (not printable there) or reads as a line break (NEL,
+U+2028, U+2029), each to a character of its own in the private use area: one for one, so lines, columns
+and distinct keys stay as they were."""
+
+
+def _outside_surrogates(escape: re.Match[str]) -> str:
+    """The same escape moved out of the surrogates (D800-DFFF to E800-EFFF): same length, so YAML reads
+    every position where JSON has it, and one-to-one, so distinct keys stay distinct."""
+    code = escape.group(1)
+    return escape.group(0) if code == "\\" else f"\\uE{code[2:]}"
+
+
+def _refuse_lone_surrogates(text: str, file: str) -> None:
+    """Half of a surrogate pair (`\\ud800` alone) is no character: `json` reads it into a string that
+    no file, terminal or report can take (UTF-8 has no surrogates), so it is an error at its place."""
+    escapes = [m for m in _SURROGATE_ESCAPE.finditer(text) if m.group(1) != "\\"]
+    i = 0
+    while i < len(escapes):
+        code = int(escapes[i].group(1)[1:], 16)
+        paired = code < 0xDC00 and i + 1 < len(escapes) and escapes[i + 1].start() == escapes[i].end()
+        if paired and int(escapes[i + 1].group(1)[1:], 16) >= 0xDC00:
+            i += 2
+            continue
+        at = escapes[i].start()
+        line, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        raise ScenarioError.at(
+            Pos(file, line, col),
+            f"`{escapes[i].group(0)}` is half of a UTF-16 surrogate pair, which is no character: write the "
+            "character itself, or both halves of its pair (a high `\\ud800`-`\\udbff`, then a low "
+            "`\\udc00`-`\\udfff`)",
+        )
+
+
+def with_positions(plain: Any, shaped: Any) -> Any:
+    """JSON's values (``plain``, read by :mod:`json`) with the positions of the same text read as YAML
+    (``shaped``): YAML 1.1 reads some JSON differently (`1e3` is a string there), never its shape."""
+    if isinstance(plain, dict) and isinstance(shaped, PMap) and len(plain) == len(shaped):
+        out = PMap(shaped.pos)
+        for (key, value), place in zip(plain.items(), shaped, strict=True):
+            out[key] = with_positions(value, shaped[place])
+            out.key_pos[key], out.value_pos[key] = shaped.at_key(place), shaped.at_value(place)
+        return out
+    if isinstance(plain, list) and isinstance(shaped, PList) and len(plain) == len(shaped):
+        seq = PList(shaped.pos)
+        seq.extend(with_positions(v, w) for v, w in zip(plain, shaped, strict=True))
+        seq.item_pos.extend(shaped.item_pos)
+        return seq
+    return wrap_plain(plain, shaped.pos if isinstance(shaped, PMap | PList) else Pos(""))
 
 
 # --------------------------------------------------------------------------- TOML
