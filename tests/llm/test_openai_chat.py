@@ -102,3 +102,44 @@ def test_raw_stream_ends_with_done_and_has_no_event_names(
     deltas = [ch["delta"] for line in lines[:-1] for ch in json.loads(line[6:])["choices"]]
     assert [d for d in deltas if "tool_calls" in d] == []
     assert "".join(d.get("content") or "" for d in deltas) == "Creating notes.txt now."
+
+
+OWN_TOOLS = [
+    {"type": "function", "function": {"name": "put_file", "description": "Write a whole file, creating it if needed.",
+     "parameters": {"type": "object", "properties": {"target": {"type": "string", "description": "file path"},
+                    "body": {"type": "string", "description": "the new text of the file"}}, "required": ["target", "body"]}}},
+    {"type": "function", "function": {"name": "terminal", "description": "Execute a bash command and capture its output.",
+     "parameters": {"type": "object", "properties": {"command_line": {"type": "string"}}, "required": ["command_line"]}}},
+]  # fmt: skip
+
+
+def test_a_write_tools_result_is_the_agents_own_wording_and_not_compared(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    """A scenario written for one agent says what that agent's write tool answers ("File created"); another
+    agent words it its own way. As in mock-agent mode, a result is compared only for tools whose output is
+    the point (a command's, a read's): the write's change is on disk for `assert`, its status is checked."""
+    srv = serve(load(tmp_path, """\
+        name: own
+        timeline:
+          - userInputs: [[0, "make greet.txt"]]
+          - agentToolUse: {toolName: write_file, args: {path: greet.txt, text: "hi\\n"}, result: File created}
+          - runCmd: {cmd: cat greet.txt, result: "hi"}
+          - editFile: {path: greet.txt, old_string: hi, new_string: bye, result: "The file has been updated"}
+          - llmResponse:
+              - assistant: [[10, "Done."]]
+        """.replace("        ", "")))  # fmt: skip
+    client = srv.openai()
+    history: list[Any] = [{"role": "user", "content": "make greet.txt"}]
+    answers = {"put_file": "saved greet.txt", "terminal": "goodbye"}
+    called = []
+    while (message := client.chat.completions.create(model="m", messages=history, tools=OWN_TOOLS)  # type: ignore[arg-type]
+           .choices[0].message).tool_calls:  # fmt: skip
+        history.append(message.model_dump(exclude_none=True))
+        for c in message.tool_calls:
+            called.append(c.function.name)  # type: ignore[union-attr]
+            history.append({"role": "tool", "tool_call_id": c.id, "content": answers[c.function.name]})  # type: ignore[union-attr]
+    assert called[:2] == ["put_file", "terminal"] and len(called) == 3 and message.content == "Done."
+    assert srv.messages() == [
+        "5: tool: runCmd (terminal): expected a result containing 'hi', the agent's result was 'goodbye'"
+    ]
