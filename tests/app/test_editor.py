@@ -302,6 +302,36 @@ def test_a_long_diagnostic_wraps_in_the_list_and_keeps_its_did_you_mean(work: Pa
     run(body)
 
 
+MANY_WARNINGS = "name: warned\ntimeline:\n  - llmResponse:\n" + "".join(
+    f"      - think:\n          - {{content: thought {i}, relativeTime: 2000}}\n"
+    f"          - {{content: a thought that goes back in time, relativeTime: 1000}}\n"
+    for i in range(8)
+)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_many_warnings_leave_the_text_two_thirds_of_the_pane(work: Path, size: tuple[int, int]) -> None:
+    """A held-out scenario with a long warning on every other line: the list scrolls within a third of
+    the editor pane, and the text keeps the rest."""
+    path = work / "scenarios" / "warned.yaml"
+    path.write_text(MANY_WARNINGS, encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await wait_until(pilot, lambda: bool(main.validation and len(main.validation.diagnostics) >= 8),
+                             what="eight warnings")  # fmt: skip
+            await settle(pilot)
+            pane, diagnostics = main.editor_pane, main.editor_pane.diagnostics
+            assert diagnostics.max_scroll_y > 0  # more than it shows: it scrolls
+            assert diagnostics.outer_size.height <= pane.size.height // 3 + 1
+            assert main.editor.outer_size.height >= 2 * pane.size.height // 3 - 2
+
+    run(body)
+
+
 LONG_PROBLEMS = """\
 name: broken
 timeline:
@@ -316,7 +346,7 @@ timeline:
 def test_a_diagnostic_is_never_cut_the_cursors_line_shows_it_whole(work: Path, size: tuple[int, int]) -> None:
     """The note at the line's end is a preview (it ends in "…" when it has no room); with the cursor on the
     line, the diagnostics list highlights that message whole, wrapped (scrolling when it is longer than
-    half the pane): every word of it can be read, at 80x24 too."""
+    a third of the pane): every word of it can be read, at 80x24 too."""
     from tests.app.conftest import screen_text
 
     path = work / "scenarios" / "broken.yaml"

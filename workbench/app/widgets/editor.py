@@ -507,8 +507,9 @@ def plural(count: int, word: str) -> str:
 class DiagnosticsList(OptionList):
     """The validator's messages for the buffer; choosing one jumps the editor there.
 
-    It takes the rows its messages need (wrapped, whole, up to half the editor pane, then it scrolls)
-    and none when there are none: "no problems" is said in its title, not in empty rows. The
+    It takes the rows its messages need (wrapped, whole, up to a third of the editor pane, then it
+    scrolls: the text stays the pane's main part however many warnings a file has) and none when there
+    are none: "no problems" is said in its title, not in empty rows. The
     message of the editor cursor's line is highlighted and scrolled to (:meth:`point_at`): the
     editor's inline note is a preview that may end in "…", this is the whole message.
     """
@@ -516,7 +517,7 @@ class DiagnosticsList(OptionList):
     DEFAULT_CSS = """
     DiagnosticsList {
         height: auto;
-        max-height: 50%;
+        max-height: 33%;
         border: round $foreground 30%;
         border-title-color: $text;
     }
