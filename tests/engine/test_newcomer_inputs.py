@@ -117,3 +117,37 @@ def test_a_required_tool_argument_is_accepted_exactly_when_it_is_a_string(
     about = [d.message for d in prepared.errors if f"`{key}`" in d.message]
     assert bool(about) == (not isinstance(value, str)), (prepared.diagnostics, value)
     assert all(d.pos.line == 1 and d.pos.col > 1 for d in prepared.errors)
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        (
+            "--report",
+            "blocker/r.json",
+            "--report blocker/r.json: {tmp}/blocker is a file, so no folder can be made there",
+        ),
+        ("--junit", "blocker/deeper/j.xml", "--junit blocker/deeper/j.xml: {tmp}/blocker is a file"),
+        ("--html", "blocker/html", "--html blocker/html: {tmp}/blocker is a file"),
+        ("--out", "blocker/runs", "--out blocker/runs: {tmp}/blocker is a file"),
+        ("--report", "folder", "--report folder: is a folder; give a file name, such as folder/report.json"),
+        ("--junit", "folder", "--junit folder: is a folder; give a file name, such as folder/junit.xml"),
+        ("--out", "blocker", "--out blocker: is a file; give a folder"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_any_scenario_runs(
+    tmp_path: Path, flag: str, value: str, message: str
+) -> None:
+    write(tmp_path, "shot.yaml", SHOT)
+    (tmp_path / "blocker").write_text("a file where a folder should be\n")
+    (tmp_path / "folder").mkdir()
+    done = workbench("run", "--ci", "shot.yaml", flag, value, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"workbench: error: {message.format(tmp=tmp_path)}" in done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert done.stdout == "" and not (tmp_path / "target").exists()  # nothing ran
+
+    if flag in ("--report", "--junit"):  # the same for the merge of sharded reports
+        assert workbench("run", "shot.yaml", "--report", "shard.json", cwd=tmp_path).returncode == 0
+        done = workbench("report", "merge", "shard.json", flag, value, cwd=tmp_path)
+        assert done.returncode == 2 and f"workbench: error: {message.format(tmp=tmp_path)}" in done.stderr

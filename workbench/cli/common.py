@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -124,6 +125,26 @@ def path_exists(path: Path) -> bool:
         return path.exists()
     except OSError as exc:
         raise UsageError(f"{path}: cannot be looked up: {exc.strerror or exc}") from None
+
+
+def check_output(path: Path | None, flag: str, *, folder: bool = False, example: str = "report.json") -> None:
+    """UsageError unless ``path`` (given with ``flag``) can be written: a file (or with ``folder``, a folder)
+    there or none, in a folder that is there or can be made, and that this user may write in.
+
+    Checked before anything runs, so that a CI job does not run every scenario to lose the report at the end.
+    """
+    if path is None:
+        return
+    if path_exists(path) and path.is_dir() != folder:
+        hint = "give a folder" if folder else f"give a file name, such as {path / example}"
+        raise UsageError(f"{flag} {path}: is a {'file' if folder else 'folder'}; {hint}")
+    place = Path(os.path.abspath(path if folder else path.parent))
+    while not path_exists(place):
+        place = place.parent
+    if not place.is_dir():
+        raise UsageError(f"{flag} {path}: {place} is a file, so no folder can be made there")
+    if not os.access(place, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: cannot write in {place} (permission denied)")
 
 
 def open_app(**kwargs: Any) -> int:

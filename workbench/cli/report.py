@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from workbench.cli.common import check_output
 from workbench.usage import EXIT_INVALID
 
 
@@ -70,6 +71,9 @@ def _merge(args: argparse.Namespace) -> int:
     from workbench.report.merge import is_html_report, merge_built
     from workbench.report.write import ReportError, read_report_dir, write
 
+    check_output(args.report, "--report")
+    check_output(args.junit, "--junit", example="junit.xml")
+    check_output(args.html, "--html", folder=True)
     html_dirs = [p for p in args.reports if is_html_report(p)]
     others = [p for p in args.reports if p not in html_dirs]
     try:

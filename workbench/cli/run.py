@@ -13,6 +13,7 @@ from workbench.cli.common import (
     add_mode_options,
     add_scenario_paths,
     check_masks,
+    check_output,
     mode_option_values,
     scenario_files,
 )
@@ -123,6 +124,10 @@ def _run(args: argparse.Namespace) -> int:
             mode_options(args.mode, {**given, "agent": agent})
     except ModeError as exc:
         raise UsageError(str(exc)) from None
+    check_output(args.report, "--report")
+    check_output(args.junit, "--junit", example="junit.xml")
+    check_output(args.out, "--out", folder=True)
+    check_output(args.html, "--html", folder=True)
     if args.html is not None:
         from workbench.report.write import ReportError, check_target
 
@@ -181,12 +186,21 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         tempfolders.sweep(*roots)  # what this run's own killed programs left (a mock agent's scratch folder)
     console.summary(report)
-    if args.report:
-        write_json_report(report, args.report)
-    if args.junit:
-        write_junit(report, args.junit)
+    written = True
+    for path, flag, write in (
+        (args.report, "--report", write_json_report),
+        (args.junit, "--junit", write_junit),
+    ):
+        try:
+            if path:
+                write(report, path)
+        except OSError as exc:  # checked before the run: the disk filled up, or the folder went away
+            print(f"workbench: error: {flag} {path}: cannot write it: {exc.strerror or exc}", file=sys.stderr)
+            written = False
     if args.html:
-        _write_html(report, candidates, args.html)
+        written = _write_html(report, candidates, args.html) and written
+    if not written:
+        return EXIT_INVALID
     if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
         return EXIT_INVALID
     if any(r.status == "error" for r in report.results):
@@ -194,8 +208,9 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def _write_html(report: RunReport, candidates: list[Candidate], out: Path) -> None:
-    """The HTML report of this run: each scenario's entry with its run folder and tags."""
+def _write_html(report: RunReport, candidates: list[Candidate], out: Path) -> bool:
+    """The HTML report of this run: each scenario's entry with its run folder and tags; False if it could not
+    be written (the error is printed)."""
     from workbench.report.collect import ScenarioInput
     from workbench.report.write import ReportError, write_report
 
@@ -207,5 +222,6 @@ def _write_html(report: RunReport, candidates: list[Candidate], out: Path) -> No
         index = write_report(items, out, duration_ms=report.duration_ms)
     except ReportError as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
-        return
+        return False
     print(f"HTML report: {index}")
+    return True
