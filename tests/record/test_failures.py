@@ -86,6 +86,24 @@ def test_an_unreachable_upstream_is_an_error_before_the_agent_starts(tmp_path: P
     assert not marker.exists() and not (tmp_path / "scenarios").exists()
 
 
+def test_an_agent_that_exits_before_it_takes_the_prompt_is_an_error_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    """An agent that crashes at start (a bad install, a missing config) never gets `--prompt`: that is no
+    session to replay. It was written as an empty scenario, exit 0, and that empty scenario replayed green."""
+    command = [sys.executable, "-c", "import sys; print('forge: no model configured'); sys.exit(3)"]
+    with serve_llm(tmp_path, ERROR.format(status=500, kind="api_error", message="unused", retry="")) as url:
+        done = record(tmp_path, url, "scenarios/x.yaml", command, "--prompt", "hi")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "the agent exited (code 3) before it took the prompt" in done.stderr, done.stderr
+    assert "forge: no model configured" in done.stderr and "nothing was written" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "scenarios").exists()
+    with serve_llm(tmp_path, ERROR.format(status=500, kind="api_error", message="unused", retry="")) as url:
+        done = record(tmp_path, url, "scenarios/x.yaml", [*command, "{prompt}"], "--prompt", "hi")
+    assert done.returncode == 2 and "the agent exited (code 3) without sending a request" in done.stderr
+    assert not (tmp_path / "scenarios").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -117,6 +117,7 @@ class Recorder:
         self.partial = False
         self._stop = asyncio.Event()
         self._failed: str | None = None  # why the recording cannot be written
+        self._prompt_typed = False
         self._turns_marked = 0
         self._session: PtySession | None = None
         self._workspace: Workspace | None = None
@@ -199,6 +200,8 @@ class Recorder:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if self._failed is None and opts.prompt is not None and not session.alive:
+                self._failed = self._no_session(on_command_line, bool(proxy.exchanges))
             if self._failed is not None:
                 raise RecordError(f"{self._failed}\nnothing was written")
             if not self.partial:
@@ -229,6 +232,20 @@ class Recorder:
             await proxy.stop()
             self._workspace.close()
             shutil.rmtree(root, ignore_errors=True)
+
+    def _no_session(self, on_command_line: bool, asked: bool) -> str | None:
+        """Why an agent that has exited left nothing to record with ``--prompt`` (it crashed at start, say),
+        or None: it never took the prompt, or with the prompt on its command line it never asked the model."""
+        session = self._session
+        assert session is not None
+        if on_command_line and not asked:
+            what = "without sending a request"
+        elif not on_command_line and not self._prompt_typed:
+            what = "before it took the prompt"
+        else:
+            return None
+        screen = "\n".join(row.rstrip() for row in session.screen.text_rows()).strip("\n")
+        return f"the agent exited (code {session.exit_code}) {what}, so there is no session to record; its screen was:\n{screen}"
 
     def _interrupted(self) -> None:
         self.partial = True
@@ -273,6 +290,9 @@ class Recorder:
             while not reads_input(session.fd) and session.alive and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
         await session.wait_stable(QUIET_MS, READY_TIMEOUT_S)
+        if not session.alive:
+            return  # nothing takes the prompt: `run` says so
+        self._prompt_typed = True
         self.inputs.append((self.now(), prompt.encode()))
         await session.type_keys([c.encode() for c in prompt])  # as the replay types it: a key per read
         await session.wait_stable(QUIET_MS, READY_TIMEOUT_S)
