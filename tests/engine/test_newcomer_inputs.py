@@ -151,3 +151,25 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_scenario_runs(
         assert workbench("run", "shot.yaml", "--report", "shard.json", cwd=tmp_path).returncode == 0
         done = workbench("report", "merge", "shard.json", flag, value, cwd=tmp_path)
         assert done.returncode == 2 and f"workbench: error: {message.format(tmp=tmp_path)}" in done.stderr
+
+
+def test_junit_holds_what_the_console_says_of_a_failure_the_screenshot_diff_and_the_run_folder(
+    tmp_path: Path,
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    write(tmp_path, "shot.yaml", SHOT)
+    assert workbench("run", "shot.yaml", cwd=tmp_path).returncode == 0  # writes the golden
+    golden = tmp_path / "screenshots/shot/80x24/done.golden"
+    golden.write_text(golden.read_text(encoding="utf-8").replace("hello", "howdy"), encoding="utf-8")
+
+    done = workbench("run", "--ci", "-j", "2", "shot.yaml", "--junit", "j.xml", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (failure,) = ET.parse(tmp_path / "j.xml").getroot().iter("failure")
+    assert failure.get("message") == "screenshot `done` does not match"
+    body = failure.text or ""
+    assert body.startswith("shot.yaml:6: screenshot: screenshot `done` does not match\n")
+    assert "howdy" in body and "hello" in body and "(columns " in body  # the rows that differ, and where
+    run_dir = next(line for line in done.stdout.splitlines() if "trace and recording in" in line)
+    assert run_dir in body
+    assert body in done.stdout  # the same words as the console's summary

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from workbench.engine.loaded import keep as kept_loaded
-from workbench.engine.report import Failure, RunReport, ScenarioResult
+from workbench.engine.report import Failure, RunReport, ScenarioResult, failure_text
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
 from workbench.records import record
 from workbench.scenario import model as m
@@ -259,15 +259,7 @@ class Console:
         if failing:
             self.out.write("\n== failures ==\n")
         for r in failing:
-            for f in r.failures:
-                where = f"{f.file or r.file}:{f.line}" + (f":{f.col}" if f.col else "")
-                self.out.write(f"{where}: {f.kind}: {f.message}\n")
-                if f.diff:
-                    self.out.write(_indent(f.diff) + "\n")
-            if r.kept_workspace:
-                self.out.write(f"  workspace kept at {r.kept_workspace}\n")
-            if r.run_dir:
-                self.out.write(f"  trace and recording in {r.run_dir}\n")
+            self.out.write(failure_text(r) + "\n")
         from workbench.engine.matrix import matrix_table
 
         table = matrix_table(report.results)
@@ -278,10 +270,6 @@ class Console:
             f"\n{s['passed']} passed, {s['failed']} failed, {count(s['errors'], 'error')}, {s['skipped']} skipped "
             f"in {report.duration_ms / 1000:.2f} s\n"
         )
-
-
-def _indent(text: str) -> str:
-    return "\n".join("    " + line for line in text.splitlines())
 
 
 def matrix_pairs(candidates: Sequence[Candidate], options: Any, agents: Sequence[str]) -> list[Candidate]:

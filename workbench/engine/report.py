@@ -183,13 +183,28 @@ class RunReport:
                 first = r.failures[0]
                 tag = "failure" if r.status == "failed" else "error"
                 node = ET.SubElement(case, tag, message=first.message, type=first.kind)
-                node.text = "\n".join(
-                    f"{f.file or r.file}:{f.line}: {f.kind}: {f.message}" for f in r.failures
-                )
+                node.text = failure_text(r)
             elif r.status == "skipped":
                 ET.SubElement(case, "skipped", message=r.skip_reason or "")
         ET.indent(suite)
         return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def failure_text(r: ScenarioResult) -> str:
+    """A failed scenario's failures as the console prints them, and as JUnit's `<failure>` holds them: each
+    at its place with its screenshot diff, then where its workspace and trace are, so that a CI page says
+    what differs without the tool."""
+    lines: list[str] = []
+    for f in r.failures:
+        where = f"{f.file or r.file}:{f.line}" + (f":{f.col}" if f.col else "")
+        lines.append(f"{where}: {f.kind}: {f.message}")
+        if f.diff:
+            lines.extend("    " + line for line in f.diff.splitlines())
+    if r.kept_workspace:
+        lines.append(f"  workspace kept at {r.kept_workspace}")
+    if r.run_dir:
+        lines.append(f"  trace and recording in {r.run_dir}")
+    return "\n".join(lines)
 
 
 def write_json_report(report: RunReport, path: Path) -> None:
