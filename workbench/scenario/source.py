@@ -350,13 +350,17 @@ class _Builder:
                     frame.merged.add(k)
 
 
-def _yaml_error(exc: yaml.YAMLError, file: str) -> ScenarioError:
+def _yaml_error(exc: yaml.YAMLError, file: str, text: str) -> ScenarioError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     if mark is None:
         return ScenarioError.at(Pos(file), message)
+    lines = re.split("\r\n|[\r\n\x85\u2028\u2029]", text)  # YAML 1.1's line breaks, as the mark counts them
+    row = lines[mark.line] if mark.line < len(lines) else ""
+    if row[mark.column : mark.column + 1] == "\t":  # libyaml's words do not always say what is there
+        message += "; the character there is a tab: YAML indents with spaces only, so replace it with spaces"
     return ScenarioError.at(Pos(file, mark.line + 1, mark.column + 1), message)
 
 
@@ -367,7 +371,7 @@ def parse_yaml(text: str, file: str) -> Any:
     except yaml.YAMLError as exc:
         if getattr(exc, "problem", None) == _LIBYAML_TOO_DEEP:
             raise _first_too_deep(text, file, exc) from None
-        raise _yaml_error(exc, file) from None
+        raise _yaml_error(exc, file, text) from None
 
 
 _LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
