@@ -173,3 +173,33 @@ def test_junit_holds_what_the_console_says_of_a_failure_the_screenshot_diff_and_
     run_dir = next(line for line in done.stdout.splitlines() if "trace and recording in" in line)
     assert run_dir in body
     assert body in done.stdout  # the same words as the console's summary
+
+
+K_WORDS = st.sampled_from(["and", "or", "not", "(", ")", "shot", "hello", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(K_WORDS, max_size=7), haystack=st.text(max_size=10))
+@example(words=["and", "or"], haystack="shot")
+@example(words=["shot", "and"], haystack="shot")
+@example(words=["not", "(", "x", ")"], haystack="")
+def test_a_k_expression_is_refused_before_the_run_or_matches_any_name_without_error(
+    words: list[str], haystack: str
+) -> None:
+    from workbench.engine.batch import parse_selection
+    from workbench.engine.select import SelectionError, matches_k
+
+    expression = " ".join(words)
+    try:
+        parse_selection(expression, None, None)
+    except SelectionError as exc:
+        assert str(exc).startswith(f"-k `{expression}`: ")
+        return
+    matches_k(expression, haystack)  # never raises once the selection was accepted
+
+
+def test_a_malformed_k_expression_is_a_usage_error(tmp_path: Path) -> None:
+    write(tmp_path, "shot.yaml", SHOT)
+    done = workbench("run", "--ci", "shot.yaml", "-k", "shot and", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == "workbench: error: -k `shot and`: unexpected end of expression\n"

@@ -399,4 +399,8 @@ def _parallel(
 
 
 def parse_selection(k: str | None, tags: str | None, shard: str | None) -> Selection:
+    """The selection of `-k`, `--tags` and `--shard`; SelectionError for a malformed one, before anything is
+    read (a -k expression is parsed whole whatever it is matched against)."""
+    if k is not None:
+        matches_k(k, "")
     return Selection(k=k, tags=parse_tags(tags), shard=Shard.parse(shard) if shard else None)
