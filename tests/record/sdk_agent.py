@@ -5,7 +5,8 @@ stops calling tools; then it asks for the next prompt. `exit` or EOF ends it.
 
     python3 sdk_agent.py anthropic|openai-chat|openai-responses BASE_URL API_KEY [TOOL_SCHEMA_VARIANT]
 
-The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded" agent, for --drift).
+The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded" agent, for --drift);
+`context` tells the model its working directory, HOME and the time in the system prompt, as agents do.
 """
 
 from __future__ import annotations
@@ -13,12 +14,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 STYLE, BASE_URL, API_KEY = sys.argv[1:4]
 VARIANT = sys.argv[4] if len(sys.argv) > 4 else ""
 WRITE = "create_file" if VARIANT == "renamed" else "write_file"
+SYSTEM = "You are a test agent."
+if VARIANT == "context":
+    SYSTEM += (
+        f" Working directory: {Path.cwd()}. Home: {Path.home()}. Now: {time.strftime('%Y-%m-%d %H:%M:%S')}."
+    )
 TOOLS = [
     {"name": WRITE, "description": "Write a file in the working directory",
      "schema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
@@ -63,7 +70,7 @@ class Anthropic:
             {"name": t["name"], "description": t["description"], "input_schema": t["schema"]} for t in TOOLS
         ]
         while True:
-            with self.client.messages.stream(model="claude-test", max_tokens=1024, system="You are a test agent.",
+            with self.client.messages.stream(model="claude-test", max_tokens=1024, system=SYSTEM,
                                              messages=self.messages, tools=tools) as stream:  # fmt: skip
                 for text in stream.text_stream:
                     say(text)
@@ -90,7 +97,7 @@ class Chat:
         import openai
 
         self.client = openai.OpenAI(base_url=BASE_URL, api_key=API_KEY, max_retries=0)
-        self.messages: list[Any] = [{"role": "system", "content": "You are a test agent."}]
+        self.messages: list[Any] = [{"role": "system", "content": SYSTEM}]
 
     def turn(self, prompt: str) -> None:
         self.messages.append({"role": "user", "content": prompt})

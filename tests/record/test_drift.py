@@ -34,6 +34,21 @@ def test_drift_names_a_renamed_tool_when_the_agent_is_upgraded(tmp_path: Path) -
     assert failed.returncode == 1 and renamed in failed.stdout, failed.stdout
 
 
+def test_the_agents_working_directory_and_the_time_in_its_system_prompt_are_no_drift(tmp_path: Path) -> None:
+    """Agents tell the model where they run and when; the replay runs in another workspace, HOME and second.
+    That said `system prompt changed: 123 -> 123 characters` on every replay of an unchanged agent."""
+    with serve_llm(tmp_path, HELLO) as url:
+        done = record(tmp_path, url, "scenarios/hello.yaml", agent_command("openai-chat", "context"),
+                      "--prompt", "write hello.txt")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    same = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "fail", cwd=tmp_path)
+    assert same.returncode == 0 and "drift" not in same.stdout, same.stdout + same.stderr
+    scenario = tmp_path / "scenarios" / "hello.yaml"  # the agent changed its prompt: that is drift
+    scenario.write_text(scenario.read_text().replace('"context"]', '""]'))
+    changed = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "warn", cwd=tmp_path)
+    assert "drift: request 1: system prompt shrank" in changed.stdout, changed.stdout + changed.stderr
+
+
 def test_drift_without_a_sidecar_or_outside_real_agent_mode_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text('name: s\ncommand: ["true"]\ntimeline: []\n')
     wrong_mode = workbench("run", "s.yaml", "--drift", "warn", cwd=tmp_path)
@@ -55,3 +70,22 @@ def test_compare_says_what_changed() -> None:
         "parameter `max_tokens`: 100 -> 200",
     ]
     assert compare(before, before) == []
+
+
+def test_the_system_prompt_is_hashed_without_the_runs_folders_and_digits_from_version_2() -> None:
+    from workbench.llm.conversation import ChatRequest, Message
+    from workbench.llm.drift import DriftCheck, request_shape, stable_system
+
+    def chat(system: str) -> ChatRequest:
+        return ChatRequest("anthropic", "m", (Message("user", ("hi",)),), system=system)
+
+    assert stable_system("cwd /tmp/ws-1/a, home /tmp/ws-1h, 2026-11-26", ["/tmp/ws-1", "/tmp/ws-1h"]) == (
+        "cwd <path>/a, home <path>, #-#-#"
+    )
+    recorded = request_shape(chat("in /tmp/a at 10:00"), "/v1/messages", ["/tmp/a"])
+    assert DriftCheck([recorded], ["/tmp/bb"]).check(chat("in /tmp/bb at 11:30"), "/v1/messages") == []
+    assert DriftCheck([recorded], ["/tmp/bb"]).check(chat("in /tmp/bb, at 11:30"), "/v1/messages") == [
+        "request 1: system prompt grew: 16 -> 17 characters"  # "in <path> at #:#", then a comma
+    ]
+    old = request_shape(chat("in /tmp/a at 10:00"), "/v1/messages", None)  # a version-1 sidecar: as it was
+    assert DriftCheck([old], ["/tmp/a"], version=1).check(chat("in /tmp/a at 10:00"), "/v1/messages") == []

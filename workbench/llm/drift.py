@@ -10,12 +10,20 @@ the recorded one and says what changed: a tool added, removed, renamed (one
 gone and one new with the same schema) or re-schemed, a prompt grown or
 shrunk, a parameter changed. That is the stale-cassette problem made visible
 when an agent is upgraded. The sidecar is ``<scenario stem>.requests.json``.
+
+Agents tell the model where they run and when (the working directory, HOME,
+today's date, the time): the replay runs in another workspace, HOME and second.
+So the system prompt is compared as :func:`stable_system` makes it: the run's
+own folders (and the folder the request says it runs in) as ``<path>``, every
+run of digits as ``#``. A version-1 sidecar hashed the text as it was, and is
+compared so.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +31,7 @@ from typing import Any
 from .conversation import ChatRequest
 
 SIDECAR_SUFFIX = ".requests.json"
-SIDECAR_VERSION = 1
+SIDECAR_VERSION = 2
 MODES = ("warn", "fail")
 _CONVERSATION_KEYS = frozenset({"messages", "system", "tools", "input", "contents", "systemInstruction",
                                 "system_instruction", "instructions", "metadata", "prompt_cache_key",
@@ -49,8 +57,18 @@ def system_text(chat: ChatRequest) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def request_shape(chat: ChatRequest, path: str) -> dict[str, Any]:
-    """What a request says about the agent (never its conversation: that is the scenario's)."""
+def stable_system(text: str, places: Sequence[str]) -> str:
+    """``text`` without what differs from run to run: each of ``places`` (the run's folders, longest
+    first) as ``<path>``, every run of digits (dates, times, ports, ids) as ``#``."""
+    for place in sorted({p for p in places if len(p) > 1}, key=len, reverse=True):
+        text = text.replace(place, "<path>")
+    return re.sub(r"\d+", "#", text)
+
+
+def request_shape(chat: ChatRequest, path: str, places: Sequence[str] | None = ()) -> dict[str, Any]:
+    """What a request says about the agent (never its conversation: that is the scenario's). ``places``:
+    the run's own folders, left out of the system prompt's hash (:func:`stable_system`); None hashes
+    the prompt as it is (a version-1 sidecar)."""
     tools = []
     for tool in chat.tools:
         props = sorted(tool.properties) if tool.properties is not None else None
@@ -58,6 +76,9 @@ def request_shape(chat: ChatRequest, path: str) -> dict[str, Any]:
             {"name": tool.name, "type": tool.type, "properties": props, "schema": _hash(tool.schema)}
         )
     system = system_text(chat)
+    if places is not None:
+        cwd = chat.agent_cwd()
+        system = stable_system(system, [*places, *([cwd] if cwd else [])])
     params = {k: v for k, v in chat.raw.items()
               if k not in _CONVERSATION_KEYS and isinstance(v, str | int | float | bool)}  # fmt: skip
     return {"style": chat.style, "path": path, "tools": tools,
@@ -70,6 +91,16 @@ def write_sidecar(path: Path, shapes: Sequence[Mapping[str, Any]], write: Any) -
 
 
 def read_sidecar(path: Path) -> list[dict[str, Any]]:
+    return _read(path)[1]
+
+
+def drift_check(path: Path, places: Sequence[str]) -> DriftCheck:
+    """The check of a replay against the sidecar at ``path``; ``places``: the replay's own folders."""
+    version, requests = _read(path)
+    return DriftCheck(requests, places, version)
+
+
+def _read(path: Path) -> tuple[int, list[dict[str, Any]]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -79,8 +110,9 @@ def read_sidecar(path: Path) -> list[dict[str, Any]]:
         raise DriftError(f"{path}: not a request sidecar: {exc}") from None
     requests = data.get("requests") if isinstance(data, dict) else None
     if not isinstance(requests, list) or not all(isinstance(r, dict) for r in requests):
-        raise DriftError(f'{path}: not a request sidecar (expected {{"version": 1, "requests": [...]}})')
-    return requests
+        raise DriftError(f'{path}: not a request sidecar (expected {{"version": 2, "requests": [...]}})')
+    version = data.get("version")
+    return (version if isinstance(version, int) else SIDECAR_VERSION), requests
 
 
 def compare(recorded: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
@@ -126,14 +158,20 @@ def compare(recorded: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
 class DriftCheck:
     """Compares the conversation requests of one replay, in order, with the recorded ones."""
 
-    def __init__(self, recorded: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self,
+        recorded: Sequence[Mapping[str, Any]],
+        places: Sequence[str] = (),
+        version: int = SIDECAR_VERSION,
+    ) -> None:
         self.recorded = list(recorded)
+        self.places: Sequence[str] | None = places if version >= 2 else None  # version 1 hashed it as it was
         self.seen = 0
 
     def check(self, chat: ChatRequest, path: str) -> list[str]:
         index = self.seen
         self.seen += 1
-        now = request_shape(chat, path)
+        now = request_shape(chat, path, self.places)
         if index >= len(self.recorded):
             return [f"request {index + 1}: the recording has only {len(self.recorded)} requests"]
         return [f"request {index + 1}: {change}" for change in compare(self.recorded[index], now)]

@@ -142,7 +142,8 @@ def write_recording(rec: Recording, out: Path, goldens_dir: Path, redactor: Reda
     )
     goldens = [store.accept(mark.label, _redacted_shot(mark.shot, redactor)) for mark in rec.marks]
     sidecar = sidecar_path(out)
-    shapes = [redactor.data(request_shape(t.chat, t.exchange.path)) for t in turns]
+    places = (str(rec.workspace), str(rec.workspace.resolve()), str(rec.home))
+    shapes = [redactor.data(request_shape(t.chat, t.exchange.path, places)) for t in turns]
     write_sidecar(sidecar, shapes, lambda path, body: write_atomic(path, redactor.text(body)))
     write_atomic(out, text)
     return Written(out, goldens, sidecar, len(turns), len(rec.exchanges))

@@ -122,10 +122,12 @@ class RealAgentDriver:
         """``--drift``: the requests recorded beside the scenario, to compare the replay's with."""
         if self.ctx.options.option("drift") is None:
             return None
-        from workbench.llm.drift import DriftCheck, DriftError, read_sidecar, sidecar_path
+        from workbench.llm.drift import DriftError, drift_check, sidecar_path
 
+        ws = self.ctx.workspace.path
+        places = (str(ws), str(ws.resolve()), str((self.ctx.run_dir / "home").resolve()))
         try:
-            return DriftCheck(read_sidecar(sidecar_path(self.ctx.path)))
+            return drift_check(sidecar_path(self.ctx.path), places)
         except DriftError as exc:
             raise DriverError(str(exc)) from None
 
