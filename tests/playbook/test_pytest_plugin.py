@@ -228,3 +228,20 @@ def test_agent_help_names_every_agent_of_the_registry(tmp_path: Path) -> None:
     text = " ".join(done.stdout[start : done.stdout.index("--workbench-ci", start)].split())
     assert f"real-agent mode: the agent preset, else the scenario's `command` with {{base_url}} placeholders " \
            f"({', '.join(AGENTS)})" in text, text  # fmt: skip
+
+
+def test_workbench_ci_refuses_a_misspelt_key_as_run_ci_does(tmp_path: Path) -> None:
+    write(tmp_path, "pytest.ini", "[pytest]\n")
+    typo = "name: typo\ntimeline:\n  - writeFile:\n      path: x.txt\n      contnt: hi\n"
+    write(tmp_path, "scenarios/typo.yaml", typo)
+    written = "def test_inline(workbench_run):\n    workbench_run('''" + typo + "''').check()\n"
+    write(tmp_path, "tests/test_inline.py", written)
+    expected = "typo.yaml:5:7: validation: unknown `writeFile` argument `contnt`; did you mean `content`?"
+
+    done = pytest_in(tmp_path, "scenarios", "tests", "--workbench-ci", "-q")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"scenarios/{expected}" in done.stdout
+    assert "2 failed" in done.stdout, done.stdout
+
+    done = pytest_in(tmp_path, "scenarios", "tests", "-q")  # without it, a warning, as in `workbench run`
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr

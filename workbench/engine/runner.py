@@ -183,7 +183,9 @@ class ScenarioRun:
         if prepared.scenario is None or prepared.schedule is None:
             result.status = "error"
             for d in prepared.errors:
-                result.failures.append(Failure(0, d.pos.line, "validation", d.message, d.pos.file))
+                result.failures.append(
+                    Failure(0, d.pos.line, "validation", d.message, d.pos.file, col=d.pos.col)
+                )
             return self._finish(result)
         self.scenario, self.schedule = prepared.scenario, prepared.schedule
         result.name = self.scenario.name

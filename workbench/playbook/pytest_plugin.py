@@ -175,9 +175,12 @@ class ScenarioItem(pytest.Item):
         import asyncio
 
         from workbench.engine.runner import run_scenario
+        from workbench.timeline.prepare import prepare
 
         options = run_options(self.config, out_dir=_items_out_dir(self.config))
-        result = asyncio.run(run_scenario(self.path, options))
+        # --workbench-ci checks as `run --ci` does: a misspelt key inside a known structure is an error
+        prepared = prepare(self.path, defines=options.defines, strict=options.ci)
+        result = asyncio.run(run_scenario(self.path, options, prepared=prepared))
         if result.status == "skipped":
             pytest.skip(result.skip_reason or "skipped")
         if result.status != "passed":
@@ -220,7 +223,7 @@ def explain(result: ScenarioResult) -> str:
     """A failed result as `workbench run` prints it, plus the last screen of its trace."""
     lines = [f"scenario {result.name} {result.status}:"]
     for f in result.failures:
-        lines.append(f"{f.file or result.file}:{f.line}: {f.kind}: {f.message}")
+        lines.append(f"{f.file or result.file}:{f.line}{f':{f.col}' if f.col else ''}: {f.kind}: {f.message}")
         if f.diff:
             lines.append(f.diff)
     screen = _last_screen(result.run_dir)
@@ -319,7 +322,7 @@ def workbench_run(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..
         from workbench.timeline.prepare import prepare
 
         # a scenario written in the test is loaded from memory, as if it were at `path`: nothing is written
-        prepared = None if text is None else prepare(path, defines=run_opts.defines, text=text)
+        prepared = prepare(path, defines=run_opts.defines, text=text, strict=run_opts.ci)
         return RunOutcome(asyncio.run(run_scenario(path, run_opts, prepared=prepared)))
 
     return run
