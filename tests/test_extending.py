@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_process import workbench
 from tests.conftest import REPO, write
 from workbench.engine import drivers
 from workbench.engine.options import RunOptions
@@ -258,6 +259,43 @@ def test_an_agent_is_one_module(extension: Path, tmp_path: Path) -> None:
     finally:
         del os.environ["WORKBENCH_AGENTS"]
     assert result["status"] == "passed", result
+
+
+def test_an_installed_agent_module_is_found_by_the_command_line(tmp_path: Path) -> None:
+    """An agent module in the user's own package reaches `workbench run --agent NAME` through the entry
+    point group `workbench.agents` of its distribution (nothing imported it before: `--agent tiny` was an
+    unknown preset); one that fails to import is a warning naming it, never a traceback."""
+    site = tmp_path / "site"
+    write(site, "tiny_agent_ext.py", textwrap.dedent(TINY))
+    write(
+        site / "tiny_agent_ext-1.0.dist-info",
+        "METADATA",
+        "Metadata-Version: 2.1\nName: tiny-agent-ext\nVersion: 1.0\n",
+    )
+    write(site / "tiny_agent_ext-1.0.dist-info", "entry_points.txt",
+          "[workbench.agents]\ntiny = tiny_agent_ext\n")  # fmt: skip
+    prefix = tmp_path / "prefix"
+    write(prefix / "bin", "tiny-agent", TINY_PROGRAM.format(python=sys.executable)).chmod(0o755)
+    write(tmp_path, "tiny.yaml", textwrap.dedent("""\
+        name: tiny
+        timeline:
+          - userInputs: [[0, "write a note"]]
+          - writeFile: {path: note.txt, content: "from tiny\\n"}
+          - llmResponse:
+              - assistant: [[0, "wrote note.txt"]]
+          - assert: {fs: {exists: [note.txt]}, text: {contains: [wrote note.txt]}}
+        """))  # fmt: skip
+    env = {"PYTHONPATH": str(site), "WORKBENCH_AGENTS": str(prefix)}
+    helped = workbench("run", "--help", cwd=tmp_path, env=env)
+    assert "tiny" in helped.stdout, helped.stdout
+    done = workbench("run", "tiny.yaml", "--mode", "real-agent", "--agent", "tiny", "--agent-ui", "print",
+                     cwd=tmp_path, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    write(site, "tiny_agent_ext.py", "raise ImportError('the SDK is not installed')\n")
+    broken = workbench("run", "tiny.yaml", "--mode", "real-agent", "--agent", "tiny", cwd=tmp_path, env=env)
+    assert broken.returncode == 2 and "Traceback" not in broken.stdout + broken.stderr
+    assert "the agent module `tiny = tiny_agent_ext` (entry point group workbench.agents) failed to load: " \
+           "ImportError: the SDK is not installed" in broken.stderr, broken.stderr  # fmt: skip
 
 
 def test_an_agent_event_is_one_timeline_key(extension: Path, tmp_path: Path) -> None:

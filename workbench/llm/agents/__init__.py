@@ -5,6 +5,11 @@ launch and install line, the API style it speaks, its tool profile and its ACP
 adapter; the ACP adapters (:func:`acp_adapters`) and the mock LLM server's tool
 profiles (:func:`tool_profiles`) are read from here.
 
+An agent module outside this package calls :func:`register`; its distribution names it in the entry
+point group ``workbench.agents`` (``[project.entry-points."workbench.agents"]`` ``NAME = "MODULE"``), and
+each such module is imported with this registry, so ``--agent NAME`` of the command line and the pytest
+plugin find it. One that fails to import is a warning on stderr naming it.
+
 Any other agent runs from the scenario's ``command`` with the placeholders
 ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}``,
 ``{prompt}`` (see :func:`expand_command`), and gets the usual SDK variables
@@ -13,6 +18,7 @@ Any other agent runs from the scenario's ``command`` with the placeholders
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 
 from workbench.llm import profiles
@@ -29,11 +35,27 @@ AGENTS: dict[str, Agent] = {
 }
 
 
+ENTRY_POINTS = "workbench.agents"
+"""The entry point group of agent modules installed elsewhere (each calls :func:`register`)."""
+
+
 def register(agent: Agent) -> Agent:
     """Add an agent to the registry: what an agent module outside this package calls, so that the agent
     (its ACP adapter and tool profile with it) is one module."""
     AGENTS[agent.name] = agent
     return agent
+
+
+def _load_installed() -> None:
+    """Import the agent modules installed distributions name in :data:`ENTRY_POINTS`."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=ENTRY_POINTS):
+        try:
+            point.load()
+        except Exception as exc:  # their code, not ours: one broken module leaves the others usable
+            print(f"workbench: warning: the agent module `{point.name} = {point.value}` (entry point group "
+                  f"{ENTRY_POINTS}) failed to load: {type(exc).__name__}: {exc}", file=sys.stderr)  # fmt: skip
 
 
 def acp_adapters() -> dict[str, Agent]:
@@ -120,8 +142,11 @@ def endpoint_env(endpoint: Endpoint) -> dict[str, str]:
     }
 
 
+_load_installed()  # last: a module it imports finds this package whole
+
 __all__ = [
     "AGENTS",
+    "ENTRY_POINTS",
     "MODEL",
     "PLACEHOLDERS",
     "UIS",
