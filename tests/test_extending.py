@@ -111,6 +111,16 @@ base_url, prompt = sys.argv[1:3]
 print(httpx.post(base_url + "/plain/ask", json={{"prompt": prompt}}).json()["text"], flush=True)
 """
 
+TINY_SCENARIO = """\
+name: tiny
+timeline:
+  - userInputs: [[0, "write a note"]]
+  - writeFile: {path: note.txt, content: "from tiny\\n"}
+  - llmResponse:
+      - assistant: [[0, "wrote note.txt"]]
+  - assert: {fs: {exists: [note.txt]}, text: {contains: [wrote note.txt]}}
+"""
+
 TINY_PROGRAM = """#!{python}
 import json, pathlib, sys
 import openai
@@ -244,15 +254,7 @@ def test_an_agent_is_one_module(extension: Path, tmp_path: Path) -> None:
     os.environ["WORKBENCH_AGENTS"] = str(prefix)
     try:
         assert "tiny" in drivers.DRIVERS["real-agent"].options[0].choices()  # type: ignore[misc]
-        scenario = write(tmp_path, "tiny.yaml", textwrap.dedent("""\
-            name: tiny
-            timeline:
-              - userInputs: [[0, "write a note"]]
-              - writeFile: {path: note.txt, content: "from tiny\\n"}
-              - llmResponse:
-                  - assistant: [[0, "wrote note.txt"]]
-              - assert: {fs: {exists: [note.txt]}, text: {contains: [wrote note.txt]}}
-            """))  # fmt: skip
+        scenario = write(tmp_path, "tiny.yaml", TINY_SCENARIO)
         result = run(
             scenario, tmp_path, mode="real-agent", mode_options={"agent": "tiny", "agent-ui": "print"}
         )
@@ -276,15 +278,7 @@ def test_an_installed_agent_module_is_found_by_the_command_line(tmp_path: Path) 
           "[workbench.agents]\ntiny = tiny_agent_ext\n")  # fmt: skip
     prefix = tmp_path / "prefix"
     write(prefix / "bin", "tiny-agent", TINY_PROGRAM.format(python=sys.executable)).chmod(0o755)
-    write(tmp_path, "tiny.yaml", textwrap.dedent("""\
-        name: tiny
-        timeline:
-          - userInputs: [[0, "write a note"]]
-          - writeFile: {path: note.txt, content: "from tiny\\n"}
-          - llmResponse:
-              - assistant: [[0, "wrote note.txt"]]
-          - assert: {fs: {exists: [note.txt]}, text: {contains: [wrote note.txt]}}
-        """))  # fmt: skip
+    write(tmp_path, "tiny.yaml", TINY_SCENARIO)
     env = {"PYTHONPATH": str(site), "WORKBENCH_AGENTS": str(prefix)}
     helped = workbench("run", "--help", cwd=tmp_path, env=env)
     assert "tiny" in helped.stdout, helped.stdout
