@@ -203,3 +203,27 @@ def test_a_malformed_k_expression_is_a_usage_error(tmp_path: Path) -> None:
     done = workbench("run", "--ci", "shot.yaml", "-k", "shot and", cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr == "workbench: error: -k `shot and`: unexpected end of expression\n"
+
+
+def test_a_timing_failure_shows_the_screen_down_to_its_last_written_row_or_says_it_was_empty(
+    tmp_path: Path,
+) -> None:
+    wait = "timeline:\n  - waitFor: {text: never, timeoutMs: 300}\n"
+    write(tmp_path, "silent.yaml", 'name: silent\ncommand: ["sleep", "60"]\n' + wait)
+    write(tmp_path, "talks.yaml", 'name: talks\ncommand: ["bash", "-c", "echo hi; sleep 60"]\n' + wait)
+    done = workbench("run", "--ci", "silent.yaml", "talks.yaml", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    messages = {e["name"]: e["failures"][0]["message"] for e in report_of(tmp_path / "r.json")["scenarios"]}
+    assert messages == {
+        "silent": "the screen did not show 'never' within 300 ms; the screen was empty",
+        "talks": "the screen did not show 'never' within 300 ms; the screen was:\nhi",
+    }
+    assert "\n\n\n" not in done.stdout  # no screenful of blank rows in the CI log
+
+    done = workbench("run", "--ci", "silent.yaml", "--timeout", "0.2", "--report", "t.json", cwd=tmp_path)
+    (entry,) = report_of(tmp_path / "t.json")["scenarios"]
+    # the run's own timeout may come before the program has started on a loaded machine: said so, too
+    assert entry["failures"][0]["message"] in (
+        "timed out after 0.2 s; the screen was empty",
+        "timed out after 0.2 s; nothing had started",
+    )

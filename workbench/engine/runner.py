@@ -223,9 +223,9 @@ class ScenarioRun:
         except WaitTimeout as exc:
             result.fail(Failure(self._current_step, self._step_line(), "timing", str(exc)))
         except TimeoutError:
-            screen = self._ctx.screen_text() if self._ctx else ""
+            screen = self._ctx.the_screen() if self._ctx else "nothing had started"
             result.fail(Failure(self._current_step, self._step_line(), "timing",
-                                f"timed out after {self.options.timeout_s:g} s; the screen was:\n{screen}"))  # fmt: skip
+                                f"timed out after {self.options.timeout_s:g} s; {screen}"))  # fmt: skip
         except (ControlError, OSError, WorkspaceError, DriverError) as exc:
             step, line, kind = getattr(exc, "at", None) or (self._current_step, self._step_line(), "process")
             result.fail(Failure(step, line, kind, str(exc)))  # type: ignore[arg-type]
@@ -422,7 +422,7 @@ class ScenarioRun:
         try:
             await self._session.wait_for_text(wanted, timeout=event.timeout_ms / 1000)
         except WaitTimeout:  # what follows was written for that screen: the run ends here, with it
-            message = f"the screen did not show {what} within {event.timeout_ms} ms; the screen was:\n{self._ctx.screen_text()}"
+            message = f"the screen did not show {what} within {event.timeout_ms} ms; {self._ctx.the_screen()}"
             raise DriverError(message, at=(step.index, step.pos.line, "timing")) from None
         return [CheckOutcome(True, f"the screen shows {what}")]
 

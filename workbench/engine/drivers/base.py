@@ -106,6 +106,12 @@ class RunContext:
             return ""
         return "\n".join(row.rstrip() for row in self.session.screen.text_rows())
 
+    def the_screen(self) -> str:
+        """The screen for a failure message: `the screen was:` and its rows down to the last written one (a
+        CI log is not given a screenful of blank lines), or `the screen was empty`."""
+        shown = self.screen_text().rstrip()
+        return f"the screen was:\n{shown}" if shown else "the screen was empty"
+
     def fail(self, index: int, line: int, kind: FailureKind, message: str) -> None:
         """Record a failure of step ``index`` (0: of the run) written at ``line`` in the report."""
         self.result.fail(Failure(index, line, kind, message, self.result.file))

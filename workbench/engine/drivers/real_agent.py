@@ -241,10 +241,10 @@ class RealAgentDriver:
             while not reads_input(session.fd):
                 if not session.alive:
                     raise DriverError(f"the agent exited (code {session.exit_code}) before it took input; "
-                                      f"the screen was:\n{self.ctx.screen_text()}")  # fmt: skip
+                                      f"{self.ctx.the_screen()}")  # fmt: skip
                 if asyncio.get_running_loop().time() > deadline:
                     raise DriverError(f"the agent never asked for input (its terminal stayed in line mode and "
-                                      f"nothing read it); the screen was:\n{self.ctx.screen_text()}")  # fmt: skip
+                                      f"nothing read it); {self.ctx.the_screen()}")  # fmt: skip
                 await asyncio.sleep(0.05)
         self._ready_seen = True
 
