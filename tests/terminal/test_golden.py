@@ -116,7 +116,7 @@ def test_compare_text_reports_row_count_and_wide_character_columns() -> None:
     assert compare_text("a  \nb", "a\nb   ") is None
     diff = compare_text("\u4e2dx", "\u4e2dy\nextra")
     assert diff is not None
-    assert diff.startswith("expected 1 rows, got 2")
+    assert diff.startswith("the golden has 1 row, the screen 2: a golden is the whole screen, a line per row")
     assert "  ^  (column 3)" in diff  # the wide character takes columns 1-2
 
 

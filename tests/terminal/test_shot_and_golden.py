@@ -137,7 +137,7 @@ def test_compare_text_marks_gaps_between_distant_changes() -> None:
 def test_compare_text_different_row_counts() -> None:
     diff = compare_text("a\nb", "a\nb\nc")
     assert diff is not None
-    assert "expected 2 rows, got 3" in diff
+    assert "the golden has 2 rows, the screen 3: " in diff
     assert "+   3 |c" in diff
 
 

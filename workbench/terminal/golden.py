@@ -73,7 +73,10 @@ def compare_text(expected: str, actual: str) -> str | None:
         shown.update(range(max(0, i - CONTEXT_ROWS), min(total, i + CONTEXT_ROWS + 1)))
     lines = []
     if len(want) != len(got):
-        lines.append(f"expected {len(want)} rows, got {len(got)}")
+        rows = f"{len(want)} row" + ("" if len(want) == 1 else "s")
+        lines.append(
+            f"the golden has {rows}, the screen {len(got)}: a golden is the whole screen, a line per row"
+        )
     previous = -1
     for i in sorted(shown):
         if i != previous + 1:
