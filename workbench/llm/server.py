@@ -80,6 +80,10 @@ from .wire import WIRES, Output, Route, Wire, WireError, add_routes, wire_for
 from .wire.common import json_response
 
 log = logging.getLogger(__name__)
+# What this logs is `serve llm`'s output (it configures logging); in a run, every failure is the run's own,
+# in its report and summary, so without a configured handler nothing is printed (Python's last resort
+# printed each warning to stderr a second time, interleaved across `-j` workers).
+log.addHandler(logging.NullHandler())
 
 MAX_BODY = 32 * 1024 * 1024
 THREAD_PARSE_BYTES = 1024 * 1024  # after a body above this, freed memory is handed back to the system
