@@ -101,7 +101,9 @@ def test_nothing_maps_stops_the_run_at_the_line_at_once(tmp_path: Path) -> None:
     )
     assert "timed out" not in done.stdout
     said = (done.stdout + done.stderr).count("`writeFile` maps to no tool the agent offers")
-    assert said == 1, "once, in the run's failures (the server's log printed it again on stderr)\n" + done.stderr
+    assert said == 1, (
+        "once, in the run's failures (the server's log printed it again on stderr)\n" + done.stderr
+    )
 
 
 SLOW_TUI = '''\
