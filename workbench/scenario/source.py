@@ -92,7 +92,7 @@ def wrap_plain(value: Any, pos: Pos) -> Any:
 
 
 def read_text(path: Path, display: str | None = None, referenced_from: Pos | None = None) -> str:
-    """Read a UTF-8 file, turning every failure into a diagnostic."""
+    """Read a UTF-8 file (a byte order mark before it is dropped), turning every failure into a diagnostic."""
     name = display or str(path)
     where = referenced_from or Pos(name)
     try:
@@ -103,8 +103,13 @@ def read_text(path: Path, display: str | None = None, referenced_from: Pos | Non
         raise ScenarioError.at(where, f"expected a file, found a directory: {name}") from None
     except OSError as exc:
         raise ScenarioError.at(where, f"cannot read {name}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
+    wide = "UTF-32" if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")) else "UTF-16"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        raise ScenarioError.at(
+            Pos(name), f"the file is {wide} (it starts with that byte order mark): save it as UTF-8"
+        )
+    try:  # the byte order mark some editors write is not text: YAML skips it, and so do JSON and TOML here
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
