@@ -188,6 +188,14 @@ SHAPES: dict[str, Shape] = {
                    "target")),
         ("terminal", "Run in a terminal", _schema({"command": "string"}, ["command"]), _shell("command")),
     ],
+    "described": [  # names that say nothing: what each property takes is in its description
+        ("put_document", "Write a document to disk, replacing it.",
+         _schema({"where": "string", "what": "string"}, ["where", "what"],
+                 {"where": "file path, relative to the project", "what": "the new text of the file"}),
+         _rel_only(_write("where", "what"), "where")),
+        ("execute", "Execute a shell command line and return its output.",
+         _schema({"line": "string"}, ["line"], {"line": "the shell command"}), _shell("line")),
+    ],
 }  # fmt: skip
 
 SCENARIO = """\

@@ -6,8 +6,8 @@ for may call that ``save``, ``WriteFile``, ``write_text_file`` or offer only
 
 * its **name** and **description**, split into lower-case words
   (``write_text_file`` and ``WriteFile`` both say *write* and *file*);
-* the **role** of each input property, from the property's own words, type and
-  description: a path, a file's content, a command (a string, or an array:
+* the **role** of each input property, from the property's own words and type,
+  or its description when its name says nothing (``line``: "the shell command"): a path, a file's content, a command (a string, or an array:
   a list of commands or an argv), old and new text, a list of edits, a patch,
   a working directory, a search pattern (:func:`roles`).
 
@@ -304,7 +304,21 @@ def _pick(props: list[Prop], role: str, taken: set[str]) -> Prop | None:
     fitting = [p for p in props if role in roles(p) and p.name not in taken]
     # a property that says only this role, then a required one, then the first declared
     fitting.sort(key=lambda p: (len(roles(p)) > (2 if role in ("path", "dir") else 1), not p.required))
-    return fitting[0] if fitting else None
+    if fitting:
+        return fitting[0]
+    # no name says it (`line`, `where`): a text property whose name says nothing, whose description does
+    # (`the shell command`); the one whose description names the fewest roles ("file path" before "the
+    # new text of the file")
+    described = [p for p in props if p.name not in taken and p.kind in ("", "string") and not roles(p)
+                 and role in described_roles(p)]  # fmt: skip
+    described.sort(key=lambda p: (len(described_roles(p)), not p.required))
+    return described[0] if described else None
+
+
+def described_roles(prop: Prop) -> set[str]:
+    """The roles a property's description names (its first 200 characters)."""
+    said = set(words(prop.description[:200]))
+    return {role for role, role_words in ROLE_WORDS.items() if said & role_words}
 
 
 def _fill(
@@ -317,6 +331,7 @@ def _fill(
     needs = list(intent.needs)
     if canon == "editFile" and _pick(props, "old", taken) is None and _pick(props, "edits", taken):
         needs = ["path", "edits"]
+    picked: dict[str, str] = {}  # role -> the property that takes it
     for role in [*needs, *intent.optional]:
         prop = _pick(props, role, taken)
         if prop is None and role == "dir":
@@ -331,9 +346,10 @@ def _fill(
         if value is None:
             continue
         taken.add(prop.name)
+        picked[role] = prop.name
         out[prop.name] = _shaped(role, value, prop, tool, where)
-    if canon == "runCmd" and "cwd" not in {r for p in props if p.name in out for r in roles(p)}:
-        command_prop = next(p.name for p in props if p.name in out and "command" in roles(p))
+    if canon == "runCmd" and "cwd" not in picked:
+        command_prop = picked["command"]
         cwd = values.get("cwd")
         if cwd not in (None, "", "."):
             out[command_prop] = in_dir(out[command_prop], str(cwd))
