@@ -315,3 +315,24 @@ def test_a_background_colour_fills_its_cells_from_row_to_row(browser: Any, tmp_p
         assert below - above < 0.5, f"a seam of {below - above:.2f} px between coloured rows: {geometry}"
     assert all(abs((b - t) - pitch) < 0.5 for t, b in zip(tops, bottoms, strict=True)), geometry
     _save(browser, tmp_path / "pages", "bands")
+
+
+def test_a_scenario_that_did_not_load_shows_its_source_at_the_failing_line(
+    browser: Any, tmp_path: Path
+) -> None:
+    lines = ["name: typo", "timeline:", *(f"  - log: step {n}" for n in range(60)), "  - writeFile:",
+             "      path: x.txt", "      contnt: hi"]  # fmt: skip
+    write(tmp_path, "typo.yaml", "\n".join(lines) + "\n")
+    done = workbench("run", "--ci", "typo.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 2 and "HTML report" in done.stdout, done.stdout + done.stderr
+    browser.get(_moved(tmp_path / "report", tmp_path).joinpath("index.html").as_uri() + "#/s/0")
+    _wait(browser, lambda d: _css(d, "#failed-source .hl"), "the source at the failing line")
+    assert _text(browser, "#failed-source h3").lower() == "source · typo.yaml:65"
+    (marked,) = _css(browser, "#failed-source .hl")
+    assert marked.get_attribute("data-n") == "65" and marked.text.strip() == "contnt: hi"
+    assert marked.is_displayed() and browser.execute_script(  # scrolled to, inside its box
+        "const hl = arguments[0], box = hl.parentNode.getBoundingClientRect(), r = hl.getBoundingClientRect();"
+        "return r.top >= box.top && r.bottom <= box.bottom;",
+        marked,
+    )
+    _save(browser, tmp_path / "pages", "did-not-load")

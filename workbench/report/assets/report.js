@@ -176,6 +176,13 @@ const WB = (() => {
     root.append(problems);
     if (!page.steps.length) {
       root.append(el("p", { class: "empty" }, "No trace was recorded for this scenario (it did not run, or its run folder was not given)."));
+      // a scenario that did not load: its source, at the line of its first failure, says what to fix
+      const line = page.failures.length ? page.failures[0].line : 0;
+      if (line > 0 && page.source.length) {
+        root.append(el("section", { class: "box", id: "failed-source" }, el("h3", {}, `Source · ${row.file}:${line}`), sourceView(page.source, line)));
+        const hl = root.querySelector("#failed-source .hl");
+        if (hl) requestAnimationFrame(() => { hl.parentNode.scrollTop = Math.max(0, hl.offsetTop - hl.parentNode.clientHeight / 3); });
+      }
     } else {
       const list = el("ol", {}, page.steps.map((s, i) => el("li", { class: s.bad ? "bad" : null, "data-pos": i, title: s.summary, onclick: () => select(i, true) },
         el("span", { class: "n" }, `#${s.index}`), el("span", { class: "t" }, `${s.at_ms} ms`), el("span", {}, s.summary || s.action))));
