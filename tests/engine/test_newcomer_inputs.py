@@ -227,3 +227,20 @@ def test_a_timing_failure_shows_the_screen_down_to_its_last_written_row_or_says_
         "timed out after 0.2 s; the screen was empty",
         "timed out after 0.2 s; nothing had started",
     )
+
+
+def test_a_golden_missing_for_a_new_terminal_size_names_the_one_there_is(tmp_path: Path) -> None:
+    write(tmp_path, "shot.yaml", SHOT)
+    assert workbench("run", "shot.yaml", cwd=tmp_path).returncode == 0  # the golden, at 80x24
+    write(
+        tmp_path,
+        "shot.yaml",
+        SHOT.replace("name: shot\n", "name: shot\nterminal: {width: 100, height: 30}\n"),
+    )
+    done = workbench("run", "--ci", "shot.yaml", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert (
+        "no golden at screenshots/shot/100x30/done.golden (this run writes none: accept the capture in the app, "
+        "or run without --ci); there is one for 80x24 (screenshots/shot/80x24/done.golden): "
+        "did the scenario's `terminal` change?"
+    ) in done.stdout

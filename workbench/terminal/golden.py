@@ -159,7 +159,7 @@ class GoldenStore:
         if expected is None:
             if self.ci:
                 return GoldenOutcome("missing", golden, actual, f"no golden at {golden} (this run writes none: "
-                                     "accept the capture in the app, or run without --ci)")  # fmt: skip
+                                     f"accept the capture in the app, or run without --ci){self._elsewhere(label)}")  # fmt: skip
             self._write(golden, shot)
             return GoldenOutcome("new", golden, actual)
         diff = compare_text(expected, text)
@@ -169,6 +169,15 @@ class GoldenStore:
             self._write(golden, shot)
             return GoldenOutcome("updated", golden, actual, diff)
         return GoldenOutcome("mismatch", golden, actual, diff)
+
+    def _elsewhere(self, label: str) -> str:
+        """Where goldens of ``label`` are for other terminal profiles: a golden that seems missing after the
+        scenario's `terminal` changed is there, under the size it was taken at."""
+        others = sorted(p for p in self.folder.parent.glob(f"*/{label}.golden") if p.parent != self.folder)
+        if not others:
+            return ""
+        sizes = ", ".join(p.parent.name for p in others)
+        return f"; there is one for {sizes} ({others[0]}): did the scenario's `terminal` change?"
 
     def _unreadable(self, label: str, shot: Shot, exc: UnicodeDecodeError) -> GoldenOutcome:
         """A golden (or its sidecar) that is not UTF-8 text: a mismatch that says so, rewritten by ``update``."""
