@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 
-from tests.app.conftest import run
+from tests.app.conftest import run, screen_text
 from workbench.app.widgets.timeline import Mark, TimelineBar
 
 
@@ -63,5 +63,29 @@ def test_a_click_moves_the_cursor_to_the_nearest_mark() -> None:
             await pilot.click(TimelineBar, offset=(bar.gutter.left + columns[1] + 1, bar.gutter.top))
             assert bar.cursor == 1
             assert "─" in bar.render().plain.splitlines()[0]
+
+    run(body)
+
+
+def test_a_long_summary_is_cut_never_the_steps_state_or_line() -> None:
+    """At the width of a narrow pane the detail row keeps the step, its time, line and state whole; the
+    summary (whole in the Step view) is what the ellipsis cuts."""
+
+    async def body() -> None:
+        app = _Host()
+        async with app.run_test(size=(60, 8)) as pilot:
+            bar = app.query_one(TimelineBar)
+            long = Mark(0, 20_200, "agent", "assistant", "assistant " + "word " * 40, 89, "passed")
+            bar.set_steps([long, Mark(1, 21_000, "agent", "say", "short", 90, "failed")])
+            bar.cursor = 0
+            await pilot.pause()
+            (row,) = [row for row in screen_text(app) if "step 1/2" in row]
+            detail = row[row.index("step 1/2") :].rstrip(" │")
+            assert detail.startswith("step 1/2  20.200s  line 89  passed  agent assistant  as")
+            assert detail.endswith("…")
+            bar.cursor = 1
+            await pilot.pause()
+            detail = bar.render().plain.splitlines()[1]
+            assert detail == "step 2/2  21.000s  line 90  failed  agent say  short"
 
     run(body)

@@ -284,15 +284,19 @@ class TimelineBar(Widget, can_focus=True):
         info = Text(no_wrap=True, overflow="ellipsis")
         if 0 <= self.cursor < n:
             mark = self.marks[self.cursor]
+            # The short facts first, the summary and files (whole in the Step view) last: a narrow
+            # row cuts what has another place to be read, never the step's state or line.
             info.append(f"step {mark.index + 1}/{n}", style="bold")
-            info.append(f"  {mark.at_ms / 1000:.3f}s  ")
+            info.append(f"  {mark.at_ms / 1000:.3f}s  line {mark.line}  ")
+            info.append(mark.state, style=self._mark_style(mark, errors) if mark.state == FAILED else "")
+            info.append("  ")
             info.append(f"{mark.actor} {mark.action}", style=self._actor_style(mark.actor))
-            info.append(f"  {mark.summary}  (line {mark.line}, {mark.state})")
+            if mark.acp:
+                info.append(f"  acp: {len(mark.acp)}", style="bold")
+            info.append(f"  {mark.summary}")
             if mark.files:
                 info.append("  files: ", style="bold")
                 info.append(" ".join(mark.files))
-            if mark.acp:
-                info.append(f"  acp: {len(mark.acp)}", style="bold")
         elif n:
             info.append(f"{n} steps", style="bold")
         status = Text(self.status, no_wrap=True, overflow="ellipsis", style="italic")
