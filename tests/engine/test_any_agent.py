@@ -157,3 +157,45 @@ def test_a_program_that_never_asks_for_input_ends_the_run_with_its_screen(tmp_pa
     (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
     message = entry["failures"][0]["message"]
     assert "busy forever" in message and entry["failures"][0]["line"] == 4, entry["failures"]
+
+
+REPL = '''\
+"""A line-mode REPL over the OpenAI SDK: `> `, a line, the model's answer, again."""
+import sys
+import openai
+
+client = openai.OpenAI(base_url=sys.argv[1], api_key=sys.argv[2], max_retries=0)
+while True:
+    try:
+        line = input("> ")
+    except EOFError:
+        break
+    reply = client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": line}])
+    print(reply.choices[0].message.content, flush=True)
+'''
+
+IN_ORDER = """\
+command: {command}
+name: in-order
+timeline:
+  - userInputs: [[0, "hello"]]
+  - screenshot: asked
+  - llmResponse:
+      - assistant: [[0, "Hi there!"]]
+  - screenshot: answered
+"""
+
+
+def test_a_screenshot_before_a_reply_is_taken_before_the_reply_goes_out(tmp_path: Path) -> None:
+    """The file says: typed, screenshot, then the model answers. The agent asked at once and the server
+    answered at once, so the screenshot `asked` showed the answer (a race the reply won)."""
+    agent = write(tmp_path, "repl.py", REPL)
+    command = json.dumps([sys.executable, str(agent), "{openai_base_url}", "{api_key}"])
+    scenario = write(tmp_path, "in-order.yaml", IN_ORDER.format(command=command))
+    done = run_real_agent(tmp_path, scenario, timeout="60")
+    assert done.returncode == 0, done.stdout + done.stderr
+    shots = tmp_path / "screenshots" / "in-order" / "80x24"
+    asked, answered = ("\n".join(row.rstrip() for row in (shots / f"{label}.golden").read_text().splitlines()).rstrip()
+                       for label in ("asked", "answered"))  # fmt: skip
+    assert asked.endswith("> hello") and "Hi there!" not in asked, asked
+    assert "> hello\nHi there!\n>" in answered, answered

@@ -292,6 +292,7 @@ class ScenarioRun:
             files_before = files_after
             for observer in self.observers:
                 observer.step_finished(self, record)
+            ctx.step_played(step.index)
         await self._finish_program(result, await driver.finish())
 
     def _mode_of(self, scenario: m.Scenario) -> str:

@@ -26,6 +26,7 @@ runner's own fields.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import field
 from pathlib import Path
@@ -86,6 +87,21 @@ class RunContext:
     waiting_for_program: bool = False
     """True while the driver waits for the program to act (a real agent's next request to the model), so
     a line the program then waits to read from its terminal is a question nobody else will answer."""
+    played: int = -1
+    """The last step the runner has finished (:meth:`wait_played` waits for one)."""
+    _progress: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def step_played(self, index: int) -> None:
+        """The runner has finished step ``index`` (and every one before it)."""
+        self.played = max(self.played, index)
+        self._progress.set()
+
+    async def wait_played(self, index: int) -> None:
+        """Until the runner has finished step ``index``: what a server answering the program on the
+        runner's loop waits for before it sends what comes after that step."""
+        while self.played < index:
+            self._progress.clear()
+            await self._progress.wait()
 
     def write(self, text: str) -> None:
         """Type ``text`` (key notation: ``<Enter>``, ``<C-d>``) into the program now."""

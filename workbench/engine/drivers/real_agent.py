@@ -16,6 +16,8 @@ placeholders. The schedule is then walked as in mock-agent mode, except:
 * in print mode the scenario's first input is the agent's command-line prompt
   and is not typed; in TUI mode inputs are typed once the agent shows that it
   takes input;
+* the server sends a reply only once the runner has played the steps before it
+  (a screenshot, an input), as the mock agent is paced;
 * before a screenshot the engine waits for the agent steps before it, then for
   the screen to be quiet for ``max(settle_ms, 500)`` ms; in print mode a
   screenshot after the last agent step waits for the agent to exit.
@@ -98,7 +100,8 @@ class RealAgentDriver:
             self._last_agent_step = max(steps, default=-1)
         self.server = self.new_server(
             speed=options.speed, out_dir=ctx.run_dir, workspace=ctx.workspace.path,
-            on_assert=self._on_assert, profile=preset.profile if preset else None, drift=self._drift(),
+            on_assert=self._on_assert, on_step=self._on_step, profile=preset.profile if preset else None,
+            drift=self._drift(),
         )  # fmt: skip
         base_url = await self.server.start()
         home = (ctx.run_dir / "home").resolve()  # the agent runs in the workspace: no relative paths
@@ -265,6 +268,12 @@ class RealAgentDriver:
             self._drawn_from = None
         await session.wait_stable(ms, timeout=min(30.0, self.ctx.options.timeout_s))
 
+    async def _on_step(self, step: Step) -> None:
+        """Before the server sends what comes after ``step`` (a screenshot, an input, a command): until the
+        runner has played it, as the mock agent is paced. The agent asks at once; a screenshot the file puts
+        before a reply would otherwise show the reply, or not, as the race went."""
+        await self.ctx.wait_played(step.index)
+
     async def _on_assert(self, step: Step) -> list[LlmFailure]:
         """The run's checks for what the server cannot see itself (the screen, git branches)."""
         from workbench.llm import LlmFailure
@@ -303,6 +312,7 @@ class RealAgentDriver:
 
     async def stop(self) -> None:
         """On the way out, also after a failure or a timeout: report what the server saw, stop it."""
+        self.ctx.step_played(len(self.ctx.schedule.steps))  # nothing more is played: no reply waits for it
         await self._collect(final=False)
         if self.server is not None:
             await self.server.stop()
