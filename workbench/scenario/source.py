@@ -122,6 +122,7 @@ _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _INT = "tag:yaml.org,2002:int"
+_BINARY = "tag:yaml.org,2002:binary"
 _RESOLVER = yaml.resolver.Resolver()
 
 MAX_DEPTH = 100
@@ -278,6 +279,9 @@ class _Builder:
             tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
         if tag in (_STR, _TIMESTAMP, _MERGE):
             return event.value, tag
+        if tag == _BINARY:  # bytes: no field of a scenario takes them, and no report or trace can hold them
+            raise ScenarioError.at(self.pos(event), "a `!!binary` value: a scenario holds text, numbers and "
+                                   "booleans; write it as a string")  # fmt: skip
         if tag == _INT and integer_digits(event.value) > _MAX_DIGITS:  # before PyYAML computes it
             raise ScenarioError.at(self.pos(event), TOO_LONG_INTEGER)
         node = yaml.ScalarNode(tag, event.value, style=event.style)  # marks: our diagnostic has the place
