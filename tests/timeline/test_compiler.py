@@ -143,3 +143,29 @@ def test_agent_steps_never_overlap_and_time_never_decreases(
     for before, after in itertools.pairwise(agent):
         assert after.at_ms >= before.end_ms
     assert s.duration_ms >= max(ats, default=0)
+
+
+def test_an_input_the_clock_types_before_a_screenshot_above_it_is_a_warning(tmp_path: Path) -> None:
+    """A second prompt written after the first turn's screenshot, with no `advanceMs` between, is typed at
+    its segment's start: beside the agent's turn, before that screenshot. Valid, but not what the file
+    reads as; `validate` said nothing and the screenshot showed the second prompt."""
+    from tests.cli_process import workbench
+
+    text = (
+        "name: s\ntimeline:\n  - userInputs: [[0, first]]\n  - llmResponse:\n      - assistant: [[200, one]]\n"
+        "  - screenshot: done\n  - userInputs: [[0, second]]\n  - llmResponse:\n      - assistant: [[50, two]]\n"
+    )
+    write(tmp_path, "s.yaml", text)
+    done = workbench("validate", "s.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "s.yaml:7:18: warning: this input is typed at 0.000 s, before the screenshot at line 6 above it "
+        "(0.200 s): a user event's time counts from the start of its segment, so it runs beside the agent's "
+        "turn; to type it after the steps above it, put an `advanceMs` before it (0 is enough)"
+    ) in done.stderr, done.stderr
+    fixed = text.replace("  - userInputs: [[0, second]]", "  - advanceMs: 0\n  - userInputs: [[0, second]]")
+    write(tmp_path, "s.yaml", fixed)
+    quiet = workbench("validate", "s.yaml", cwd=tmp_path)
+    assert quiet.returncode == 0 and "warning" not in quiet.stderr, quiet.stderr
+    order = [(at, action) for at, _, action in times(schedule(tmp_path, fixed))]
+    assert order[2:5] == [(200, "screenshot"), (200, "advance"), (200, "input")]

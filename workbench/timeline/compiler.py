@@ -30,7 +30,7 @@ from typing import Any, Literal, TypeVar
 
 from workbench.records import frozen, record
 from workbench.scenario import model as m
-from workbench.scenario.diagnostics import Pos, ScenarioError
+from workbench.scenario.diagnostics import Diagnostic, Pos, ScenarioError, Severity
 from workbench.scenario.events import StepKind, quote, spec_of, summarize
 
 Actor = Literal["agent", "user", "control"]
@@ -180,6 +180,24 @@ def compile_schedule(scenario: m.Scenario) -> Schedule:
     )
     duration = max([st.now, st.agent_t, *(s.end_ms for s in steps)], default=0)
     return Schedule(scenario, steps, duration)
+
+
+def early_inputs(schedule: Schedule) -> list[Diagnostic]:
+    """A warning for each input the clock types before a control step (a screenshot, an assert) the file
+    puts above it: valid (a user event's time counts from its segment's start, beside the agent), but
+    a second prompt written after a turn's screenshot without an ``advanceMs`` reads as coming after it."""
+    out: list[Diagnostic] = []
+    latest: Step | None = None  # of the control steps above, the one the clock plays last
+    for step in sorted(schedule.steps, key=lambda s: (s.event_index, s.index)):
+        if step.kind is _CONTROL and (latest is None or step.at_ms > latest.at_ms):
+            latest = step
+        elif step.kind is _INPUT and latest is not None and step.at_ms < latest.at_ms:
+            out.append(Diagnostic(step.pos, (
+                f"this input is typed at {step.at_ms / 1000:.3f} s, before the {latest.action} at line "
+                f"{latest.pos.line} above it ({latest.at_ms / 1000:.3f} s): a user event's time counts from "
+                "the start of its segment, so it runs beside the agent's turn; to type it after the steps "
+                "above it, put an `advanceMs` before it (0 is enough)"), Severity.WARNING))  # fmt: skip
+    return out
 
 
 def _advance(st: _State, event: m.AdvanceMs, index: int) -> None:

@@ -19,7 +19,7 @@ from workbench.scenario.diagnostics import Diagnostic, Pos, Reporter, ScenarioEr
 from workbench.scenario.loader import discover, everything_found, load_scenario
 from workbench.scenario.model import Scenario
 
-from .compiler import Schedule, compile_schedule
+from .compiler import Schedule, compile_schedule, early_inputs
 
 
 @record
@@ -67,6 +67,7 @@ def prepare(
         return prepared  # strict: a doubtful finding stops the file, as an unknown key does
     try:
         prepared.schedule = compile_schedule(scenario)
+        prepared.diagnostics += early_inputs(prepared.schedule)
     except ScenarioError as exc:
         prepared.diagnostics += exc.diagnostics
     return prepared
