@@ -147,3 +147,29 @@ def test_the_reference_basic_echo_runs_as_written_from_a_relative_path(tmp_path:
     done = _run("scp/basic-echo", cwd=tmp_path)
     assert done.returncode == 1, done.stdout
     assert "Expected 'Hello, user', got 'I don't understand: Hi'" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("script", "text", "where", "message"),
+    [
+        ("mock_agent.py", "def broken(:\n", "echo/mock_agent.py:1:12", "invalid Python: invalid syntax"),
+        ("mock_user.py", "import asyncio\n\n\nasync def mock_user(ctx)\n", "echo/mock_user.py:4:25", "invalid Python: expected ':'"),
+        ("mock_user.py", "async def main(ctx):\n    pass\n", "echo/mock_user.py:1:1",
+         "the script defines no `mock_user`: an SCP user script is `async def mock_user(ctx: TestContext) -> None`"),
+    ],
+)  # fmt: skip
+def test_a_script_that_cannot_run_is_invalid_input_at_its_line_for_validate_and_run(
+    tmp_path: Path, script: str, text: str, where: str, message: str
+) -> None:
+    folder = tmp_path / "echo"
+    shutil.copytree(ECHO, folder)
+    (folder / script).write_text(text)
+    done = subprocess.run([sys.executable, "-m", "workbench", "validate", "echo"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"{where}: error: {message}" in done.stderr
+    done = _run("echo", cwd=tmp_path)
+    assert done.returncode == 2 and f"{where}: validation: {message}" in done.stdout, (
+        done.stdout + done.stderr
+    )
+    assert "Traceback" not in done.stdout + done.stderr and "_wb_scp_user" not in done.stdout

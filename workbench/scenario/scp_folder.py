@@ -57,6 +57,7 @@ def load_scp_folder(path: Path, name: str) -> Scenario:
         raise ScenarioError.at(
             _pos(where, meta_path, "runners"), f"`runners` must be a list of {', '.join(RUNNERS)}"
         )
+    _check_scripts(path, name)
     timeout = meta.get("timeout", 60)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise ScenarioError.at(
@@ -70,6 +71,38 @@ def load_scp_folder(path: Path, name: str) -> Scenario:
         description=meta.get("description"),
         extra=frozen_map({"scp": {"runners": list(runners), "timeout": float(timeout)}}),
     )
+
+
+def _check_scripts(path: Path, name: str) -> None:
+    """Both scripts parse, and ``mock_user.py`` defines ``mock_user``: found when the folder is read (and by
+    `validate`), at the script's line, not as a failed run naming an internal module."""
+    import ast
+
+    trees = {}
+    for script in (AGENT_FILE, USER_FILE):
+        where = f"{name.rstrip('/')}/{script}"
+        try:
+            trees[script] = ast.parse((path / script).read_bytes(), filename=where)
+        except SyntaxError as exc:
+            line, col = exc.lineno or 1, exc.offset or 1
+            raise ScenarioError.at(Pos(where, line, col), f"invalid Python: {exc.msg}") from None
+        except (OSError, ValueError) as exc:  # unreadable, or a NUL byte
+            raise ScenarioError.at(Pos(where, 1, 1), f"cannot read the script: {exc}") from None
+    bound = set()
+    for node in trees[USER_FILE].body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    if "mock_user" not in bound and "*" not in bound:
+        raise ScenarioError.at(
+            Pos(f"{name.rstrip('/')}/{USER_FILE}", 1, 1),
+            "the script defines no `mock_user`: an SCP user script is `async def mock_user(ctx: TestContext) -> "
+            "None` (`from workbench.acp.scp import TestContext`)",
+        )
 
 
 def _pos(where: str, path: Path, key: str) -> Pos:
