@@ -6,6 +6,7 @@ stops calling tools; then it asks for the next prompt. `exit` or EOF ends it.
     python3 sdk_agent.py anthropic|openai-chat|openai-responses BASE_URL API_KEY [TOOL_SCHEMA_VARIANT]
 
 The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded" agent, for --drift);
+`own-words` offers `put_file {target, body}` and `terminal {command_line}`, names no agent has;
 `context` tells the model its working directory, HOME and the time in the system prompt, as agents do.
 """
 
@@ -20,7 +21,10 @@ from typing import Any
 
 STYLE, BASE_URL, API_KEY = sys.argv[1:4]
 VARIANT = sys.argv[4] if len(sys.argv) > 4 else ""
-WRITE = "create_file" if VARIANT == "renamed" else "write_file"
+OWN = VARIANT == "own-words"  # tools and properties no known agent has: `put_file {target, body}`, `terminal`
+WRITE = "create_file" if VARIANT == "renamed" else "put_file" if OWN else "write_file"
+RUN = "terminal" if OWN else "run_command"
+PATH, CONTENT, COMMAND = ("target", "body", "command_line") if OWN else ("path", "content", "command")
 SYSTEM = "You are a test agent."
 if VARIANT == "context":
     SYSTEM += (
@@ -28,21 +32,21 @@ if VARIANT == "context":
     )
 TOOLS = [
     {"name": WRITE, "description": "Write a file in the working directory",
-     "schema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"]}},
-    {"name": "run_command", "description": "Run a shell command",
-     "schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}},
+     "schema": {"type": "object", "properties": {PATH: {"type": "string"}, CONTENT: {"type": "string"}},
+                "required": [PATH, CONTENT]}},
+    {"name": RUN, "description": "Run a shell command",
+     "schema": {"type": "object", "properties": {COMMAND: {"type": "string"}}, "required": [COMMAND]}},
 ]  # fmt: skip
 
 
 def run_tool(name: str, args: dict[str, Any]) -> tuple[str, bool]:
     if name == WRITE:
-        path = Path(args["path"])
+        path = Path(args[PATH])
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(args["content"], encoding="utf-8")
-        return f"wrote {len(args['content'])} bytes to {args['path']}", False
-    if name == "run_command":
-        done = subprocess.run(["bash", "-c", args["command"]], capture_output=True, text=True, check=False)
+        path.write_text(args[CONTENT], encoding="utf-8")
+        return f"wrote {len(args[CONTENT])} bytes to {args[PATH]}", False
+    if name == RUN:
+        done = subprocess.run(["bash", "-c", args[COMMAND]], capture_output=True, text=True, check=False)
         return done.stdout + done.stderr, done.returncode != 0
     return f"unknown tool {name}", True
 

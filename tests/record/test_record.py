@@ -76,3 +76,24 @@ def test_a_recording_stays_green_on_ten_reruns(tmp_path: Path) -> None:
     for _ in range(10):
         replay = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--speed", "max", cwd=tmp_path)
         assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
+def test_an_agent_with_tools_of_its_own_is_recorded_in_canonical_words_and_replays_under_another(
+    tmp_path: Path,
+) -> None:
+    """`put_file {target, body}` is no spelling the vocabulary knows, but the server maps `writeFile` to
+    exactly that call: the recording says `writeFile {path, content}` (it kept `put_file`, so the
+    recording replayed only under the agent it was made with), and replays under an agent whose tool is
+    `write_file {path, content}`."""
+    with serve_llm(tmp_path, HELLO) as url:
+        done = record(tmp_path, url, "scenarios/hello.yaml", agent_command("openai-chat", "own-words"),
+                      "--prompt", "write hello.txt")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    scenario = tmp_path / "scenarios" / "hello.yaml"
+    tool = next(e for e in load_scenario(scenario, env={}).timeline if isinstance(e, m.ToolUse))
+    assert tool.tool_name == "writeFile" and dict(tool.args) == {"path": "hello.txt", "content": "hello\n"}
+    same = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
+    assert same.returncode == 0, same.stdout + same.stderr
+    scenario.write_text(scenario.read_text().replace('"own-words"]', '""]'))  # another agent's tools
+    other = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
+    assert other.returncode == 0, other.stdout + other.stderr

@@ -242,6 +242,33 @@ def decide(canon: str, args: Mapping[str, Any], offered: Iterable[ToolDef], wher
     return Decision(canon, tuple(t.name for t in tools), tuple(out))
 
 
+_CANONICAL_KEY = {"path": "path", "dir": "path", "content": "content", "old": "old_string", "new": "new_string",
+                  "command": "cmd", "cwd": "cwd", "pattern": "pattern"}  # fmt: skip
+
+
+def reverse(tool: ToolDef, args: Mapping[str, Any]) -> list[tuple[str, Args]]:
+    """The canonical calls a call of ``tool`` with ``args`` may stand for, read from its schema the way
+    :func:`decide` fills it (``put_file {target, body}`` as ``writeFile {path, content}``); the
+    arguments no role takes stay under their names. Candidates only: :mod:`workbench.record` keeps the
+    one the server maps back to exactly this call."""
+    props = properties(tool)
+    out: list[tuple[str, Args]] = []
+    for canon, intent in INTENTS.items():
+        taken: set[str] = set()
+        found: Args = {}
+        for role in [*intent.needs, *intent.optional]:
+            prop = _pick(props, role, taken)
+            if prop is None or prop.name not in args or role not in _CANONICAL_KEY:
+                if role in intent.needs:
+                    break
+                continue
+            taken.add(prop.name)
+            found[_CANONICAL_KEY[role]] = args[prop.name]
+        else:
+            out.append((canon, {**{k: v for k, v in args.items() if k not in taken}, **found}))
+    return out
+
+
 def _edit_as_write(args: Mapping[str, Any], tools: list[ToolDef], where: Where) -> list[Candidate]:
     """An edit sent as a write of the file's whole new content (for agents with no edit tool)."""
     path = str(args.get("path", ""))

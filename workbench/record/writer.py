@@ -11,9 +11,9 @@ The timeline follows the session in time order:
   they streamed (one item per read of the upstream, each with its real delay;
   ``--max-gap`` caps the delays), or the ``error`` the upstream answered;
 * the reply's tool calls as tool events: the canonical word (``writeFile``,
-  ``runCmd``...) with paths made relative to the workspace when the agent's tool
-  profile maps that canonical call back to exactly the call the agent got
-  (the mapping is certain), else ``agentToolUse`` with the agent's own name and
+  ``runCmd``...; of a known spelling, or what the tool's schema says it does) with
+  paths made relative to the workspace when the agent's tool profile maps that
+  canonical call back to exactly the call the agent got (the mapping is certain), else ``agentToolUse`` with the agent's own name and
   arguments; the result the agent sent back becomes its ``result`` (the longest
   part of it that holds no path, duration or id of this recording) and ``status``;
 * at the end of each turn a ``screenshot`` (its golden written from the screen
@@ -43,6 +43,7 @@ from workbench.llm.agents import detect_profile
 from workbench.llm.checks import result_status
 from workbench.llm.conversation import ChatRequest
 from workbench.llm.drift import request_shape, sidecar_path, write_sidecar
+from workbench.llm.intent import reverse
 from workbench.llm.profiles import MapContext, canonical
 from workbench.llm.structured import side_request
 from workbench.llm.wire import WireError, wire_named
@@ -361,18 +362,22 @@ def _tool(call: Piece, turn: _Turn, later: list[_Turn], rec: Recording) -> list[
 def _canonical_call(
     name: str, args: dict[str, Any], chat: ChatRequest, workspace: Path
 ) -> tuple[str, dict[str, Any], bool]:
-    """(name, args, certain): the canonical call when the agent's profile maps it back to exactly this call."""
-    canon = canonical(name, args)
-    if canon is None:
-        return name, args, False
+    """(name, args, certain): the canonical call when the agent's profile maps it back to exactly this call
+    (a known spelling's canonical form, else what the tool's schema says it does: :func:`reverse`)."""
     offered = {t.name: t for t in chat.tools}
+    known = canonical(name, args)
+    if known is not None:
+        calls = [(known.name, dict(known.args))]
+    else:
+        calls = reverse(offered[name], args) if name in offered else []
     profile = detect_profile(chat.tools)
     cwd = chat.agent_cwd() or str(workspace)
-    relative = _relative(dict(canon.args), workspace)
-    for candidate in (relative, {k: v for k, v in relative.items() if k not in ("cwd",) or v != "."}):
-        back, _ = profile.map(canon.name, candidate, MapContext(offered, cwd))
-        if back.name == name and dict(back.args) == args and not back.missing:
-            return canon.name, candidate, True
+    for canon, canon_args in calls:
+        relative = _relative(canon_args, workspace)
+        for candidate in (relative, {k: v for k, v in relative.items() if k not in ("cwd",) or v != "."}):
+            back, _ = profile.map(canon, candidate, MapContext(offered, cwd))
+            if back.name == name and dict(back.args) == args and not back.missing:
+                return canon, candidate, True
     return name, args, False
 
 
