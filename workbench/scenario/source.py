@@ -604,6 +604,9 @@ def with_positions(plain: Any, shaped: Any) -> Any:
 # --------------------------------------------------------------------------- TOML
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+_TOML_KEY = re.compile(
+    r"""\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*="""
+)
 
 
 def parse_toml(text: str, file: str) -> PMap:
@@ -624,6 +627,12 @@ def parse_toml(text: str, file: str) -> PMap:
         else:
             line, col = 1, 1
         detail = _TOML_POS.sub("", msg).replace("(at end of document)", "at the end of the file").strip()
+        if detail == "Cannot overwrite a value":  # tomllib's words for a key given twice
+            row = text.split("\n")[line - 1] if line <= text.count("\n") + 1 else ""
+            key = _TOML_KEY.match(row)
+            if key:
+                name = re.sub(r"\s*\.\s*", ".", key.group(1))
+                col, detail = key.start(1) + 1, f"duplicate key `{name}`: a key is given once in its table"
         raise ScenarioError.at(Pos(file, line, col), f"Failed to parse TOML: {detail}") from None
     except RecursionError:  # pragma: no cover - guard_brackets stops this first
         raise ScenarioError.at(Pos(file), "invalid TOML: nested too deeply") from None
