@@ -243,3 +243,24 @@ def test_a_prompt_that_is_not_the_scenarios_input_is_noted(
     assert [n.message for n in srv.server.notes] == [
         "the scenario's input 'say hi' is not in the agent's prompt 'say bye'"
     ]
+
+
+def test_disable_parallel_tool_use_gets_one_call_per_reply(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    srv = serve(load(tmp_path, TOOL_SCENARIO))
+    client = srv.anthropic()
+    messages: list[Any] = [user("write hello.txt and run it")]
+    called = []
+    while True:
+        msg = client.messages.create(model="m", max_tokens=2000, tools=CLAUDE_TOOLS, messages=messages,
+                                     tool_choice={"type": "auto", "disable_parallel_tool_use": True})  # fmt: skip
+        uses = [b for b in msg.content if b.type == "tool_use"]
+        if not uses:
+            break
+        assert len(uses) == 1, msg.content
+        called.append(uses[0].name)
+        messages += [{"role": "assistant", "content": msg.content},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": uses[0].id,
+                                                   "content": "hello" if uses[0].name == "Bash" else "ok"}]}]  # fmt: skip
+    assert called == ["Write", "Bash"] and srv.messages() == []

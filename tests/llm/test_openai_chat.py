@@ -143,3 +143,30 @@ def test_a_write_tools_result_is_the_agents_own_wording_and_not_compared(
     assert srv.messages() == [
         "5: tool: runCmd (terminal): expected a result containing 'hi', the agent's result was 'goodbye'"
     ]
+
+
+def test_parallel_tool_calls_false_gets_one_call_per_reply(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    """An agent that runs one call at a time says so (`parallel_tool_calls: false`); consecutive scenario
+    calls went out together anyway, and such an agent answered only the first."""
+    srv = serve(load(tmp_path, SCENARIO))
+    client = srv.openai()
+    history: list[Any] = [{"role": "user", "content": "make notes.txt"}]
+    replies = []
+    while True:
+        message = client.chat.completions.create(model="m", messages=history, tools=CHAT_TOOLS,  # type: ignore[arg-type]
+                                                 parallel_tool_calls=False).choices[0].message  # fmt: skip
+        replies.append((message.content, [c.function.name for c in message.tool_calls or []]))  # type: ignore[union-attr]
+        if not message.tool_calls:
+            break
+        history.append(message.model_dump(exclude_none=True))
+        (call,) = message.tool_calls
+        out = "2 notes.txt" if call.function.name == "bash" else "ok"  # type: ignore[union-attr]
+        history.append({"role": "tool", "tool_call_id": call.id, "content": out})
+    assert replies == [
+        ("Creating notes.txt now.", ["write"]),
+        (None, ["bash"]),
+        ("notes.txt has 2 lines.", []),
+    ]
+    assert srv.messages() == []

@@ -166,6 +166,8 @@ class TimelineResponder:
             self._fail("expect", "the agent asked for a response after the scenario's last one", 0, 0)
             return Reply()
         index = self.cursor
+        if ctx.chat.one_call and ctx.chat.tools:
+            self._one_call(index)
         unit = self.units[index]
         self.cursor += 1
         withheld: list[Step] = []
@@ -183,6 +185,16 @@ class TimelineResponder:
         self._position = max(self._position, unit.last_index)
         ctx.consumed = f"line {unit.line}"
         return reply
+
+    def _one_call(self, index: int) -> None:
+        """The agent takes one tool call per reply: the unit's later calls become replies of their own,
+        each sent when the agent asks again with the result of the one before."""
+        unit = self.units[index]
+        starts = [i for i, s in enumerate(unit.steps) if s.kind in (StepKind.TOOL_START, StepKind.EDIT)
+                  or (s.kind is StepKind.ACP and _is_plan(s))]  # fmt: skip
+        if len(starts) > 1:
+            cut = starts[1]
+            self.units[index : index + 1] = [Unit("reply", unit.steps[:cut]), Unit("reply", unit.steps[cut:])]
 
     def _serve_again_if_unused(self, ctx: TurnContext) -> None:
         """Serve the last reply again if the request it went to turned out to be a side request."""

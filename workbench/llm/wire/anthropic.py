@@ -180,6 +180,7 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
         thinking=thinking.get("type") in ("enabled", "adaptive"),
         output_schema=schema,
         json_mode=json_mode,
+        one_call=opt_map(b, "tool_choice").get("disable_parallel_tool_use") is True,
         raw=b,
     )
 

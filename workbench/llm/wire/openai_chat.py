@@ -211,6 +211,7 @@ class ChatWire(OpenAiErrors):
             include_usage=bool(opt_map(b, "stream_options").get("include_usage")),
             output_schema=schema,
             json_mode=json_mode,
+            one_call=b.get("parallel_tool_calls") is False,
             raw=b,
         )
 

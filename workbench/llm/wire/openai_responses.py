@@ -141,6 +141,7 @@ class ResponsesWire(OpenAiErrors):
             encrypted_reasoning="reasoning.encrypted_content" in include,
             output_schema=schema,
             json_mode=json_mode,
+            one_call=b.get("parallel_tool_calls") is False,
             raw=b,
         )
 
