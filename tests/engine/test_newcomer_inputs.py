@@ -244,3 +244,16 @@ def test_a_golden_missing_for_a_new_terminal_size_names_the_one_there_is(tmp_pat
         "or run without --ci); there is one for 80x24 (screenshots/shot/80x24/done.golden): "
         "did the scenario's `terminal` change?"
     ) in done.stdout
+
+
+@pytest.mark.parametrize("argv", [["scenarios"], ["edit", "scenarios"], ["show", "shot"]])
+def test_the_app_without_a_terminal_is_a_usage_error_that_names_the_headless_commands(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    write(tmp_path, "scenarios/shot.yaml", SHOT)
+    assert workbench("run", "scenarios", cwd=tmp_path).returncode == 0  # a run for `show` to find
+    done = workbench(*argv, cwd=tmp_path, timeout=60)  # stdin and stdout are pipes, as in a CI job
+    assert done.returncode == 2, done.stdout[:300] + done.stderr
+    assert done.stdout == ""  # not a screenful of escape codes
+    assert "workbench: error: the app needs a terminal" in done.stderr
+    assert "`workbench run PATH --ci`" in done.stderr

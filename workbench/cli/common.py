@@ -148,7 +148,18 @@ def check_output(path: Path | None, flag: str, *, folder: bool = False, example:
 
 
 def open_app(**kwargs: Any) -> int:
-    """Start the Textual app; imported here, not at the top, so that headless commands never load Textual."""
+    """Start the Textual app; imported here, not at the top, so that headless commands never load Textual.
+
+    Without a terminal (a CI job that ran `workbench scenarios` for `workbench run scenarios`) the app would
+    draw into a pipe until the job's own timeout: that is a usage error that names the headless commands.
+    Under textual-serve (`--web`) the app's driver is named in ``TEXTUAL_DRIVER`` and needs none.
+    """
+    if not (sys.stdin.isatty() and sys.stdout.isatty()) and not os.environ.get("TEXTUAL_DRIVER"):
+        raise UsageError(
+            "the app needs a terminal, and stdin or stdout is not one here (a CI job, a pipe?): to run "
+            "scenarios headless, use `workbench run PATH --ci`; to check them, `workbench validate PATH`; "
+            "to look at a run in a browser, `workbench show --web RUN`"
+        )
     from workbench import app
 
     return int(app.main(**kwargs))
