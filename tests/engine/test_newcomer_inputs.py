@@ -257,3 +257,14 @@ def test_the_app_without_a_terminal_is_a_usage_error_that_names_the_headless_com
     assert done.stdout == ""  # not a screenful of escape codes
     assert "workbench: error: the app needs a terminal" in done.stderr
     assert "`workbench run PATH --ci`" in done.stderr
+
+
+def test_a_wait_for_a_program_that_exited_says_it_exited_and_with_what(tmp_path: Path) -> None:
+    write(tmp_path, "crash.yaml", 'name: crash\ncommand: ["sh", "-c", "echo boom; exit 3"]\n'
+          "timeline:\n  - waitFor: ready\n")  # fmt: skip
+    done = workbench("run", "--ci", "crash.yaml", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    assert entry["failures"][0]["message"] == (
+        "the program exited with 3 before the screen showed 'ready'; the screen was:\nboom"
+    )  # not "did not show 'ready' within 10000 ms", which it had not waited for

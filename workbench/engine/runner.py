@@ -70,6 +70,9 @@ __all__ = ["Observer", "RunOptions", "ScenarioRun", "key_notation", "run_scenari
 
 USER_COMMAND_TIMEOUT_S = 30.0
 TERMINAL_TARGETS = frozenset({"tui", "cli"})  # `userInputs.target`s a terminal run types
+EXIT_AFTER_EOF_S = (
+    5.0  # how long a program whose output ended may take to exit, for a failure to name its code
+)
 
 
 class Observer(Protocol):
@@ -423,7 +426,17 @@ class ScenarioRun:
         try:
             await self._session.wait_for_text(wanted, timeout=event.timeout_ms / 1000)
         except WaitTimeout:  # what follows was written for that screen: the run ends here, with it
-            message = f"the screen did not show {what} within {event.timeout_ms} ms; {self._ctx.the_screen()}"
+            session = self._session
+            if session.eof or not session.alive:  # it ended early: not a matter of waiting longer
+                try:  # the output ends a moment before the program does: its exit code says why
+                    ended = f"the program exited with {await session.wait_exit(EXIT_AFTER_EOF_S)}"
+                except WaitTimeout:  # it closed its terminal and goes on
+                    ended = "the program's output ended"
+                message = f"{ended} before the screen showed {what}; {self._ctx.the_screen()}"
+            else:
+                message = (
+                    f"the screen did not show {what} within {event.timeout_ms} ms; {self._ctx.the_screen()}"
+                )
             raise DriverError(message, at=(step.index, step.pos.line, "timing")) from None
         return [CheckOutcome(True, f"the screen shows {what}")]
 
