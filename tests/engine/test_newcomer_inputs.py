@@ -268,3 +268,15 @@ def test_a_wait_for_a_program_that_exited_says_it_exited_and_with_what(tmp_path:
     assert entry["failures"][0]["message"] == (
         "the program exited with 3 before the screen showed 'ready'; the screen was:\nboom"
     )  # not "did not show 'ready' within 10000 ms", which it had not waited for
+
+
+def test_a_program_that_never_exits_fails_at_expect_exit_code_which_waits_for_it(tmp_path: Path) -> None:
+    write(tmp_path, "stays.yaml", 'name: stays\ncommand: ["sh", "-c", "echo ready; exec sleep 60"]\n'
+          "timeline: []\nexpect:\n  exitCode: 0\n")  # fmt: skip
+    done = workbench("run", "--ci", "stays.yaml", "--timeout", "3", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (failure,) = report_of(tmp_path / "r.json")["scenarios"][0]["failures"]
+    assert (failure["kind"], failure["line"]) == ("expect", 5)
+    assert failure["message"].startswith(
+        "the program did not exit within 3 s, and `expect.exitCode` waits for its exit; the screen was"
+    )  # not "timed out after 3 s" at the last step's line, which had passed

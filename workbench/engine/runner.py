@@ -108,6 +108,7 @@ class ScenarioRun:
     mode: str = DEFAULT_MODE
     _current_step: int = 0
     _playing: Step | None = None  # the step being played (None before the first)
+    _finishing: bool = False  # every step played: the driver waits for the end (`expect.exitCode`: the exit)
     _interrupted: bool = False
     _last_style: dict[str, Any] | None = None
     _texts: FileTexts | None = None  # the files' last texts, for each step's diffs
@@ -227,8 +228,14 @@ class ScenarioRun:
             result.fail(Failure(self._current_step, self._step_line(), "timing", str(exc)))
         except TimeoutError:
             screen = self._ctx.the_screen() if self._ctx else "nothing had started"
-            result.fail(Failure(self._current_step, self._step_line(), "timing",
-                                f"timed out after {self.options.timeout_s:g} s; {screen}"))  # fmt: skip
+            expect = self.scenario.expect
+            if self._finishing and expect.exit_code is not None and expect.exit_code_pos is not None:
+                result.fail(Failure(len(self.schedule.steps), expect.exit_code_pos.line, "expect",
+                                    f"the program did not exit within {self.options.timeout_s:g} s, and "
+                                    f"`expect.exitCode` waits for its exit; {screen}"))  # fmt: skip
+            else:
+                result.fail(Failure(self._current_step, self._step_line(), "timing",
+                                    f"timed out after {self.options.timeout_s:g} s; {screen}"))  # fmt: skip
         except (ControlError, OSError, WorkspaceError, DriverError) as exc:
             step, line, kind = getattr(exc, "at", None) or (self._current_step, self._step_line(), "process")
             result.fail(Failure(step, line, kind, str(exc)))  # type: ignore[arg-type]
@@ -296,6 +303,7 @@ class ScenarioRun:
             for observer in self.observers:
                 observer.step_finished(self, record)
             ctx.step_played(step.index)
+        self._finishing = True  # a timeout from here on is the program not exiting
         await self._finish_program(result, await driver.finish())
 
     def _mode_of(self, scenario: m.Scenario) -> str:
