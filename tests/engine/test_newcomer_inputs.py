@@ -276,7 +276,7 @@ def test_a_program_that_never_exits_fails_at_expect_exit_code_which_waits_for_it
     done = workbench("run", "--ci", "stays.yaml", "--timeout", "3", "--report", "r.json", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     (failure,) = report_of(tmp_path / "r.json")["scenarios"][0]["failures"]
-    assert (failure["kind"], failure["line"]) == ("expect", 5)
+    assert (failure["kind"], failure["line"]) == ("timing", 5)  # a timeout, at the line that waits
     assert failure["message"].startswith(
         "the program did not exit within 3 s, and `expect.exitCode` waits for its exit; the screen was"
     )  # not "timed out after 3 s" at the last step's line, which had passed

@@ -230,7 +230,7 @@ class ScenarioRun:
             screen = self._ctx.the_screen() if self._ctx else "nothing had started"
             expect = self.scenario.expect
             if self._finishing and expect.exit_code is not None and expect.exit_code_pos is not None:
-                result.fail(Failure(len(self.schedule.steps), expect.exit_code_pos.line, "expect",
+                result.fail(Failure(len(self.schedule.steps), expect.exit_code_pos.line, "timing",
                                     f"the program did not exit within {self.options.timeout_s:g} s, and "
                                     f"`expect.exitCode` waits for its exit; {screen}"))  # fmt: skip
             else:
