@@ -163,6 +163,34 @@ def test_asserts_use_the_workspace_and_the_engines_hook(
     assert srv.finish() == []
 
 
+def test_a_request_past_the_last_reply_does_not_wait_for_the_steps_hook(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    """The engine's step hook may hold a reply back until the runner has played the steps before it; a
+    request with no reply left (a session being recorded) is answered at once, or a paused run hangs it."""
+    s = load(
+        tmp_path, "name: a\ntimeline:\n  - llmResponse: [{assistant: [[0, first]]}]\n  - advanceMs: 100\n"
+    )
+    seen: list[str] = []
+
+    async def held(step: Step) -> None:
+        seen.append(step.action)
+        await asyncio.Event().wait()  # the runner never plays it (paused)
+
+    srv = serve(s, on_step=held)
+    client = srv.openai(timeout=10)
+    assert (
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}])
+        .choices[0]
+        .message.content
+        == "first"
+    )
+    reply = client.chat.completions.create(model="m", messages=[
+        {"role": "user", "content": "go"}, {"role": "assistant", "content": "first"}, {"role": "user", "content": "more"}])  # fmt: skip
+    assert not reply.choices[0].message.content and seen == []
+    assert "after the scenario's last one" in " ".join(srv.messages())
+
+
 def test_finish_reports_unserved_replies_and_missing_results(
     tmp_path: Path, serve: Callable[..., Running]
 ) -> None:

@@ -107,7 +107,8 @@ class LlmServer:
       step (sync or async, returns :class:`LlmFailure` items); ``text.contains``
       is only checked through it.
     * ``on_step(step)``: called for every non-agent step as the timeline passes
-      it (before the next reply is sent).
+      it (before the next reply is sent; not for a request with no reply left,
+      which is answered at once).
     * ``profile``: force a tool profile (`claude-code`, `codex`, `pi`,
       `generic`) instead of detecting it from each request's tools.
     * ``limits``: header, body and idle timeouts and the connection limit
