@@ -280,3 +280,18 @@ def test_a_program_that_never_exits_fails_at_expect_exit_code_which_waits_for_it
     assert failure["message"].startswith(
         "the program did not exit within 3 s, and `expect.exitCode` waits for its exit; the screen was"
     )  # not "timed out after 3 s" at the last step's line, which had passed
+
+
+def test_a_copied_scenario_that_kept_its_name_is_warned_of_sharing_goldens(tmp_path: Path) -> None:
+    write(tmp_path, "s/a.yaml", SHOT)
+    write(tmp_path, "s/b.yaml", SHOT.replace("hello", "bye"))  # copied, `name: shot` kept
+    write(tmp_path, "s/c.yaml", SHOT.replace("screenshot: done", "screenshot: other"))  # no label shared
+    warning = (
+        "s/b.yaml:1:1: warning: scenario `shot` has the name of s/a.yaml and a screenshot label of it: the two "
+        "share their goldens, each compared with what the other wrote; give each scenario its own `name`"
+    )
+    done = workbench("validate", "s", cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr.splitlines() == [warning], done.stderr
+    done = workbench("run", "s", cwd=tmp_path)
+    assert warning in done.stderr.splitlines() and "c.yaml" not in done.stderr
+    assert done.returncode == 1  # b compared with the golden a wrote: the warning said why

@@ -26,15 +26,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from workbench.engine.batch import shared_goldens
     from workbench.engine.drivers import mode_diagnostic
     from workbench.scenario.diagnostics import count
+    from workbench.scenario.loader import display_name
     from workbench.timeline.prepare import prepare
 
     files = scenario_files(args.paths)
+    shots: dict[str, list[tuple[str, set[tuple[str, str]]]]] = {}
     strict = args.ci and not args.lenient
     valid = invalid = warnings = refused = 0
     for path in files:
         prepared = prepare(path, defines=args.define, strict=strict)
+        if (
+            prepared.scenario is not None and prepared.ok
+        ):  # two files of one name share goldens, as `run` warns
+            prepared.diagnostics += shared_goldens(prepared.scenario, display_name(path), shots)
         if prepared.scenario is not None and (wrong_mode := mode_diagnostic(prepared.scenario)) is not None:
             prepared.diagnostics.append(wrong_mode)  # `run` refuses it: so does `validate`
         diagnostics, errors = prepared.diagnostics, prepared.errors

@@ -78,12 +78,13 @@ def collect(
     ``strict`` (``run --ci``): unknown keys inside known structures are errors.
     """
     candidates: list[Candidate] = []
+    shots: dict[str, list[tuple[str, set[tuple[str, str]]]]] = {}  # name -> (file, its goldens) so far
     for path in discover(paths):
         loaded = prepare(path, defines=defines, strict=strict)
         if loaded.ok and loaded.scenario is not None:
             kept_loaded(path, defines, loaded)  # the run takes it from there: the file is read once
             scenario = loaded.scenario
-            warnings = tuple(loaded.diagnostics)
+            warnings = tuple(loaded.diagnostics) + shared_goldens(scenario, display_name(path), shots)
             candidates.append(
                 Candidate(
                     path, scenario.name, scenario.tags, diagnostics=warnings, cost=expected_cost(scenario)
@@ -103,6 +104,26 @@ def collect(
     ]
     kept.sort(key=lambda c: (display_name(c.path), c.name))
     return take_shard(kept, selection.shard)
+
+
+def shared_goldens(
+    scenario: m.Scenario, file: str, seen: dict[str, list[tuple[str, set[tuple[str, str]]]]]
+) -> tuple[Diagnostic, ...]:
+    """A warning when an earlier file has this scenario's name and a screenshot label of its terminal: the
+    two share `<goldens>/<name>/<profile>/<label>.golden` and each compares with what the other wrote (a
+    copied scenario whose `name` was not changed)."""
+    from workbench.scenario.diagnostics import Pos, Severity
+
+    mine = {(scenario.terminal.id, e.label) for e in scenario.timeline if isinstance(e, m.Screenshot)}
+    earlier = seen.setdefault(scenario.name, [])
+    clash = next((other for other, theirs in earlier if mine & theirs), None)
+    earlier.append((file, mine))
+    if clash is None:
+        return ()
+    at = Pos(file, scenario.pos.line if scenario.pos else 1, scenario.pos.col if scenario.pos else 1)
+    message = (f"scenario `{scenario.name}` has the name of {clash} and a screenshot label of it: the two share "
+               "their goldens, each compared with what the other wrote; give each scenario its own `name`")  # fmt: skip
+    return (Diagnostic(at, message, Severity.WARNING),)
 
 
 def _run_one(path: str, options: Any) -> dict[str, Any]:
