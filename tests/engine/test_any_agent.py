@@ -199,3 +199,26 @@ def test_a_screenshot_before_a_reply_is_taken_before_the_reply_goes_out(tmp_path
                        for label in ("asked", "answered"))  # fmt: skip
     assert asked.endswith("> hello") and "Hi there!" not in asked, asked
     assert "> hello\nHi there!\n>" in answered, answered
+
+
+def test_print_ui_needs_the_prompt_placeholder_in_a_command(tmp_path: Path) -> None:
+    """`--agent-ui print` gives the first input on the command line; a `command` without `{prompt}` has no
+    place for it, so the first input was dropped untyped and the run waited for its timeout."""
+    agent = write(tmp_path, "repl.py", REPL)
+    command = json.dumps([sys.executable, str(agent), "{openai_base_url}", "{api_key}"])
+    scenario = write(tmp_path, "in-order.yaml", IN_ORDER.format(command=command))
+    started = time.monotonic()
+    done = workbench("run", "--mode", "real-agent", "--agent-ui", "print", str(scenario), "--report", "r.json",
+                     "--timeout", "60", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1 and time.monotonic() - started < 30, done.stdout + done.stderr
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    assert (
+        "--agent-ui print gives the first input on the agent's command line"
+        in entry["failures"][0]["message"]
+    )
+    assert "`{prompt}`" in entry["failures"][0]["message"]
+    unknown = workbench("run", "--mode", "real-agent", "--agent", "forge", str(scenario), cwd=tmp_path)
+    assert (
+        unknown.returncode == 2
+        and "an agent of your own is a module in the entry point group" in unknown.stderr
+    )

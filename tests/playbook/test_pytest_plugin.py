@@ -226,8 +226,9 @@ def test_agent_help_names_every_agent_of_the_registry(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     start = done.stdout.index("--agent=NAME")
     text = " ".join(done.stdout[start : done.stdout.index("--workbench-ci", start)].split())
-    assert f"real-agent mode: the agent preset, else the scenario's `command` with {{base_url}} placeholders " \
-           f"({', '.join(AGENTS)})" in text, text  # fmt: skip
+    assert f"real-agent mode: the agent preset, else the scenario's `command` with {{base_url}} placeholders; " \
+           f"an agent of your own is a module in the entry point group workbench.agents ({', '.join(AGENTS)})" \
+           in text, text  # fmt: skip
 
 
 def test_workbench_ci_refuses_a_misspelt_key_as_run_ci_does(tmp_path: Path) -> None:

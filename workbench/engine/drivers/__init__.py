@@ -103,7 +103,8 @@ DRIVERS: dict[str, Mode] = {
     "real-agent": Mode("workbench.engine.drivers.real_agent:RealAgentDriver",
                        "a real coding agent (--agent preset or `command`) against the mock LLM server",
                        options=(Option("agent", "the agent preset, else the scenario's `command` with {base_url} "
-                                       "placeholders", _agent_presets),
+                                       "placeholders; an agent of your own is a module in the entry point group "
+                                       "workbench.agents", _agent_presets),
                                 Option("agent-ui", "the agent's TUI (default) or its print mode",
                                        lambda: ("tui", "print"), default="tui", metavar="UI"),
                                 Option("drift", "compare the agent's requests with those recorded beside the "
@@ -205,7 +206,8 @@ def mode_options(mode: str, given: Mapping[str, str | None]) -> dict[str, str]:
             raise ModeError(f"--{name} needs {needs}" if takers else f"--{name}: no mode takes it")
         if option.choices is not None and value not in option.choices():
             known = ", ".join(option.choices())
-            raise ModeError(f"unknown {option.name} `{value}` for mode {mode}; known: {known}")
+            raise ModeError(f"unknown {option.name} `{value}` for mode {mode}; known: {known} (--{option.name}: "
+                            f"{option.help})")  # fmt: skip
         out[name] = value
     for option in declared.options:
         if option.name not in out and option.default is not None:

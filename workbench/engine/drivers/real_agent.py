@@ -112,6 +112,10 @@ class RealAgentDriver:
             env.update(endpoint_env(endpoint))
             if any("{prompt}" in word for word in scenario.command):
                 self.ui = "print"  # the first input is on its command line, not typed
+            elif self.ui == "print":
+                raise DriverError("--agent-ui print gives the first input on the agent's command line, but the "
+                                  "scenario's `command` has no `{prompt}` placeholder to put it in: add one (as "
+                                  "in `-p \"{prompt}\"`), or leave out --agent-ui print to type the inputs")  # fmt: skip
             return Program(expand_command(scenario.command, endpoint), env, mock_agent=False)
         try:
             launch = preset.launch(endpoint, self.ui)
