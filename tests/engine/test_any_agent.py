@@ -222,3 +222,33 @@ def test_print_ui_needs_the_prompt_placeholder_in_a_command(tmp_path: Path) -> N
         unknown.returncode == 2
         and "an agent of your own is a module in the entry point group" in unknown.stderr
     )
+
+
+TWO_TURNS = """\
+command: {command}
+name: two-turns
+timeline:
+  - userInputs: [[0, "write a.txt"]]
+  - writeFile: {{path: a.txt, content: "a\\n"}}
+  - llmResponse:
+      - assistant: [[0, "Wrote a.txt."]]
+  - advanceMs: 0
+  - userInputs: [[0, "thanks"]]
+  - llmResponse:
+      - assistant: [[0, "You're welcome."]]
+"""
+
+
+def test_a_print_mode_agent_that_exits_before_the_second_input_says_why(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "two.yaml", TWO_TURNS.format(command=json.dumps(
+        [sys.executable, str(write(tmp_path, "agent.py", AGENT.replace("{tools}", repr(USABLE)))),
+         "{openai_base_url}", "{api_key}", "{prompt}"])))  # fmt: skip
+    done = run_real_agent(tmp_path, scenario, timeout="60")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    message = entry["failures"][0]["message"]
+    assert "the agent exited (code 0) before it took input" in message, message
+    assert (
+        "in print mode the agent answers its one prompt and exits, so the input at line 9 is never read"
+        in message
+    )

@@ -178,7 +178,7 @@ class RealAgentDriver:
                 if self.ui == "print" and not self._typed_prompt:
                     self._typed_prompt = True  # it is the agent's command-line prompt
                     return []
-                await self._wait_ready()
+                await self._wait_ready(step)
                 # Typed, then submitted once the agent has drawn it: text and Enter in one write look
                 # like a paste to some TUIs (the Enter becomes a newline).
                 text = step.input.text
@@ -190,7 +190,7 @@ class RealAgentDriver:
                     self.ctx.write("<Enter>")
                 return []
             case StepKind.KEY:
-                await self._wait_ready()
+                await self._wait_ready(step)
                 return None
             case StepKind.CONTROL:
                 if isinstance(step.event, m.Assert | m.AssertGit):
@@ -221,12 +221,24 @@ class RealAgentDriver:
                     return
                 raise DriverError(
                     f"the agent exited (code {session.exit_code}) before step {step.index} "
-                    f"(line {step.pos.line}, {step.summary}) was served"
+                    f"(line {step.pos.line}, {step.summary}) was served{self._print_hint(step)}"
                 )
         if not served:
             self._drawn_from = session.bytes_read
 
-    async def _wait_ready(self) -> None:
+    def _print_hint(self, step: Step) -> str:
+        """Why a print-mode agent may have exited early: it answers its one prompt, and a later input needs
+        the TUI."""
+        if self.ui != "print":
+            return ""
+        inputs = [s for s in self.ctx.schedule.steps if s.kind is StepKind.INPUT and s.index <= step.index]
+        if len(inputs) < 2:
+            return ""
+        return (f"; in print mode the agent answers its one prompt and exits, so the input at line "
+                f"{inputs[1].pos.line} is never read: drive its TUI (no `{{prompt}}` in `command`, "
+                "no --agent-ui print) for a conversation")  # fmt: skip
+
+    async def _wait_ready(self, step: Step) -> None:
         """Before the first key: the preset's ready text, else until the program's terminal asks for input
         (:mod:`workbench.terminal.reading`); a program that never does ends the run with its screen."""
         session = self.ctx.session
@@ -247,8 +259,8 @@ class RealAgentDriver:
             deadline = asyncio.get_running_loop().time() + min(READY_TIMEOUT_S, self.ctx.options.timeout_s)
             while not reads_input(session.fd):
                 if not session.alive:
-                    raise DriverError(f"the agent exited (code {session.exit_code}) before it took input; "
-                                      f"{self.ctx.the_screen()}")  # fmt: skip
+                    raise DriverError(f"the agent exited (code {session.exit_code}) before it took input"
+                                      f"{self._print_hint(step)}; {self.ctx.the_screen()}")  # fmt: skip
                 if asyncio.get_running_loop().time() > deadline:
                     raise DriverError(f"the agent never asked for input (its terminal stayed in line mode and "
                                       f"nothing read it); {self.ctx.the_screen()}")  # fmt: skip
