@@ -295,3 +295,14 @@ def test_a_copied_scenario_that_kept_its_name_is_warned_of_sharing_goldens(tmp_p
     done = workbench("run", "s", cwd=tmp_path)
     assert warning in done.stderr.splitlines() and "c.yaml" not in done.stderr
     assert done.returncode == 1  # b compared with the golden a wrote: the warning said why
+
+
+def test_a_command_that_cannot_start_fails_at_the_command_line(tmp_path: Path) -> None:
+    write(tmp_path, "nocmd.yaml", "name: nocmd\n# the program under test\ncommand: [no-such-program-here, -x]\n"
+          "timeline:\n  - screenshot: a\n")  # fmt: skip
+    done = workbench("run", "--ci", "nocmd.yaml", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (failure,) = report_of(tmp_path / "r.json")["scenarios"][0]["failures"]
+    assert (failure["kind"], failure["line"]) == ("process", 3)
+    assert failure["message"].startswith("cannot start 'no-such-program-here': ")
+    assert failure["message"].endswith(" (the scenario's `command`)")

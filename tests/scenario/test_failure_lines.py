@@ -47,13 +47,13 @@ def test_a_wrong_exit_code_fails_at_the_exit_code_line(tmp_path: Path) -> None:
     assert "s.yaml:7:" in done.stdout
 
 
-def test_a_failure_before_the_first_step_names_the_first_line_and_says_why(tmp_path: Path) -> None:
+def test_a_failure_before_the_first_step_names_its_line_and_says_why(tmp_path: Path) -> None:
     text = "# a comment\n\nname: missing\ncommand: [/nonexistent/program]\ntimeline:\n  - log: hi\n"
     done, failures = run(tmp_path, text)
     assert done.returncode == 1
-    assert [(f["kind"], f["line"]) for f in failures] == [("process", 3)]
-    assert "the scenario as a whole" in failures[0]["message"]
-    assert "s.yaml:0:" not in done.stdout and "s.yaml:3: process:" in done.stdout
+    assert [(f["kind"], f["line"]) for f in failures] == [("process", 4)]  # the `command` that cannot start
+    assert failures[0]["message"].endswith("(the scenario's `command`)")
+    assert "s.yaml:0:" not in done.stdout and "s.yaml:4: process:" in done.stdout
 
 
 def test_no_failure_is_reported_at_line_zero() -> None:

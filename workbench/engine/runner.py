@@ -326,9 +326,17 @@ class ScenarioRun:
             else:
                 text = self.prepared.text if self.prepared is not None and program.mock_agent else None
                 with unsaved_text(text, confined.env) as (env, fds):
-                    self._session = await PtySession.spawn(list(program.argv), env=env, cwd=str(self._workspace.path),
-                                                           width=profile.width, height=profile.height, recorder=recorder,
-                                                           confine=sandbox.confine_self, pass_fds=fds)  # fmt: skip
+                    try:
+                        self._session = await PtySession.spawn(list(program.argv), env=env, cwd=str(self._workspace.path),
+                                                               width=profile.width, height=profile.height, recorder=recorder,
+                                                               confine=sandbox.confine_self, pass_fds=fds)  # fmt: skip
+                    except OSError as exc:  # the scenario's `command` names what cannot start: it fails there
+                        at = self.scenario.command_pos
+                        if at is None or tuple(program.argv) != self.scenario.command:
+                            raise
+                        raise DriverError(
+                            f"{exc} (the scenario's `command`)", at=(0, at.line, "process")
+                        ) from None
         assert self._ctx is not None
         self._ctx.session = self._session
         self._program = program

@@ -130,6 +130,7 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
         description=_opt_str(doc, "description"),
         initial_prompt=_opt_str(doc, "initialPrompt"),
         command=_command(doc),
+        command_pos=doc.at_value("command") if "command" in doc else None,
         mode=_mode(doc),
         mode_pos=doc.at_value("mode") if "mode" in doc else None,
         masks=_masks(doc),

@@ -564,6 +564,7 @@ class Scenario:
     description: str | None = None
     initial_prompt: str | None = None
     command: tuple[str, ...] | None = None
+    command_pos: Pos | None = None  # where `command` is written: a program that cannot start fails there
     mode: str | None = None  # our extension `mode:`: the mode the scenario is written for (e.g. simulation)
     mode_pos: Pos | None = None
     masks: tuple[str, ...] = ()  # our extension: regexes blanked out of every screenshot before comparison
