@@ -72,16 +72,18 @@ def _call_key(name: str, n: int) -> str:
 
 
 def _response_text(response: Any) -> tuple[str, bool]:
-    """The text of a `functionResponse.response` and whether it reports an error."""
+    """The text of a `functionResponse.response` and whether it reports an error: the API's `output` key
+    holds the output and `error` the error details (an error beside an output is still one)."""
     if not isinstance(response, Mapping):
         return ("" if response is None else dumps(response)), False
-    if "error" in response and len(response) == 1:
-        error = response["error"]
-        return (error if isinstance(error, str) else dumps(error)), True
+    error = response.get("error")
+    failed = error not in (None, "", False, {}, [])
     for key in ("output", "content", "result"):
         if isinstance(response.get(key), str):
-            return response[key], False
-    return dumps(response), False
+            return response[key], failed
+    if failed and len(response) == 1:
+        return (error if isinstance(error, str) else dumps(error)), True
+    return dumps(response), failed
 
 
 def _texts(parts: Any, where: str) -> list[Mapping[str, Any]]:
