@@ -306,3 +306,15 @@ def test_a_command_that_cannot_start_fails_at_the_command_line(tmp_path: Path) -
     assert (failure["kind"], failure["line"]) == ("process", 3)
     assert failure["message"].startswith("cannot start 'no-such-program-here': ")
     assert failure["message"].endswith(" (the scenario's `command`)")
+
+
+def test_a_file_named_on_purpose_that_is_no_scenario_says_so_before_its_errors(tmp_path: Path) -> None:
+    write(tmp_path, "README.md", "# Notes\n\nSee: the scenarios: below\n")
+    warning = (
+        "README.md:1:1: warning: not a scenario file name (*.yaml, *.yml, *.json, *.toml; not a golden's "
+        "`.style.json` or a recording's `.requests.json`): read as a scenario anyway"
+    )
+    for command in ("run", "validate"):
+        done = workbench(command, "--ci", "README.md", cwd=tmp_path)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert done.stderr.startswith(warning + "\n"), done.stderr

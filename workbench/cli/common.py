@@ -111,6 +111,12 @@ def scenario_files(paths: list[Path]) -> list[Path]:
         print(f"{p}:1:1: error: file not found", file=sys.stderr)
     if missing:
         raise SystemExit(EXIT_INVALID)
+    from workbench.scenario.loader import is_scenario_name
+
+    for p in paths:  # named on purpose, so read; but a README.md read as YAML must say why it fails so
+        if p.is_file() and not is_scenario_name(p):
+            print(f"{p}:1:1: warning: not a scenario file name (*.yaml, *.yml, *.json, *.toml; not a golden's "
+                  "`.style.json` or a recording's `.requests.json`): read as a scenario anyway", file=sys.stderr)  # fmt: skip
     files = list(discover(paths))
     if not files:
         raise UsageError(
