@@ -434,3 +434,13 @@ def test_repo_commit_false_leaves_the_seed_uncommitted(tmp_path: Path) -> None:
         finally:
             workspace.close()
         assert status == expected
+
+
+def test_a_misspelt_llm_response_element_names_the_nearest_one(tmp_path: Path) -> None:
+    reporter = Reporter()
+    load(tmp_path, "timeline:\n  - llmResponse:\n      - asistant: [[0, hi]]\n      - tihnk: [[0, hm]]\n",
+         reporter=reporter)  # fmt: skip
+    assert [str(d).split(": ", 1)[1] for d in reporter.warnings] == [
+        "warning: an `llmResponse` element `asistant` ignored; did you mean `assistant`?",
+        "warning: an `llmResponse` element `tihnk` ignored; did you mean `think`?",
+    ]

@@ -40,7 +40,7 @@ from workbench.records import record
 
 from . import event_schemas as schemas
 from . import model as m
-from .diagnostics import Pos, Reporter, ScenarioError, did_you_mean, one_of
+from .diagnostics import Pos, Reporter, ScenarioError, did_you_mean, nearest, one_of
 from .events import EVENT_KEYS, EventKey, register_key
 from .fields import (
     as_bool,
@@ -736,10 +736,13 @@ def _llm_response(value: Any, pos: Pos, kpos: Pos, meta: Mapping[str, Any], ctx:
         e = expect_map(element, epos, "an `llmResponse` element")
         keys = [k for k in e if k not in ("_meta", "meta")]
         if len(keys) == 1 and keys[0] not in allowed:
+            close = nearest(keys[0], allowed)
             ctx.reporter.unknown(
                 e.at_key(keys[0]),
                 f"an `llmResponse` element `{keys[0]}`",
-                f"the elements are {one_of(allowed)} (a tool call is `agentToolUse`)",
+                f"did you mean `{close}`?"
+                if close
+                else f"the elements are {one_of(allowed)} (a tool call is `agentToolUse`)",
             )
             continue
         if len(keys) != 1:
