@@ -208,9 +208,10 @@ def test_a_malformed_k_expression_is_a_usage_error(tmp_path: Path) -> None:
 def test_a_timing_failure_shows_the_screen_down_to_its_last_written_row_or_says_it_was_empty(
     tmp_path: Path,
 ) -> None:
-    wait = "timeline:\n  - waitFor: {text: never, timeoutMs: 300}\n"
-    write(tmp_path, "silent.yaml", 'name: silent\ncommand: ["sleep", "60"]\n' + wait)
-    write(tmp_path, "talks.yaml", 'name: talks\ncommand: ["bash", "-c", "echo hi; sleep 60"]\n' + wait)
+    wait = "  - waitFor: {text: never, timeoutMs: 300}\n"
+    write(tmp_path, "silent.yaml", 'name: silent\ncommand: ["sleep", "60"]\ntimeline:\n' + wait)
+    write(tmp_path, "talks.yaml", 'name: talks\ncommand: ["bash", "-c", "echo hi; sleep 60"]\n'
+          "timeline:\n  - waitFor: hi\n" + wait)  # fmt: skip
     done = workbench("run", "--ci", "silent.yaml", "talks.yaml", "--report", "r.json", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     messages = {e["name"]: e["failures"][0]["message"] for e in report_of(tmp_path / "r.json")["scenarios"]}
