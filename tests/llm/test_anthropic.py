@@ -264,3 +264,11 @@ def test_disable_parallel_tool_use_gets_one_call_per_reply(
                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": uses[0].id,
                                                    "content": "hello" if uses[0].name == "Bash" else "ok"}]}]  # fmt: skip
     assert called == ["Write", "Bash"] and srv.messages() == []
+
+
+def test_tool_choice_none_gets_no_tool_use(tmp_path: Path, serve: Callable[..., Running]) -> None:
+    srv = serve(load(tmp_path, TOOL_SCENARIO))
+    client = srv.anthropic()
+    msg = client.messages.create(model="m", max_tokens=2000, tools=CLAUDE_TOOLS, tool_choice={"type": "none"},
+                                 messages=[user("write hello.txt and run it")])  # fmt: skip
+    assert [b.type for b in msg.content] == ["text"] and msg.stop_reason == "end_turn"

@@ -254,3 +254,14 @@ def test_stream_without_sse_is_one_json_array(tmp_path: Path, serve: Callable[..
         chunks[0]["candidates"][0]["finishReason"] == "STOP"
         and chunks[0]["usageMetadata"]["totalTokenCount"] > 0
     )
+
+
+def test_function_calling_mode_none_gets_no_function_call(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    srv = serve(load(tmp_path, SCENARIO))
+    config = types.GenerateContentConfig(tools=GEMINI_TOOLS, tool_config=types.ToolConfig(  # type: ignore[arg-type]
+        function_calling_config=types.FunctionCallingConfig(mode=types.FunctionCallingConfigMode.NONE)))  # fmt: skip
+    client = srv.gemini()
+    reply = client.models.generate_content(model="m", contents="make notes.txt", config=config)
+    assert not reply.function_calls and reply.text == "Creating notes.txt now."

@@ -170,3 +170,20 @@ def test_parallel_tool_calls_false_gets_one_call_per_reply(
         ("notes.txt has 2 lines.", []),
     ]
     assert srv.messages() == []
+
+
+def test_tool_choice_none_never_gets_a_tool_call(tmp_path: Path, serve: Callable[..., Running]) -> None:
+    """`tool_choice: none` offers tools the model must not call (an agent forcing a text answer); the
+    scenario's calls went out anyway. They are withheld, and the run says so at their lines."""
+    srv = serve(load(tmp_path, SCENARIO))
+    client = srv.openai()
+    message = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "make notes.txt"}],
+                                             tools=CHAT_TOOLS, tool_choice="none").choices[0].message  # type: ignore[arg-type]  # fmt: skip
+    assert message.content == "Creating notes.txt now." and not message.tool_calls
+    srv.finish()
+    assert srv.messages()[:2] == [
+        "7: tool: writeFile: the request that received this reply forbade tool calls (tool_choice none), "
+        "so the call was never sent",
+        "8: tool: runCmd: the request that received this reply forbade tool calls (tool_choice none), "
+        "so the call was never sent",
+    ]

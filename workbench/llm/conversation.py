@@ -112,6 +112,13 @@ class ChatRequest:
         False  # at most one tool call per reply: Chat and Responses `parallel_tool_calls: false`,
     )
     # Anthropic `tool_choice.disable_parallel_tool_use`
+    no_calls: bool = False  # tools offered, none to be called: `tool_choice` none (Gemini's mode NONE)
+
+    @property
+    def callable(self) -> bool:
+        """Whether a reply to this request may call a tool: it offers tools and does not forbid calls."""
+        return bool(self.tools) and not self.no_calls
+
     raw: Mapping[str, Any] = field(default_factory=dict)
     route: Mapping[str, str] = field(default_factory=dict)  # what the path said (model, API method)
 

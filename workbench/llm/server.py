@@ -463,9 +463,11 @@ class LlmServer:
             self.drift_changes += self.drift.check(chat, request.path)
         ctx = TurnContext(chat, session.ids, profile, session.key, workspace=self.hooks.workspace, wire=wire)
         reply = await session.responder.respond(ctx)
-        if reply.tool_calls and not chat.tools:  # a request that offers no tools never receives a tool call
+        if reply.tool_calls and not chat.callable:  # a request that offers or allows no tools gets no call
             names = ", ".join(c.name for c in reply.tool_calls)
-            ctx.notes.append(f"the request offered no tools: the reply's calls ({names}) were left out")
+            ctx.notes.append(
+                f"the request offered or allowed no tools: the reply's calls ({names}) were left out"
+            )
             reply = replace(reply, blocks=tuple(b for b in reply.blocks if not isinstance(b, ToolCallBlock)))
         for note in dict.fromkeys(ctx.notes):
             self.notes.append(LlmFailure("note", note, 0, 0, session.scenario.file, session.key))

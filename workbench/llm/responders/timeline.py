@@ -116,7 +116,8 @@ class _Served:
     text: str
     history: int  # model turns and tool results in the request it answered
     tools: bool  # whether that request offered tools
-    withheld: tuple[Step, ...] = ()  # calls not sent: the request offered no tools
+    withheld: tuple[Step, ...] = ()  # calls not sent: the request offered no tools, or forbade calls
+    forbade: bool = False  # the request offered tools and forbade calls (tool_choice none)
 
 
 @dataclass
@@ -166,7 +167,7 @@ class TimelineResponder:
             self._fail("expect", "the agent asked for a response after the scenario's last one", 0, 0)
             return Reply()
         index = self.cursor
-        if ctx.chat.one_call and ctx.chat.tools:
+        if ctx.chat.one_call and ctx.chat.callable:
             self._one_call(index)
         unit = self.units[index]
         self.cursor += 1
@@ -179,7 +180,13 @@ class TimelineResponder:
             None
             if scripted
             else _Served(
-                index, calls, reply.text.strip(), _history(ctx), bool(ctx.chat.tools), tuple(withheld)
+                index,
+                calls,
+                reply.text.strip(),
+                _history(ctx),
+                ctx.chat.callable,
+                tuple(withheld),
+                ctx.chat.no_calls,
             )
         )
         self._position = max(self._position, unit.last_index)
@@ -210,7 +217,7 @@ class TimelineResponder:
             last.text and any(last.text in msg.text for msg in chat.messages if msg.role == "assistant")
         )
         unit = self.units[last.unit]
-        if used or last.tools or not chat.tools or last.unit in self._served_again:
+        if used or last.tools or not chat.callable or last.unit in self._served_again:
             self._fail_withheld(last)
             return
         self._served_again.add(last.unit)
@@ -249,8 +256,9 @@ class TimelineResponder:
     def _fail_withheld(self, served: _Served) -> None:
         for step in served.withheld:
             name = step.item.tool_name if isinstance(step.item, m.ToolUse) else "editFile"
-            self._fail("tool", f"{name}: the request that received this reply offered no tools, "
-                       "so the call was never sent", step.pos.line, step.index)  # fmt: skip
+            why = "forbade tool calls (tool_choice none)" if served.forbade else "offered no tools"
+            self._fail("tool", f"{name}: the request that received this reply {why}, so the call was never sent",
+                       step.pos.line, step.index)  # fmt: skip
 
     # ------------------------------------------------------------------ moves
 
@@ -353,7 +361,7 @@ class TimelineResponder:
                             e.status_code, e.error_type, e.message, e.retry_after_seconds, e.details
                         )
                     )
-                case StepKind.TOOL_START | StepKind.EDIT if not ctx.chat.tools:
+                case StepKind.TOOL_START | StepKind.EDIT if not ctx.chat.callable:
                     if withheld is not None:  # a request that offers no tools never receives a tool call
                         withheld.append(step)
                 case StepKind.TOOL_START:

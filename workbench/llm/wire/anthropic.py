@@ -181,6 +181,7 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
         output_schema=schema,
         json_mode=json_mode,
         one_call=opt_map(b, "tool_choice").get("disable_parallel_tool_use") is True,
+        no_calls=opt_map(b, "tool_choice").get("type") == "none",
         raw=b,
     )
 

@@ -202,6 +202,8 @@ class GeminiWire(Wire):
                             f"integer, got {limit!r}", "maxOutputTokens")  # fmt: skip
         thinking = _get(config, "thinkingConfig") or {}
         schema, json_mode = _schema(config)
+        tool_config = _get(b, "toolConfig")
+        calling = _get(tool_config, "functionCallingConfig") if isinstance(tool_config, Mapping) else None
         return ChatRequest(
             style=self.style,
             model=params.get("model", "gemini"),
@@ -213,6 +215,7 @@ class GeminiWire(Wire):
             thinking=isinstance(thinking, Mapping) and _get(thinking, "includeThoughts") is True,
             output_schema=schema,
             json_mode=json_mode,
+            no_calls=isinstance(calling, Mapping) and _get(calling, "mode") == "NONE",
             raw=b,
             route=dict(params),
         )

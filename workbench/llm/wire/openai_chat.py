@@ -212,6 +212,7 @@ class ChatWire(OpenAiErrors):
             output_schema=schema,
             json_mode=json_mode,
             one_call=b.get("parallel_tool_calls") is False,
+            no_calls=b.get("tool_choice") == "none",
             raw=b,
         )
 
