@@ -40,6 +40,9 @@ def test_a_golden_that_is_not_utf8_fails_its_screenshot_and_update_goldens_rewri
     assert "done.golden is not UTF-8 text (byte 0xe9 at offset 3)" in done.stdout
     entry = report_of(tmp_path / "r.json")["scenarios"][0]
     assert entry["status"] == "failed" and entry["failures"][0]["kind"] == "screenshot"
+    assert entry["failures"][0]["message"].startswith(  # the report says why, as the console does
+        "screenshot `done` does not match: screenshots/shot/80x24/done.golden is not UTF-8 text"
+    )
     assert golden.read_bytes() == b"caf\xe9"  # --ci writes no golden
 
     done = workbench("run", "--update-goldens", "shot.yaml", cwd=tmp_path)

@@ -43,6 +43,7 @@ class GoldenOutcome:
     golden_path: Path
     actual_path: Path
     diff: str | None = None
+    problem: str | None = None  # what is wrong with the golden itself (not text): the failure's own words
 
     @property
     def failed(self) -> bool:
@@ -188,8 +189,8 @@ class GoldenStore:
                 "UTF-8 text; rewrite it with --update-goldens, or accept the capture in the app")  # fmt: skip
         if self.update:
             self._write(golden, shot)
-            return GoldenOutcome("updated", golden, actual, note)
-        return GoldenOutcome("mismatch", golden, actual, note)
+            return GoldenOutcome("updated", golden, actual, problem=note)
+        return GoldenOutcome("mismatch", golden, actual, problem=note)
 
     def accept(self, label: str, shot: Shot) -> Path:
         """Make ``shot`` the golden of ``label``: a person's explicit accept (the app), allowed even with ``ci``."""
