@@ -322,3 +322,17 @@ def test_a_file_named_on_purpose_that_is_no_scenario_says_so_before_its_errors(t
         done = workbench(command, "--ci", "README.md", cwd=tmp_path)
         assert done.returncode == 2, done.stdout + done.stderr
         assert done.stderr.startswith(warning + "\n"), done.stderr
+
+
+@pytest.mark.parametrize(("html", "out"), [("runs", "runs"), ("ci", "ci/runs")])
+def test_an_html_report_folder_that_holds_the_run_folders_is_refused_before_the_run(
+    tmp_path: Path, html: str, out: str
+) -> None:
+    write(tmp_path, "shot.yaml", SHOT)
+    done = workbench("run", "--ci", "shot.yaml", "--html", html, "--out", out, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    assert done.stderr == (
+        f"workbench: error: --out {out} is --html {html} or inside it: the report replaces its folder whole, "
+        "run folders and all; give the report a folder of its own\n"
+    )
+    assert workbench("run", "shot.yaml", "--html", "runs/html", "--out", "runs", cwd=tmp_path).returncode == 0

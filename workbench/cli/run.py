@@ -129,6 +129,11 @@ def _run(args: argparse.Namespace) -> int:
     check_output(args.out, "--out", folder=True)
     check_output(args.html, "--html", folder=True)
     if args.html is not None:
+        html, out = args.html.resolve(), args.out.resolve()
+        if html == out or html in out.parents:  # the report replaces its folder whole: the runs would go
+            raise UsageError(f"--out {args.out} is --html {args.html} or inside it: the report replaces its folder "
+                             "whole, run folders and all; give the report a folder of its own")  # fmt: skip
+    if args.html is not None:
         from workbench.report.write import ReportError, check_target
 
         try:
