@@ -336,3 +336,10 @@ def test_an_html_report_folder_that_holds_the_run_folders_is_refused_before_the_
         "run folders and all; give the report a folder of its own\n"
     )
     assert workbench("run", "shot.yaml", "--html", "runs/html", "--out", "runs", cwd=tmp_path).returncode == 0
+
+
+def test_the_merge_of_one_report_of_one_scenario_counts_in_the_singular(tmp_path: Path) -> None:
+    write(tmp_path, "shot.yaml", SHOT)
+    assert workbench("run", "shot.yaml", "--report", "one.json", cwd=tmp_path).returncode == 0
+    done = workbench("report", "merge", "one.json", cwd=tmp_path)
+    assert done.returncode == 0 and "merged 1 report: 1 scenario, 1 passed" in done.stdout, done.stdout

@@ -175,7 +175,7 @@ def merge_files(paths: Iterable[Path]) -> Merged:
 def summary_line(report: RunReport, shards: int) -> str:
     s = report.to_json()["summary"]
     return (
-        f"merged {shards} report{'s' if shards != 1 else ''}: {len(report.results)} scenarios, "
+        f"merged {count(shards, 'report')}: {count(len(report.results), 'scenario')}, "
         f"{s['passed']} passed, {s['failed']} failed, {count(s['errors'], 'error')}, {s['skipped']} skipped"
     )
 
