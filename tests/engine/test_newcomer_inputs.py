@@ -343,3 +343,17 @@ def test_the_merge_of_one_report_of_one_scenario_counts_in_the_singular(tmp_path
     assert workbench("run", "shot.yaml", "--report", "one.json", cwd=tmp_path).returncode == 0
     done = workbench("report", "merge", "one.json", cwd=tmp_path)
     assert done.returncode == 0 and "merged 1 report: 1 scenario, 1 passed" in done.stdout, done.stdout
+
+
+def test_a_run_cmd_cwd_that_leaves_the_workspace_is_refused_before_the_run_as_a_path_is(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "cwd.yaml", "name: cwd\ntimeline:\n  - runCmd:\n      cmd: pwd\n      cwd: ../..\n")
+    done = workbench("run", "--ci", "cwd.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        "cwd.yaml:5:12: validation: tool argument `cwd` `../..` escapes the workspace (`..`)" in done.stdout
+    )
+    write(tmp_path, "inside.yaml", "name: inside\ntimeline:\n  - runCmd:\n      cmd: mkdir -p sub\n"
+          "  - runCmd:\n      cmd: pwd\n      cwd: sub/../sub\n")  # fmt: skip
+    assert workbench("run", "--ci", "inside.yaml", cwd=tmp_path).returncode == 0

@@ -71,7 +71,7 @@ TOOL_EVENTS = EVENT_ARGUMENTS  # the tool events and their arguments: the one vo
 RECORDER_EXPECTATIONS = ("snapshots", "recording", "error_tolerance")  # seen in Agent Harbor's recorder tests
 NON_ACP_PROMPT_CAPABILITIES = ("files", "richText")  # seen in Agent Harbor files, not in ACP's schema
 TOOL_RESULT_KEYS = ("result", "status", "progress", "toolCallId", "toolExecution", "_meta", "meta")
-TOOL_PATH_ARGS = ("path", "file_path", "notebook_path")
+TOOL_PATH_ARGS = ("path", "file_path", "notebook_path", "cwd")  # a `cwd` outside is refused as a path is
 
 ACP_EVENTS = (
     "agentPlan", "setMode", "setModel", "agentFileReads", "agentPermissionRequest", "initialize", "sessionStart",
