@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import pytest
@@ -115,3 +117,35 @@ def test_banner_and_verbose_request_lines(tmp_path: Path) -> None:
         assert line in text, text
     assert "POST /v1/messages [anthropic] session k: end_turn: 11 chars (line 4)" in err, err
     assert "POST /v1/messages [anthropic]: side request (schema)" in err, err
+
+
+def test_a_real_api_key_never_reaches_the_log_or_the_files(tmp_path: Path) -> None:
+    """An agent pointed at `serve llm` with only its base URL changed still sends the user's real key; the
+    key named the session in `-v`, in llm-requests.jsonl and in saved requests' file names."""
+    secret = "sk-ant-api03-realsecretvalue1234567890"
+    path = write(tmp_path, "good.yaml", GOOD)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-c", BOOT, str(path), "-v", "--strict-tools", "--out", str(out)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        client = anthropic.Anthropic(base_url=url, api_key=secret, max_retries=0)
+        tools: Any = [
+            {"name": "odd", "description": "x", "input_schema": {"type": "object", "properties": {}}}
+        ]
+        with contextlib.suppress(anthropic.APIStatusError):  # refused: its tools are no known agent's
+            client.messages.create(
+                model="m", max_tokens=20, tools=tools, messages=[{"role": "user", "content": "hi"}]
+            )
+        client.messages.create(model="m", max_tokens=20, messages=[{"role": "user", "content": "hi"}])
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "POST /v1/messages [anthropic] session key-" in err, err
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert files and "llm-requests.jsonl" in {p.name for p in files}
+    for found in (err, *(str(p.relative_to(out)) for p in files), *(p.read_text() for p in files)):
+        assert "realsecret" not in found, found

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +46,18 @@ def session_key(headers: Mapping[str, str], query: Mapping[str, str] | None = No
         auth = headers.get("authorization", "")
         key = auth[7:].strip() if auth.lower().startswith("bearer ") else auth.strip()
     return key or DEFAULT_KEY
+
+
+SHOWN_KEY_CHARS = 12
+
+
+def shown_key(key: str) -> str:
+    """How a session's key is named in logs, failures and file names: a key the workbench made for a run
+    (``wb-…``) or a short one (``any-key``) as it is; any other (the user's real key, sent by an agent
+    whose base URL alone points here) as ``key-`` and a hash, never the key itself."""
+    if key.startswith("wb-") or len(key) <= SHOWN_KEY_CHARS:
+        return key
+    return "key-" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def prompt_score(scenario: m.Scenario, prompt: str) -> float:
@@ -84,7 +97,7 @@ def choose(scenarios: Sequence[m.Scenario], name: str | None, prompt: str) -> m.
 
 @dataclass
 class Session:
-    key: str
+    key: str  # as logs and files name it (:func:`shown_key`); the ids are made from the key itself
     scenario: m.Scenario
     responder: Responder
     ids: IdMaker
@@ -120,6 +133,7 @@ class SessionStore:
             if session is not None:
                 return session
             label = key if not name else f"{key}/{name}"
-            session = Session(label, scenario, self._make(scenario, label), IdMaker(label))
+            shown = shown_key(key) if not name else f"{shown_key(key)}/{name}"
+            session = Session(shown, scenario, self._make(scenario, shown), IdMaker(label))
             self.sessions[(key, name)] = session
         return session
