@@ -79,3 +79,22 @@ def test_client_edits_match_the_mock_agents(tmp_path: Path) -> None:
             mine.details.get("replacements"),
         ), args
         assert remote == local, args
+
+
+def test_closing_the_client_kills_and_reaps_its_terminals(tmp_path: Path) -> None:
+    """A terminal still running when the run ends (the agent never released it), and one released while
+    running, are killed with their process group and waited for, so that nothing outlives the run's event
+    loop (a process left to the garbage collector closes its pipes on a closed loop)."""
+    from workbench.acp.client import WorkbenchClient
+
+    async def body() -> list[int | None]:
+        client = WorkbenchClient(tmp_path)
+        kept = await client.create_terminal("s", "sleep 30 & sleep 30")
+        released = await client.create_terminal("s", "sleep", args=["30"])
+        processes = [client._terminals[t.terminal_id].process for t in (kept, released)]
+        await client.release_terminal(session_id="s", terminal_id=released.terminal_id)
+        assert processes[1].returncode is not None
+        await client.close()
+        return [p.returncode for p in processes]
+
+    assert asyncio.run(body()) == [-9, -9]

@@ -356,18 +356,14 @@ class WorkbenchClient:
     async def release_terminal(self, session_id: str, terminal_id: str, **kw: Any) -> ReleaseTerminalResponse:
         term = self._terminals.pop(terminal_id, None)
         if term is not None:
-            _kill(term.process)
-            if term.reader is not None:
-                term.reader.cancel()
+            await _end(term)
         return ReleaseTerminalResponse()
 
-    def close(self) -> None:
-        """End every terminal still running."""
-        for terminal_id in list(self._terminals):
-            term = self._terminals.pop(terminal_id)
-            _kill(term.process)
-            if term.reader is not None:
-                term.reader.cancel()
+    async def close(self) -> None:
+        """End every terminal still running, and reap it: a process killed and left to the garbage collector
+        outlives the event loop that would close its pipes (Python warns when it is collected)."""
+        terms = [self._terminals.pop(terminal_id) for terminal_id in list(self._terminals)]
+        await asyncio.gather(*(_end(term) for term in terms))
 
     async def create_elicitation(self, message: str, mode: Any, **kw: Any) -> Any:
         raise RequestError.method_not_found("elicitation/create")
@@ -397,6 +393,15 @@ class WorkbenchClient:
         for turn in self.turns.values():
             turn.extensions.append(record)
         return record
+
+
+async def _end(term: _Terminal) -> None:
+    """Kill a terminal's process group and wait for the process (a second at most: SIGKILL is not refused)."""
+    _kill(term.process)
+    if term.reader is not None:
+        term.reader.cancel()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(term.process.wait(), 1.0)
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

@@ -202,7 +202,7 @@ async def _drive(conn: Any, client: WorkbenchClient, cwd: Path, script: Script, 
             f"no answer within {timeout:g} s; the last messages were:\n{recorder.tail()}"
         ) from None
     finally:
-        client.close()
+        await client.close()
     return RunResult(ctx.logs, [t for s in ctx.sessions for t in s.turns], recorder.count)
 
 

@@ -309,7 +309,7 @@ class AcpDriver(RealAgentDriver):
             self._turn_task.cancel()
         await self._close()
         if self.client is not None:
-            self.client.close()
+            await self.client.close()
         if self.recorder is not None:
             self.recorder.close()
         if self._server is not None:
