@@ -213,7 +213,7 @@ def test_print_ui_needs_the_prompt_placeholder_in_a_command(tmp_path: Path) -> N
     assert done.returncode == 1 and time.monotonic() - started < 30, done.stdout + done.stderr
     (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
     assert (
-        "--agent-ui print gives the first input on the agent's command line"
+        "--agent-ui print gives the first input (line 4) on the agent's command line"
         in entry["failures"][0]["message"]
     )
     assert "`{prompt}`" in entry["failures"][0]["message"]

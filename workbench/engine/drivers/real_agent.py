@@ -112,10 +112,12 @@ class RealAgentDriver:
             env.update(endpoint_env(endpoint))
             if any("{prompt}" in word for word in scenario.command):
                 self.ui = "print"  # the first input is on its command line, not typed
-            elif self.ui == "print":
-                raise DriverError("--agent-ui print gives the first input on the agent's command line, but the "
-                                  "scenario's `command` has no `{prompt}` placeholder to put it in: add one (as "
-                                  "in `-p \"{prompt}\"`), or leave out --agent-ui print to type the inputs")  # fmt: skip
+            elif self.ui == "print" and (first := next((s for s in ctx.schedule.steps if s.kind is StepKind.INPUT),
+                                                        None)) is not None:  # fmt: skip
+                raise DriverError(f"--agent-ui print gives the first input (line {first.pos.line}) on the agent's "
+                                  "command line, but the scenario's `command` has no `{prompt}` placeholder to put "
+                                  "it in: add one (as in `-p \"{prompt}\"`), or leave out --agent-ui print to type "
+                                  "the inputs")  # fmt: skip
             return Program(expand_command(scenario.command, endpoint), env, mock_agent=False)
         try:
             launch = preset.launch(endpoint, self.ui)
