@@ -322,7 +322,7 @@ timeline:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench", "run", "--speed", "1", str(scenario)],
+        [sys.executable, "-m", "workbench", "run", "--speed", "1", str(scenario), "--report", "r.json"],
         cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, start_new_session=True,
         # As from a terminal: when these tests run in a background job or under some CI runners, SIGINT
@@ -342,6 +342,11 @@ timeline:
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err
     assert running(first) == running(second) == []
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    assert (entry["status"], entry["skip_reason"]) == (
+        "skipped",
+        "not run to its end: the batch was interrupted (Ctrl-C)",
+    )
     assert [p.name for p in tmp.iterdir() if p.name.startswith("wb-")] == []
 
 

@@ -7,6 +7,7 @@ started are looked at: its private TMPDIR, and sleeps with a unique argument.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -90,11 +91,22 @@ timeline:
         exists: [missing.txt]
 """)  # fmt: skip
     long_scenario(tmp_path, "b-long", sleep)
-    proc, tmp = start(tmp_path, "suite")
+    write(tmp_path, "suite/c-later.yaml", "name: c-later\ntimeline:\n  - advanceMs: 1\n")
+    proc, tmp = start(tmp_path, "suite", "--report", "r.json", "--junit", "j.xml", "--html", "html")
     wait_until(lambda: running(f"sleep {sleep}"), "the escaped program")
     out, err = finish(proc, signal.SIGTERM)
     assert proc.returncode == 143, out + err
     assert "Traceback" not in err and "terminated" in err
+    # a cancelled CI job keeps its reports: what finished, and what the interruption left without a verdict
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [(s["name"], s["status"]) for s in report["scenarios"]] == [
+        ("a-fails", "failed"), ("b-long", "skipped"), ("c-later", "skipped")]  # fmt: skip
+    assert report["scenarios"][1]["skip_reason"] == "not run to its end: the batch was interrupted (SIGTERM)"
+    junit = (tmp_path / "j.xml").read_text()
+    assert junit.count("<testcase") == 3 and "missing.txt" in junit and junit.count("<skipped") == 2
+    assert "c-later" in (tmp_path / "html" / "index.html").read_text() or any(
+        "c-later" in f.read_text(errors="replace") for f in (tmp_path / "html").rglob("*.js"))  # fmt: skip
+    assert "1 failed, 0 errors, 2 skipped" in out
     assert running(f"sleep {sleep}") == []
     assert running(str(tmp_path)) == []  # no workbench process of this test survives
     kept = [p for p in tmp.iterdir()]
@@ -107,11 +119,16 @@ def test_sigterm_with_two_jobs_leaves_no_worker_program_or_folder(tmp_path: Path
     sleeps = [unique_seconds(600), unique_seconds(600)]
     for i, sleep in enumerate(sleeps):
         long_scenario(tmp_path, f"long{i}", sleep)
-    proc, tmp = start(tmp_path, "suite", "-j", "2")
+    proc, tmp = start(tmp_path, "suite", "-j", "2", "--report", "r.json")
     wait_until(lambda: all(running(f"sleep {s}") for s in sleeps), "both escaped programs")
     out, err = finish(proc, signal.SIGTERM, group=group)
     assert proc.returncode == 143, out + err
     assert "Traceback" not in err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [(s["name"], s["status"]) for s in report["scenarios"]] == [
+        ("long0", "skipped"),
+        ("long1", "skipped"),
+    ]
     for sleep in sleeps:
         assert running(f"sleep {sleep}") == []
     assert running(str(tmp_path)) == []  # no pool worker left (workers share the parent's command line)

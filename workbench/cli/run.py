@@ -99,7 +99,7 @@ def _started() -> None:
 def _run(args: argparse.Namespace) -> int:
     from workbench.clock import parse_speed
     from workbench.engine.batch import Console, collect, parse_selection, run_batch
-    from workbench.engine.report import write_json_report, write_junit
+    from workbench.engine.report import RunReport
     from workbench.engine.runner import RunOptions
     from workbench.engine.select import SelectionError
 
@@ -186,11 +186,28 @@ def _run(args: argparse.Namespace) -> int:
         candidates = matrix_pairs(candidates, options, agents)
     console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
     _started()
+    report = RunReport()
     try:
-        report = run_batch(candidates, options, args.jobs, console)
+        run_batch(candidates, options, args.jobs, console, report)
+    except KeyboardInterrupt:  # a cancelled CI job: the reports say what finished, and what did not
+        _write_reports(args, report, candidates)
+        raise
     finally:
         tempfolders.sweep(*roots)  # what this run's own killed programs left (a mock agent's scratch folder)
     console.summary(report)
+    if not _write_reports(args, report, candidates):
+        return EXIT_INVALID
+    if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
+        return EXIT_INVALID
+    if any(r.status == "error" for r in report.results):
+        return EXIT_INTERNAL  # a bug (the failure names its crash file)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _write_reports(args: argparse.Namespace, report: RunReport, candidates: list[Candidate]) -> bool:
+    """The files asked for (``--report``, ``--junit``, ``--html``); False if one could not be written (said)."""
+    from workbench.engine.report import write_json_report, write_junit
+
     written = True
     for path, flag, write in (
         (args.report, "--report", write_json_report),
@@ -204,13 +221,7 @@ def _run(args: argparse.Namespace) -> int:
             written = False
     if args.html:
         written = _write_html(report, candidates, args.html) and written
-    if not written:
-        return EXIT_INVALID
-    if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
-        return EXIT_INVALID
-    if any(r.status == "error" for r in report.results):
-        return EXIT_INTERNAL  # a bug (the failure names its crash file)
-    return EXIT_OK if report.ok else EXIT_FAILED
+    return written
 
 
 def _write_html(report: RunReport, candidates: list[Candidate], out: Path) -> bool:

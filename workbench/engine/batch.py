@@ -313,10 +313,18 @@ def matrix_pairs(candidates: Sequence[Candidate], options: Any, agents: Sequence
     return out
 
 
-def run_batch(candidates: Sequence[Candidate], options: Any, jobs: int, console: Console) -> RunReport:
-    """Run every candidate; on Ctrl-C or SIGTERM, summarise what finished and re-raise."""
+def run_batch(
+    candidates: Sequence[Candidate],
+    options: Any,
+    jobs: int,
+    console: Console,
+    report: RunReport | None = None,
+) -> RunReport:
+    """Run every candidate into ``report`` (a new one by default). On Ctrl-C or SIGTERM the candidates that
+    did not finish are added as skipped (:func:`not_run`), what finished is summarised, and the interruption
+    goes on up: a caller that passed ``report`` still writes it, so a cancelled CI job keeps its results."""
     start = time.monotonic()
-    report = RunReport()
+    report = report if report is not None else RunReport()
     runnable = [c for c in candidates if c.error is None]
     for c in candidates:
         if c.error is not None:
@@ -330,13 +338,30 @@ def run_batch(candidates: Sequence[Candidate], options: Any, jobs: int, console:
                 _sequential(runnable, options, console, report.results)
             else:
                 _parallel(runnable, options, jobs, console, report.results)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        report.results += not_run(
+            report, runnable, options, "SIGTERM" if isinstance(stop, Terminated) else "Ctrl-C"
+        )
+        report.results.sort(key=lambda r: by_file.get((r.file, r.agent), 0))
         report.duration_ms = int((time.monotonic() - start) * 1000)
         console.summary(report)  # the kept workspaces of runs that failed before the interruption
         raise
     report.results.sort(key=lambda r: by_file.get((r.file, r.agent), 0))
     report.duration_ms = int((time.monotonic() - start) * 1000)
     return report
+
+
+def not_run(
+    report: RunReport, candidates: Iterable[Candidate], options: Any, signal_name: str
+) -> list[ScenarioResult]:
+    """A skipped result for each candidate the interruption (``signal_name``) left without one: running or
+    not started yet, it has no verdict, and the report says so rather than leaving it out."""
+    from workbench.engine.matrix import skipped
+
+    finished = {(r.file, r.agent) for r in report.results}
+    reason = f"not run to its end: the batch was interrupted ({signal_name})"
+    return [skipped(c.name, display_name(c.path), (c.options or options).mode, c.agent, reason)
+            for c in candidates if (display_name(c.path), c.agent) not in finished]  # fmt: skip
 
 
 def _sequential(
