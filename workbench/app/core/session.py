@@ -140,7 +140,10 @@ class SessionController:
                     if virtual_ms
                     else self.run.clock.state.now_ms
                 )
-            parts.append(f"{word}: {virtual_ms / 1000:g} s of virtual time")
+            if word == "skipped" and self.result.skip_reason:  # why, as `workbench run` says it
+                parts.append(f"skipped: {self.result.skip_reason}")
+            else:
+                parts.append(f"{word}: {virtual_ms / 1000:g} s of virtual time")
         elif self.run is not None:
             state = self.run.clock.state
             parts.append(f"{'paused' if state.paused else 'running'} at {state.now_ms} ms")

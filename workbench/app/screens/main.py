@@ -428,9 +428,11 @@ class MainScreen(Screen[None]):
         if result is None:
             return  # that run was stopped and forgotten (another file opened) before this message came
         self.terminal.detach()
-        self.failures.show(result.failures, result.status)
+        self.failures.show(result.failures, result.status, result.skip_reason)
         self._inspect()
-        if result.failures:
+        if result.status == "skipped" and result.skip_reason:
+            self.workbench.notify_until_key(f"skipped: {result.skip_reason}", severity="warning", timeout=6)
+        elif result.failures:
             self.workbench.notify_until_key(f"{result.status}: {len(result.failures)} failure(s): see the "
                                             "Failures pane (F12)", severity="error", timeout=4)  # fmt: skip
         if self.path is not None:

@@ -67,8 +67,9 @@ class FailuresList(OptionList):
         if self.failures and self.highlighted is None:
             self.highlighted = 0
 
-    def show(self, failures: list[Failure], status: str | None) -> None:
-        """The failures of a finished run (``status`` None: no run yet, or a new one started)."""
+    def show(self, failures: list[Failure], status: str | None, skip_reason: str | None = None) -> None:
+        """The failures of a finished run (``status`` None: no run yet, or a new one started); a skipped
+        run shows why it was skipped (a program or variable it needs here), whole and wrapped."""
         self.failures = list(failures)
         self.clear_options()
         if status is None:
@@ -78,7 +79,12 @@ class FailuresList(OptionList):
         count = len(failures)
         self.border_title = f"Failures: {count} ({status})"
         if not failures:
-            word = "passed: no failures" if status == "passed" else f"{status}: no failures recorded"
+            if status == "passed":
+                word = "passed: no failures"
+            elif skip_reason:
+                word = f"skipped: {skip_reason}"
+            else:
+                word = f"{status}: no failures recorded"
             self.add_option(Option(Text(word), disabled=True))
         for i, failure in enumerate(failures):  # the whole message, wrapped: never cut (issue 22 point 3)
             text = Text()

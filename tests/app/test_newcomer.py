@@ -1,0 +1,58 @@
+"""What a newcomer hit in a first session with the app (tmux at 120x40, 80x24 and 200x50): each test
+shows one thing that was missing, cut or surprising, and stays as its guard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.app.conftest import opened, play_to_end, run, screen_text, settle, wait_until
+
+SKIPPED = """\
+name: needs-a-tool
+timeline:
+  - userCommand:
+      program: bash
+      env:
+        TOOL_BIN: ${WORKBENCH_NEWCOMER_UNSET_BIN}
+      args: [-lc, 'echo "$TOOL_BIN"']
+"""
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_a_skipped_run_says_why_in_the_status_line_and_the_failures_pane(
+    work: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scenario that cannot run here (a variable its command needs is unset) was shown as `skipped: 0 s
+    of virtual time` and `skipped: no failures recorded`: `workbench run` says why, the app did not."""
+    monkeypatch.delenv("WORKBENCH_NEWCOMER_UNSET_BIN", raising=False)
+    path = work / "scenarios" / "needs-a-tool.yaml"
+    path.write_text(SKIPPED)
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            main = pilot.app.main_screen
+            result = await play_to_end(pilot)
+            assert result.status == "skipped" and result.skip_reason
+            assert "WORKBENCH_NEWCOMER_UNSET_BIN" in main.session.status_text()
+            await pilot.press("f12")
+            await settle(pilot)
+            shown = "\n".join(screen_text(pilot.app))
+            assert "WORKBENCH_NEWCOMER_UNSET_BIN" in shown, shown
+            assert "no failures recorded" not in shown
+
+    run(body)
+
+
+def test_a_one_step_timeline_says_1_step(work: Path) -> None:
+    """Before a run the timeline counts the steps: a held-out one-step file read `1 steps`."""
+    path = work / "scenarios" / "one-step.yaml"
+    path.write_text("name: one-step\ntimeline:\n  - advanceMs: 10\n")
+
+    async def body() -> None:
+        async with opened(path, work, (120, 40)) as pilot:
+            shown = "\n".join(screen_text(pilot.app))
+            assert " 1 step " in shown and "1 steps" not in shown, shown
+
+    run(body)
