@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import opened, play_to_end, run, screen_text, settle, wait_until
+from tests.app.conftest import opened, play_to_end, run, screen_text, settle
 
 SKIPPED = """\
 name: needs-a-tool
