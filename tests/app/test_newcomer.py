@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import opened, play_to_end, run, screen_text, settle
+from tests.app.conftest import opened, play_to_end, run, screen_text, settle, wait_until
+from workbench.app.screens.confirm import ConfirmScreen
 
 SKIPPED = """\
 name: needs-a-tool
@@ -54,5 +55,29 @@ def test_a_one_step_timeline_says_1_step(work: Path) -> None:
         async with opened(path, work, (120, 40)) as pilot:
             shown = "\n".join(screen_text(pilot.app))
             assert " 1 step " in shown and "1 steps" not in shown, shown
+
+    run(body)
+
+
+@pytest.mark.parametrize("keys", [("right",), ("right", "right", "left"), ("left", "left")])
+def test_arrow_keys_move_between_a_dialogs_buttons(work: Path, keys: tuple[str, ...]) -> None:
+    """Quitting with unsaved edits asks Save / Quit without saving / Cancel. Right then Enter (to quit
+    without saving) did nothing with the arrow and then saved: the edits a newcomer meant to drop were
+    written to the file. The arrows move between the buttons, as in every dialog the user knows."""
+    path = work / "scenarios" / "hello-agent.yaml"
+    original = path.read_text(encoding="utf-8")
+
+    async def body() -> None:
+        async with opened(path, work, (120, 40)) as pilot:
+            app, main = pilot.app, pilot.app.main_screen
+            main.editor.focus()
+            await pilot.press(*"# dropped")
+            await pilot.press("ctrl+q")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the quit prompt")
+            await pilot.press(*keys)
+            assert app.screen.focused is not None and app.screen.focused.id == "choice-discard"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: not app.is_running, what="the app to quit")
+        assert path.read_text(encoding="utf-8") == original
 
     run(body)

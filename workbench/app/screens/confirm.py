@@ -40,7 +40,12 @@ class ConfirmScreen(ModalScreen[str | None]):
         text-style: bold reverse;
     }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="confirm-cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="confirm-cancel"),
+        # the arrows move between the choices, wrapping, as in any dialog (Enter would press the focused one)
+        Binding("left,up", "app.focus_previous", "Previous choice", show=False, id="confirm-previous"),
+        Binding("right,down", "app.focus_next", "Next choice", show=False, id="confirm-next"),
+    ]
 
     def __init__(
         self, question: str, choices: list[tuple[str, str]] | None = None, default: str = ""
