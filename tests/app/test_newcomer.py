@@ -81,3 +81,32 @@ def test_arrow_keys_move_between_a_dialogs_buttons(work: Path, keys: tuple[str, 
         assert path.read_text(encoding="utf-8") == original
 
     run(body)
+
+
+@pytest.mark.parametrize(("keys", "line"), [("\x06:3\r", 3), ("\x06:31\r", 31), ("\x06tags\x1b", 1)])
+def test_a_character_typed_right_after_the_find_bar_closes_is_not_lost(
+    work: Path, keys: str, line: int
+) -> None:
+    """ctrl+f `:31` Enter then `xyz` in one burst (tmux send-keys) typed `yz`: the `x` went to the closing
+    find bar, which gave the focus back one message after the key was done; Esc lost a key the same way."""
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    path = work / "scenarios" / "hello-agent.yaml"
+    want = "xyz" + path.read_text(encoding="utf-8").splitlines()[line - 1]
+
+    async def body() -> None:
+        async with opened(path, work, (200, 50)) as pilot:
+            main = pilot.app.main_screen
+            main.editor.focus()
+            await pilot.pause()
+            # posted at once, as the driver does with a burst (a lone ESC is a key only once its read ends)
+            escape = [events.Key("escape", None)] if keys.endswith("\x1b") else []
+            for event in [*XTermParser().feed(keys.rstrip("\x1b")), *escape, *XTermParser().feed("xyz")]:
+                pilot.app.post_message(event)
+            await wait_until(pilot, lambda: "yz" in main.editor.text, timeout=10, what="the typed keys")
+            await settle(pilot)
+            assert main.editor.document.get_line(line - 1) == want
+            assert main.editor_pane.find_bar.value == keys[1:-1]
+
+    run(body)

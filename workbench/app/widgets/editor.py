@@ -572,7 +572,11 @@ class DiagnosticsList(OptionList):
 
 
 class FindBar(Input):
-    """Find in the editor (ctrl+f): Enter finds the next match, ``:N`` goes to line N, Esc closes."""
+    """Find in the editor (ctrl+f): Enter finds the next match, ``:N`` goes to line N, Esc closes.
+
+    Going to a line and closing act on the editor beside it while the key is handled, not by a message
+    to the pane: the app hands the next key on once this one is done (``keys_in_order``), and a message
+    hop later the focus was still here, so a character typed right after ``:31`` Enter went to the bar."""
 
     DEFAULT_CSS = """
     FindBar {
@@ -595,11 +599,14 @@ class FindBar(Input):
             self.needle = needle
             self.backwards = backwards
 
-    class Closed(Message):
-        pass
-
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(placeholder="find text, or :line", **kwargs)
+
+    @property
+    def editor(self) -> ScenarioEditor:
+        """The editor this bar finds in (its sibling in the editor pane)."""
+        assert self.parent is not None
+        return self.parent.query_one(ScenarioEditor)
 
     def open(self) -> None:
         self.add_class("-open")
@@ -607,10 +614,15 @@ class FindBar(Input):
 
     def action_close(self) -> None:
         self.remove_class("-open")
-        self.post_message(self.Closed())
+        self.editor.focus()
 
     def action_previous(self) -> None:
         self.post_message(self.Find(self.value, True))
 
     async def action_submit(self) -> None:
-        self.post_message(self.Find(self.value, False))
+        needle = self.value.strip()
+        if needle.startswith(":") and needle[1:].isdigit():
+            self.editor.jump_to(int(needle[1:]))
+            self.action_close()
+        else:
+            self.post_message(self.Find(self.value, False))

@@ -206,17 +206,8 @@ class EditorPane(Vertical):
     @on(FindBar.Find)
     def _find(self, event: FindBar.Find) -> None:
         event.stop()
-        needle = event.needle.strip()
-        if needle.startswith(":") and needle[1:].isdigit():
-            self.editor.jump_to(int(needle[1:]))
-            self.find_bar.action_close()
-        elif not self.editor.find(event.needle, backwards=event.backwards):
+        if not self.editor.find(event.needle, backwards=event.backwards):
             self.notify(f"not found: {event.needle!r}", severity="warning", timeout=2)
-
-    @on(FindBar.Closed)
-    def _find_closed(self, event: FindBar.Closed) -> None:
-        event.stop()
-        self.editor.focus()
 
     @on(DiagnosticsList.Jump)
     def _jump(self, event: DiagnosticsList.Jump) -> None:
