@@ -110,3 +110,26 @@ def test_a_character_typed_right_after_the_find_bar_closes_is_not_lost(
             assert main.editor_pane.find_bar.value == keys[1:-1]
 
     run(body)
+
+
+def test_a_recorded_run_shows_its_verdict_at_80x24(work: Path) -> None:
+    """`workbench show RUN` in an 80x24 window cut the status line in the run folder's path, before the
+    verdict: `read-only: target/tmp/workbench/hello-agent/80x24/2026...  ·  p…`. The verdict comes first."""
+    import asyncio
+
+    from tests.app.conftest import make_app
+    from workbench.engine.runner import RunOptions, run_scenario
+
+    path = work / "scenarios" / "hello-agent.yaml"
+    options = RunOptions(goldens_dir=work / "goldens", out_dir=work / "runs" / "a-long-folder-name-of-ci")
+    result = asyncio.run(run_scenario(path, options))
+    assert result.status == "passed" and result.run_dir
+
+    async def body() -> None:
+        app = make_app(None, work, run_dir=Path(result.run_dir))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            status = next(row for row in screen_text(app) if "read-only" in row)
+            assert "passed" in status and "11 of 11 steps" in status, status
+
+    run(body)

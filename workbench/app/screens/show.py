@@ -76,5 +76,6 @@ class ShowScreen(MainScreen):
         self.diff.show_pairs(recorded_pairs(recorded.screenshots), *self.term_size)
         self.failures.show(recorded.failures, recorded.status)
         self._recorded_failures = list(recorded.failures)
-        self.timeline.status = (f"read-only: {run_dir}  ·  {recorded.status}  ·  {len(marks)} of "
-                                f"{recorded.total_steps} steps  ·  F7/F8 step")  # fmt: skip
+        # the verdict first and the folder last: a narrow window cuts the end of the line
+        self.timeline.status = (f"read-only  ·  {recorded.status}  ·  {len(marks)} of {recorded.total_steps} "
+                                f"steps  ·  F7/F8 step  ·  {run_dir}")  # fmt: skip
