@@ -133,3 +133,22 @@ def test_a_recorded_run_shows_its_verdict_at_80x24(work: Path) -> None:
             assert "passed" in status and "11 of 11 steps" in status, status
 
     run(body)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (50, 16), (40, 12)])
+def test_a_small_window_with_a_diagnostic_does_not_crash(work: Path, size: tuple[int, int]) -> None:
+    """Resizing the window to 60x20 with a warning in the diagnostics list ended the app with a traceback
+    (`ValueError: range() arg 3 must not be zero`: the list was asked its height wrapped at width 0)."""
+    path = work / "scenarios" / "every-event.yaml"  # one warning (`assertVm`)
+
+    async def body() -> None:
+        async with opened(path, work, (120, 40)) as pilot:
+            main = pilot.app.main_screen
+            assert main.editor_pane.diagnostics.diagnostics
+            for width, height in ((80, 24), size, (120, 40), size):
+                await pilot.resize_terminal(width, height)
+                await settle(pilot)
+            assert pilot.app.is_running and pilot.app.return_code is None
+            screen_text(pilot.app)
+
+    run(body)

@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from workbench.app.templates import TEMPLATES, new_file_name, template_named
+from workbench.app.widgets.option_list import SafeOptionList
 from workbench.atomic import write_atomic
 
 
@@ -64,7 +65,7 @@ class NewScenarioScreen(ModalScreen[Path | None]):
         with Vertical(id="new-dialog"):
             yield Static(f"New scenario in {self.folder}/")
             yield Input(placeholder="name, e.g. login-flow", id="new-name")
-            yield OptionList(*(Option(t.title, id=t.key) for t in TEMPLATES), id="new-templates")
+            yield SafeOptionList(*(Option(t.title, id=t.key) for t in TEMPLATES), id="new-templates")
             yield Static("", id="new-error")
             with Horizontal(id="new-buttons"):
                 yield Button("Create", id="new-create", variant="primary")

@@ -20,6 +20,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from workbench.app.model import scenario_name
+from workbench.app.widgets.option_list import SafeOptionList
 from workbench.names import DEFAULT_SCENARIOS_DIR, SCENARIO_SUFFIXES
 
 VERDICT_STYLES = {"passed": "success", "failed": "error", "error": "error", "skipped": "warning",
@@ -62,7 +63,7 @@ class Entry:
     verdict: str | None = None
 
 
-class ScenarioBrowser(OptionList):
+class ScenarioBrowser(SafeOptionList):
     """Scenario files grouped by folder, with a verdict glyph; see the module docstring."""
 
     DEFAULT_CSS = """

@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from workbench.app.actions import MAIN_ACTIONS, bindings
 from workbench.app.model import ShotPair, actual_shot, shot_pairs
 from workbench.app.screens.confirm import ConfirmScreen
+from workbench.app.widgets.option_list import SafeOptionList
 
 if TYPE_CHECKING:  # the screen model loads with the first screenshots shown, after the first frame
     from workbench.terminal import GoldenStore, Shot
@@ -210,7 +211,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
         self.load(self.store, width, height)
 
     def compose(self) -> ComposeResult:
-        yield OptionList(id="shot-list")
+        yield SafeOptionList(id="shot-list")
         yield Static(id="shot-message")
         with ScrollableContainer(id="shot-sides"):
             yield Static(id="golden-view")

@@ -29,6 +29,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
 from workbench.app.screens.confirm import ConfirmScreen
+from workbench.app.widgets.option_list import SafeOptionList
 from workbench.app.widgets.parsed_document import ChunkReadDocument
 from workbench.scenario.diagnostics import Diagnostic, Severity
 
@@ -504,7 +505,7 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-class DiagnosticsList(OptionList):
+class DiagnosticsList(SafeOptionList):
     """The validator's messages for the buffer; choosing one jumps the editor there.
 
     It takes the rows its messages need (wrapped, whole, up to a third of the editor pane, then it

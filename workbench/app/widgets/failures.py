@@ -15,6 +15,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from workbench.app.widgets.option_list import SafeOptionList
+
 if TYPE_CHECKING:  # the schema loads with the first validation, after the first frame
     from workbench.engine.report import Failure
     from workbench.scenario.model import Pattern, Reply, Scenario
@@ -36,7 +38,7 @@ def _reply(reply: Reply | None) -> str:
     )
 
 
-class FailuresList(OptionList):
+class FailuresList(SafeOptionList):
     """Failures of the last run (or a Claudeless file's rules); Enter or a click jumps to a failure."""
 
     DEFAULT_CSS = """
