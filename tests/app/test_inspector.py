@@ -68,7 +68,7 @@ def test_a_failed_assert_shows_its_whole_reason_in_the_inspector(work: Path, siz
             text = " ".join(main.inspector.text().split())
             assert " ".join(failure.message.split()) in text, "the whole reason, wrapped, not cut"
             assert "Scenario line 8" in text and "- assert:" in text
-            assert "Screen before" in text and "Screen after" in text and "42" in text
+            assert "Screen before" in text and "Screen after (the step changed" in text and "42" in text
             shown = "\n".join(screen_text(app))
             assert "failed" in shown and "Checks" in shown and "✗" in shown, shown  # the reason first
             # F7 moves the timeline: the inspector follows

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from workbench.app.widgets.diff import marked_text
+from workbench.app.widgets.editor import plural
 
 if TYPE_CHECKING:  # the trace's records load with the first inspected step
     from collections.abc import Sequence
@@ -94,14 +95,14 @@ def render_screens(details: StepDetails, changed: RichStyle) -> RenderableType:
     diff = details.screen
     if diff is None:
         return Text("")
-    note = (
-        "no cell changed"
+    note = (  # with the screen after: what the step did to the one before
+        "the step changed no cell"
         if diff.same
-        else f"{diff.changed_cells} cells in {len(diff.changed_rows)} rows changed"
+        else f"the step changed {plural(diff.changed_cells, 'cell')} in {plural(len(diff.changed_rows), 'row')}"
     )
     return Group(
-        _heading(f"Screen before ({note})"), _framed(marked_text(diff.before, changed), diff.width),
-        _heading("Screen after"), _framed(marked_text(diff.after, changed), diff.width),
+        _heading("Screen before"), _framed(marked_text(diff.before, changed), diff.width),
+        _heading(f"Screen after ({note})"), _framed(marked_text(diff.after, changed), diff.width),
     )  # fmt: skip
 
 
