@@ -12,9 +12,8 @@ import pytest
 from tests.app.conftest import SIZE, long_scenario, make_app, run, settle, wait_until
 from workbench.app.model import validate_text
 from workbench.app.screens.confirm import ConfirmScreen
-from workbench.app.widgets.editor import plural
 from workbench.atomic import write_atomic
-from workbench.scenario.diagnostics import Severity
+from workbench.scenario.diagnostics import Severity, count
 
 
 def test_opens_a_folder_with_every_format_and_the_first_scenario(work: Path) -> None:
@@ -54,7 +53,7 @@ def test_an_invalid_edit_shows_diagnostics_and_never_crashes(work: Path) -> None
             errors = main.validation.errors
             assert errors and all(d.severity == Severity.ERROR for d in errors)
             diagnostics = main.query_one("#diagnostics")
-            assert plural(len(errors), "error") in str(diagnostics.border_title)
+            assert count(len(errors), "error") in str(diagnostics.border_title)
             assert main.editor.dirty and "●" in str(main.editor.border_title)
             # jump to the first problem
             await pilot.press("f4")

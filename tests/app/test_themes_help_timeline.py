@@ -19,7 +19,7 @@ from workbench.app.themes import (
     save_theme,
     saved_theme,
 )
-from workbench.app.widgets.editor import plural
+from workbench.scenario.diagnostics import count
 
 SIZES = [(120, 40), (80, 24)]
 
@@ -128,7 +128,7 @@ def test_diagnostics_say_one_error_and_keep_to_their_rows(work: Path, size: tupl
             assert any("did you mean `userInputs`" in m for m in messages)
             assert any("-5" in m for m in messages), "the negative advance is flagged with the other error"
             title = str(diagnostics.border_title)
-            assert plural(len(messages), "error") in title and "1 errors" not in title
+            assert count(len(messages), "error") in title and "1 errors" not in title
             rows = screen_text(app)
             assert any("unknown event" in r for r in rows), "the message is on screen"
             main.editor.text = "name: fine\ntimeline:\n  - advanceMs: 5\n"

@@ -133,7 +133,6 @@ def _run(args: argparse.Namespace) -> int:
         if html == out or html in out.parents:  # the report replaces its folder whole: the runs would go
             raise UsageError(f"--out {args.out} is --html {args.html} or inside it: the report replaces its folder "
                              "whole, run folders and all; give the report a folder of its own")  # fmt: skip
-    if args.html is not None:
         from workbench.report.write import ReportError, check_target
 
         try:

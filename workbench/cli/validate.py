@@ -38,9 +38,8 @@ def run(args: argparse.Namespace) -> int:
     valid = invalid = warnings = refused = 0
     for path in files:
         prepared = prepare(path, defines=args.define, strict=strict)
-        if (
-            prepared.scenario is not None and prepared.ok
-        ):  # two files of one name share goldens, as `run` warns
+        # two files of one name share goldens, as `run` warns
+        if prepared.scenario is not None and prepared.ok:
             prepared.diagnostics += shared_goldens(prepared.scenario, display_name(path), shots)
         if prepared.scenario is not None and (wrong_mode := mode_diagnostic(prepared.scenario)) is not None:
             prepared.diagnostics.append(wrong_mode)  # `run` refuses it: so does `validate`

@@ -419,9 +419,8 @@ class ScenarioRun:
             self._session.recorder.marker(label)
         if outcome.status in ("mismatch", "missing"):
             message = f"screenshot `{label}` {'does not match' if outcome.status == 'mismatch' else 'has no golden'}"
-            message += (
-                f": {outcome.problem}" if outcome.problem else ""
-            )  # in the report too, not in a diff only
+            if outcome.problem:  # in the report too, not in a diff only
+                message += f": {outcome.problem}"
             result.fail(
                 Failure(step.index, step.pos.line, "screenshot", message, result.file, outcome.diff or "")
             )

@@ -108,10 +108,9 @@ class ChatRequest:
     include_usage: bool = False  # Chat `stream_options.include_usage`
     output_schema: Mapping[str, Any] | None = None  # structured output: the JSON schema
     json_mode: bool = False  # `response_format: {type: json_object}` and friends
-    one_call: bool = (
-        False  # at most one tool call per reply: Chat and Responses `parallel_tool_calls: false`,
-    )
-    # Anthropic `tool_choice.disable_parallel_tool_use`
+    # at most one tool call per reply: Chat and Responses `parallel_tool_calls: false`, Anthropic
+    # `tool_choice.disable_parallel_tool_use`
+    one_call: bool = False
     no_calls: bool = False  # tools offered, none to be called: `tool_choice` none (Gemini's mode NONE)
 
     @property

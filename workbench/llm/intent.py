@@ -7,9 +7,10 @@ for may call that ``save``, ``WriteFile``, ``write_text_file`` or offer only
 * its **name** and **description**, split into lower-case words
   (``write_text_file`` and ``WriteFile`` both say *write* and *file*);
 * the **role** of each input property, from the property's own words and type,
-  or its description when its name says nothing (``line``: "the shell command"): a path, a file's content, a command (a string, or an array:
-  a list of commands or an argv), old and new text, a list of edits, a patch,
-  a working directory, a search pattern (:func:`roles`).
+  or its description when its name says nothing (``line``: "the shell
+  command"): a path, a file's content, a command (a string, or an array: a list
+  of commands or an argv), old and new text, a list of edits, a patch, a
+  working directory, a search pattern (:func:`roles`).
 
 A scenario tool is an :class:`Intent`: the roles it needs and the words that
 name it. A tool that lacks a needed role, or requires a property the call

@@ -26,6 +26,7 @@ from typing import Literal
 from workbench.atomic import read_group, settle, write_group_atomic
 from workbench.names import DEFAULT_OUT_DIR
 from workbench.records import frozen
+from workbench.scenario.diagnostics import count
 
 from .shot import Shot
 from .width import split_cells
@@ -74,9 +75,9 @@ def compare_text(expected: str, actual: str) -> str | None:
         shown.update(range(max(0, i - CONTEXT_ROWS), min(total, i + CONTEXT_ROWS + 1)))
     lines = []
     if len(want) != len(got):
-        rows = f"{len(want)} row" + ("" if len(want) == 1 else "s")
         lines.append(
-            f"the golden has {rows}, the screen {len(got)}: a golden is the whole screen, a line per row"
+            f"the golden has {count(len(want), 'row')}, the screen {len(got)}: a golden is the whole screen, "
+            "a line per row"
         )
     previous = -1
     for i in sorted(shown):

@@ -31,7 +31,7 @@ from textual.widgets.text_area import Selection
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.widgets.option_list import SafeOptionList
 from workbench.app.widgets.parsed_document import ChunkReadDocument
-from workbench.scenario.diagnostics import Diagnostic, Severity
+from workbench.scenario.diagnostics import Diagnostic, Severity, count
 
 # JSON is highlighted with the YAML grammar (JSON is YAML 1.2 flow syntax): with tree-sitter 0.26 the
 # `json` (and `javascript`) grammars that textual[syntax] installs crash the interpreter (a segfault in
@@ -501,10 +501,6 @@ class ScenarioEditor(TextArea):
         self.focus()
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 class DiagnosticsList(SafeOptionList):
     """The validator's messages for the buffer; choosing one jumps the editor there.
 
@@ -558,7 +554,7 @@ class DiagnosticsList(SafeOptionList):
             self.border_title = "Diagnostics: ✓ no problems"
         else:
             warnings = len(self.diagnostics) - errors
-            self.border_title = f"Diagnostics: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+            self.border_title = f"Diagnostics: {count(errors, 'error')}, {count(warnings, 'warning')}"
 
     def point_at(self, line: int) -> None:
         """Highlight (and scroll to) the first message of 1-based ``line``, if it has one."""

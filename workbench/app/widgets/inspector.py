@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from workbench.app.widgets.diff import marked_text
-from workbench.app.widgets.editor import plural
+from workbench.scenario.diagnostics import count
 
 if TYPE_CHECKING:  # the trace's records load with the first inspected step
     from collections.abc import Sequence
@@ -98,7 +98,7 @@ def render_screens(details: StepDetails, changed: RichStyle) -> RenderableType:
     note = (  # with the screen after: what the step did to the one before
         "the step changed no cell"
         if diff.same
-        else f"the step changed {plural(diff.changed_cells, 'cell')} in {plural(len(diff.changed_rows), 'row')}"
+        else f"the step changed {count(diff.changed_cells, 'cell')} in {count(len(diff.changed_rows), 'row')}"
     )
     return Group(
         _heading("Screen before"), _framed(marked_text(diff.before, changed), diff.width),

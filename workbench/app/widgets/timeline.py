@@ -26,7 +26,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from workbench.app.core.session import step_failed
-from workbench.app.widgets.editor import plural
+from workbench.scenario.diagnostics import count
 
 if TYPE_CHECKING:  # the schedule's types: the compiler loads with the first validation, after the first frame
     from workbench.engine.trace import StepRecord
@@ -299,7 +299,7 @@ class TimelineBar(Widget, can_focus=True):
                 info.append("  files: ", style="bold")
                 info.append(" ".join(mark.files))
         elif n:
-            info.append(plural(n, "step"), style="bold")
+            info.append(count(n, "step"), style="bold")
         status = Text(self.status, no_wrap=True, overflow="ellipsis", style="italic")
         return Text("\n", no_wrap=True, overflow="ellipsis").join([marks, info, status, *self._acp_rows()])
 

@@ -169,6 +169,7 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
     thinking = opt_map(b, "thinking")
     fmt = opt_map(b, "output_config").get("format") or b.get("output_format")
     schema, json_mode = schema_of(fmt)
+    tool_choice = opt_map(b, "tool_choice")
     return ChatRequest(
         style=style,
         model=model,
@@ -180,8 +181,8 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
         thinking=thinking.get("type") in ("enabled", "adaptive"),
         output_schema=schema,
         json_mode=json_mode,
-        one_call=opt_map(b, "tool_choice").get("disable_parallel_tool_use") is True,
-        no_calls=opt_map(b, "tool_choice").get("type") == "none",
+        one_call=tool_choice.get("disable_parallel_tool_use") is True,
+        no_calls=tool_choice.get("type") == "none",
         raw=b,
     )
 
