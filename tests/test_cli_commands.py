@@ -92,6 +92,7 @@ def test_show_finds_the_latest_run_by_name_file_or_folder(tmp_path: Path) -> Non
 def test_show_of_an_unknown_run_is_invalid_input(tmp_path: Path) -> None:
     done = run("show", "nothing-ran", cwd=tmp_path)
     assert done.returncode == 2 and "no recorded run" in done.stderr
+    assert "(a skipped scenario records no run)" in done.stderr  # the user who ran it sees why
 
 
 def test_the_mock_agent_never_writes_into_the_current_folder(tmp_path: Path) -> None:

@@ -22,6 +22,8 @@ from workbench.agent.tools import (
     execute_tool,
     perform_edit,
 )
+from workbench.scenario.agent_harbor import TOOL_PATH_ARGS
+from workbench.scenario.vocabulary import EVENT_ARGUMENTS, READS_ANYWHERE
 from workbench.workspace import Workspace
 
 GENEROUS_S = 10.0
@@ -651,8 +653,31 @@ def test_path_escapes_are_errors_and_write_nothing(
     assert outcome.status == "error"
     assert "outside the workspace" in outcome.result
     if rel == "ABSOLUTE":  # the refusal says why
-        assert "only reads may leave it" in outcome.result and "isolated and repeatable" in outcome.result
+        assert (
+            "only reading a file may leave it" in outcome.result
+            and "isolated and repeatable" in outcome.result
+        )
     assert snapshot_dir(tmp_path) == before
+
+
+OUTSIDE_ARGS: dict[str, dict[str, Any]] = {
+    "runCmd": {"cmd": "true"}, "grep": {"pattern": "secret"}, "readFile": {}, "listDir": {}, "find": {},
+    "sed": {"expression": "p"}, "editFile": {"old_string": "secret", "new_string": "x"},
+    "writeFile": {"content": "x"}, "notebookEdit": {"edit_mode": "insert", "new_source": "x"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("tool", sorted(OUTSIDE_ARGS))
+def test_only_the_tools_the_loader_lets_read_anywhere_take_an_absolute_path_outside(
+    run: Run, outside: Path, tool: str
+) -> None:
+    """The loader warns about an absolute path outside the workspace for every tool but those of
+    ``READS_ANYWHERE`` (a scenario expecting such a call to succeed cannot pass): the tools agree."""
+    [key] = [a for a in EVENT_ARGUMENTS[tool] if a in TOOL_PATH_ARGS]
+    outcome = run(tool, {key: str(outside / "secret.txt"), **OUTSIDE_ARGS[tool]})
+    refused = outcome.status == "error" and "is outside the workspace" in outcome.result
+    assert refused == (tool not in READS_ANYWHERE), outcome.result
+    assert set(OUTSIDE_ARGS) == {t for t, args in EVENT_ARGUMENTS.items() if set(args) & set(TOOL_PATH_ARGS)}
 
 
 def test_read_file_reads_an_absolute_path_outside(run: Run, outside: Path, ws: Workspace) -> None:

@@ -136,6 +136,8 @@ def test_a_required_tool_argument_is_accepted_exactly_when_it_is_a_string(
         ("--report", "folder", "--report folder: is a folder; give a file name, such as folder/report.json"),
         ("--junit", "folder", "--junit folder: is a folder; give a file name, such as folder/junit.xml"),
         ("--out", "blocker", "--out blocker: is a file; give a folder"),
+        ("--goldens", "blocker", "--goldens blocker: is a file; give a folder"),
+        ("--goldens", "blocker/shots", "--goldens blocker/shots: {tmp}/blocker is a file"),
     ],
 )
 def test_an_output_that_cannot_be_written_is_refused_before_any_scenario_runs(
@@ -357,3 +359,17 @@ def test_a_run_cmd_cwd_that_leaves_the_workspace_is_refused_before_the_run_as_a_
     write(tmp_path, "inside.yaml", "name: inside\ntimeline:\n  - runCmd:\n      cmd: mkdir -p sub\n"
           "  - runCmd:\n      cmd: pwd\n      cwd: sub/../sub\n")  # fmt: skip
     assert workbench("run", "--ci", "inside.yaml", cwd=tmp_path).returncode == 0
+
+
+def test_goldens_that_ci_only_reads_need_not_be_writable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run --ci` reads `--goldens` and writes nothing there: a checked-out folder this user may not write in
+    is fine then, and refused only where goldens would be written (``os.access`` says no here, as it does
+    for a non-root user; root may write anywhere)."""
+    from workbench.cli.common import UsageError, check_output
+
+    monkeypatch.setattr("os.access", lambda *_a, **_k: False)
+    check_output(tmp_path, "--goldens", folder=True, writes=False)
+    with pytest.raises(UsageError, match=r"--goldens .*: cannot write in .* \(permission denied\)"):
+        check_output(tmp_path, "--goldens", folder=True)

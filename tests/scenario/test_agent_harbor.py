@@ -444,3 +444,39 @@ def test_a_misspelt_llm_response_element_names_the_nearest_one(tmp_path: Path) -
         "warning: an `llmResponse` element `asistant` ignored; did you mean `assistant`?",
         "warning: an `llmResponse` element `tihnk` ignored; did you mean `think`?",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "timeline:\n  - writeFile: {path: /etc/evil, content: x}\n",
+        "timeline:\n  - runCmd: {cmd: ls, cwd: /tmp}\n",
+        "timeline:\n  - grep: {pattern: x, path: /etc}\n",
+        "timeline:\n  - llmResponse:\n      - agentToolUse: {toolName: Write, args: {file_path: /tmp/x}}\n",
+    ],
+)
+def test_a_tool_expected_to_succeed_outside_the_workspace_cannot_pass(tmp_path: Path, text: str) -> None:
+    """Only `readFile` may leave the workspace: any other known tool refuses an absolute path outside it
+    every time, so expecting it to succeed is warned about at the path's line and column."""
+    reporter = Reporter()
+    load(tmp_path, text, reporter=reporter)
+    [warning] = [str(d) for d in reporter.warnings]
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if " /" in row)
+    assert f":{line}:{text.splitlines()[line - 1].index(' /') + 2}: warning: " in warning  # at the path
+    assert "is outside the workspace: the tool refuses it when the scenario runs" in warning
+    assert "or `status: error` if the refusal is what the step checks" in warning
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "timeline:\n  - writeFile: {path: /etc/evil, content: x, status: error}\n",
+        "timeline:\n  - llmResponse:\n      - agentToolUse: {toolName: my_tool, args: {path: /etc/x}}\n",
+    ],
+)
+def test_an_outside_path_is_fine_where_the_refusal_is_expected_or_the_tool_unknown(
+    tmp_path: Path, text: str
+) -> None:
+    reporter = Reporter()
+    load(tmp_path, text, reporter=reporter)
+    assert reporter.warnings == []

@@ -133,9 +133,12 @@ def path_exists(path: Path) -> bool:
         raise UsageError(f"{path}: cannot be looked up: {exc.strerror or exc}") from None
 
 
-def check_output(path: Path | None, flag: str, *, folder: bool = False, example: str = "report.json") -> None:
+def check_output(
+    path: Path | None, flag: str, *, folder: bool = False, example: str = "report.json", writes: bool = True
+) -> None:
     """UsageError unless ``path`` (given with ``flag``) can be written: a file (or with ``folder``, a folder)
-    there or none, in a folder that is there or can be made, and that this user may write in.
+    there or none, in a folder that is there or can be made, and that this user may write in (unless
+    nothing ``writes`` there: `--ci` only reads `--goldens`).
 
     Checked before anything runs, so that a CI job does not run every scenario to lose the report at the end.
     """
@@ -149,7 +152,7 @@ def check_output(path: Path | None, flag: str, *, folder: bool = False, example:
         place = place.parent
     if not place.is_dir():
         raise UsageError(f"{flag} {path}: {place} is a file, so no folder can be made there")
-    if not os.access(place, os.W_OK | os.X_OK):
+    if writes and not os.access(place, os.W_OK | os.X_OK):
         raise UsageError(f"{flag} {path}: cannot write in {place} (permission denied)")
 
 

@@ -128,6 +128,7 @@ def _run(args: argparse.Namespace) -> int:
     check_output(args.junit, "--junit", example="junit.xml")
     check_output(args.out, "--out", folder=True)
     check_output(args.html, "--html", folder=True)
+    check_output(args.goldens, "--goldens", folder=True, writes=not args.ci)
     if args.html is not None:
         html, out = args.html.resolve(), args.out.resolve()
         if html == out or html in out.parents:  # the report replaces its folder whole: the runs would go

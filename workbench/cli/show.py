@@ -56,7 +56,7 @@ def _find_run(arg: str, out_dir: Path) -> Path:
             return latest
     raise UsageError(
         f"{arg}: no recorded run (looked for {TRACE} in {', '.join(str(c) for c in candidates)}); "
-        "run the scenario first with `workbench run`, or pass a run folder"
+        "run the scenario first with `workbench run` (a skipped scenario records no run), or pass a run folder"
     )
 
 

@@ -57,9 +57,15 @@ from .fields import (
 )
 from .names import check_name
 from .on_screen import parse_on_screen
-from .paths import check_relative, resolve_inside
+from .paths import OUTSIDE_WHY, check_relative, resolve_inside
 from .source import PList, PMap, load_document
-from .vocabulary import EVENT_ARGUMENTS, OPTIONAL_TEXT_ARGUMENTS, TEXT_ARGUMENTS
+from .vocabulary import (
+    EVENT_ARGUMENTS,
+    OPTIONAL_TEXT_ARGUMENTS,
+    READS_ANYWHERE,
+    TEXT_ARGUMENTS,
+    canonical_name,
+)
 
 TOP_LEVEL_KEYS = (
     "name", "tags", "description", "initialPrompt", "terminalRef", "terminal", "compat", "repo", "ah",
@@ -883,6 +889,8 @@ def _tool(
     t: PMap, name: str, args: PMap, kpos: Pos, meta: Mapping[str, Any], written_as: str, ctx: _Context
 ) -> m.ToolUse:
     status = choice(t["status"], t.at_value("status"), "`status`", TOOL_STATUSES) if "status" in t else "ok"
+    if status != "error":
+        _check_outside_paths(name, args, ctx)
     progress = _progress(t["progress"], t.at_value("progress"), ctx) if "progress" in t else ()
     tool_meta = meta
     for key in ("_meta", "meta"):
@@ -912,6 +920,25 @@ def _check_tool_paths(args: PMap) -> None:
             _workspace_path(args[key], args.at_value(key), f"tool argument `{key}`")
 
 
+def _check_outside_paths(name: str, args: PMap, ctx: _Context) -> None:
+    """A known tool expected to succeed with an absolute path it may not leave the workspace for: where
+    the call runs (the mock agent's tools), it is refused every time, as the run's workspace is a new
+    temporary folder that no path written in the file is inside. A warning, not an error for ``--ci``:
+    a scenario played to a client only (ACP, simulation) may name its own `/workspace/...` paths."""
+    tool = canonical_name(name)
+    if tool not in TOOL_EVENTS or tool in READS_ANYWHERE:
+        return
+    for key in TOOL_PATH_ARGS:
+        value = args.get(key)
+        if isinstance(value, str) and value.startswith("/"):
+            ctx.reporter.warn(
+                args.at_value(key),
+                f"`{name}` argument `{key}` `{value}` is outside the workspace: the tool refuses it when the "
+                f"scenario runs ({OUTSIDE_WHY}); give a path relative to the workspace, or `status: error` "
+                "if the refusal is what the step checks",
+            )
+
+
 def _workspace_path(
     path: str, pos: Pos, what: str, ctx: _Context | None = None, *, writes: bool = False
 ) -> str:
@@ -927,7 +954,7 @@ def _workspace_path(
         ctx.reporter.warn(
             pos,
             f"{what} `{path}` is outside the workspace: the write will be refused when the scenario runs "
-            "(a scenario changes files only in its own workspace, so that runs stay isolated and repeatable)",
+            f"({OUTSIDE_WHY})",
         )
     return path
 

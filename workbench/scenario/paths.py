@@ -14,6 +14,12 @@ from pathlib import Path, PurePosixPath
 
 from .diagnostics import Pos, ScenarioError
 
+OUTSIDE_WHY = (
+    "only reading a file may leave it; writes, edits, searches and commands stay inside, "
+    "so that runs stay isolated and repeatable"
+)
+"""Why a tool refuses an absolute path outside the workspace (the tool's error and the loader's warning)."""
+
 
 def check_relative(path: str, pos: Pos, what: str, root: str = "the scenario folder") -> str:
     """Reject absolute paths and `..` escapes; return the normalised relative path."""

@@ -99,6 +99,10 @@ tools refuse a call without them, so a scenario that expects such a call to succ
 OPTIONAL_TEXT_ARGUMENTS = ("path",)
 """Arguments that, where a tool takes them at all, must be strings (a folder to search defaults to `.`)."""
 
+READS_ANYWHERE = frozenset({"readFile"})
+"""The tools whose absolute path may lead anywhere (reading outside the workspace is allowed). Every
+other tool's path, and a command's `cwd`, stays in the workspace: the mock agent refuses one outside it."""
+
 OUTPUT_TOOLS = frozenset({"runCmd", "readFile", "grep", "listDir", "find", "sed", "bashOutput"})
 
 TITLES: dict[str, str] = {

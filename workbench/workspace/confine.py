@@ -12,14 +12,11 @@ import os
 from pathlib import Path, PurePosixPath
 
 from workbench.scenario.diagnostics import Pos, ScenarioError
-from workbench.scenario.paths import resolve_inside
+from workbench.scenario.paths import OUTSIDE_WHY, resolve_inside
 
 
 class WorkspaceError(RuntimeError):
     """A path escape, a failed patch, a failed git command: fails the scenario, writes nothing."""
-
-
-OUTSIDE_WHY = "only reads may leave it; writes, edits and commands stay inside, so that runs stay isolated and repeatable"
 
 
 def confine(root: Path, rel: str, what: str, *, base_name: str = "the workspace") -> Path:
