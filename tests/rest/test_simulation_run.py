@@ -137,3 +137,26 @@ timeline:
     assert done.returncode == 1, "the screen part is still checked"
     (entry,) = report_of(tmp_path / "r.json")["scenarios"]
     assert [f["message"] for f in entry["failures"]] == ["the screen does not contain 'nowhere'"]
+
+
+def test_a_client_that_exits_before_it_follows_the_session_fails_at_once_saying_so(tmp_path: Path) -> None:
+    """A front-end that crashes at start (a wrong path, a missing module) never reads an event: the run
+    says the client exited, with its code and screen, instead of waiting 10 s for a subscriber and then
+    failing every `assert` as if the client had drawn the wrong thing."""
+    scenario = write(tmp_path, "crash.yaml", """\
+name: crash
+mode: simulation
+command: [python3, -c, "import sys; print('no such module: frontend'); sys.exit(3)"]
+timeline:
+  - assistant: [[0, hello]]
+  - screenshot: first
+  - assert:
+      text: {contains: [hello]}
+""")  # fmt: skip
+    done = workbench("run", str(scenario), "--ci", "--report", "r.json", "--timeout", "60", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    (failure,) = entry["failures"]
+    assert failure["kind"] == "process" and failure["line"] == 6, failure
+    assert "the client exited (code 3) before it followed the session's events" in failure["message"]
+    assert "no such module: frontend" in failure["message"]  # its screen

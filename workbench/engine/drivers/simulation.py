@@ -36,7 +36,7 @@ from workbench.scenario import model as m
 from workbench.scenario.outcomes import skipped
 from workbench.timeline import Step, StepKind
 
-from .base import Checks, RunContext
+from .base import Checks, DriverError, RunContext
 from .program import ProgramDriver
 
 PUBLISHED = (m.Log, m.Status, m.SseEvent)  # besides the agent's steps
@@ -119,8 +119,7 @@ class SimulationDriver:
     async def settle(self) -> None:
         if not self._waited_for_subscriber:
             self._waited_for_subscriber = True
-            # a client that never reads the events waits it out
-            await self.session.wait_subscribed(SUBSCRIBE_WAIT_S)
+            await self._wait_for_client()
         await self.session.wait_delivered(DELIVER_WAIT_S)
         if len(self.session.events) != self._settled_events:
             # The client has read events it may not have drawn yet: a screen that was quiet before they came
@@ -128,6 +127,25 @@ class SimulationDriver:
             self._settled_events = len(self.session.events)
             await asyncio.sleep(self._client.quiet_ms / 1000)
         await self._client.settle()
+
+    async def _wait_for_client(self) -> None:
+        """Until the client follows (or lists) the session's events, at most :data:`SUBSCRIBE_WAIT_S` (a client
+        that never reads them waits it out); a client that exits first never will: the run fails saying so."""
+        client = self.ctx.session
+        assert client is not None
+        subscribed = asyncio.ensure_future(self.session.wait_subscribed(SUBSCRIBE_WAIT_S))
+        exited = asyncio.ensure_future(client.wait_exit(SUBSCRIBE_WAIT_S))
+        try:
+            await asyncio.wait((subscribed, exited), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (subscribed, exited):
+                task.cancel()
+            await asyncio.gather(subscribed, exited, return_exceptions=True)
+        if client.alive or self.session.subscribers or self.session.polled:
+            return
+        events = f"{self.server.base_url}/sessions/{self.session.id}/events"
+        raise DriverError(f"the client exited (code {client.exit_code}) before it followed the session's events "
+                          f"(GET {events}) or listed them; {self.ctx.the_screen()}")  # fmt: skip
 
     async def finish(self) -> int | None:
         self.session.close()  # the client's streams end: the session is over
