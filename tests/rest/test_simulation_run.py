@@ -160,3 +160,27 @@ timeline:
     assert failure["kind"] == "process" and failure["line"] == 6, failure
     assert "the client exited (code 3) before it followed the session's events" in failure["message"]
     assert "no such module: frontend" in failure["message"]  # its screen
+
+
+def test_the_built_in_viewer_shows_what_the_user_typed_once_as_its_event(tmp_path: Path) -> None:
+    """Without a `command` the viewer is the client; what the user types reaches it and the session streams
+    it as `user input (tui): ...`. The viewer's terminal echoed the keys too, so the next event's line
+    was glued to them ('more pleasehi there')."""
+    scenario = write(tmp_path, "viewer.yaml", """\
+name: viewer
+mode: simulation
+terminal: {width: 40, height: 6}
+timeline:
+  - userInputs: [[100, "more please"]]
+  - assistant: [[200, "hi there"]]
+  - screenshot: end
+""")  # fmt: skip
+    done = workbench("run", str(scenario), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    golden = (tmp_path / "screenshots" / "viewer" / "40x6" / "end.golden").read_text(encoding="utf-8")
+    assert [row.rstrip() for row in golden.splitlines()][:4] == [
+        "session viewer",
+        "● status: running",
+        "user input (tui): more please",
+        "hi there",
+    ]

@@ -3,15 +3,19 @@
 The default program under test of simulation mode when a scenario names no
 ``command``: it follows ``GET BASE_URL/sessions/SESSION_ID/events`` (SSE) and
 prints one line per event, so the screen shows what a client of the service
-would. Standard library only, so it starts fast. When the stream ends it says
-so and waits for Ctrl-D (or exits at once with ``--exit``).
+would. What the user types is not echoed (the session streams it as its own
+``user input (tui): ...`` event; an echo glued the keys to the next line).
+Standard library only, so it starts fast. When the stream ends it says so and
+waits for Ctrl-D (or exits at once with ``--exit``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import sys
+import termios
 import urllib.parse
 from collections.abc import Iterator
 from typing import Any
@@ -71,6 +75,11 @@ def main(argv: list[str]) -> int:
         print("usage: python -m workbench.rest.viewer BASE_URL SESSION_ID [--exit]", file=sys.stderr)
         return 2
     base_url, session_id = args
+    with _no_echo():
+        return _follow(base_url, session_id, wait="--exit" not in argv)
+
+
+def _follow(base_url: str, session_id: str, *, wait: bool) -> int:
     print(f"session {session_id}", flush=True)
     try:
         for event in events(base_url, session_id):
@@ -79,9 +88,26 @@ def main(argv: list[str]) -> int:
         print(f"connection lost: {exc}", flush=True)
         return 1
     print("(end of stream)", flush=True)
-    if "--exit" not in argv:
+    if wait:
         sys.stdin.read()  # stay on screen until Ctrl-D, like a client window
     return 0
+
+
+@contextlib.contextmanager
+def _no_echo() -> Iterator[None]:
+    """Keys typed into the viewer's terminal are not echoed (Ctrl-D still ends the line discipline's read);
+    the terminal's mode is given back on the way out (a viewer run in your own shell leaves it as it was)."""
+    if not sys.stdin.isatty():
+        yield
+        return
+    saved = termios.tcgetattr(sys.stdin)
+    quiet = termios.tcgetattr(sys.stdin)
+    quiet[3] &= ~termios.ECHO
+    termios.tcsetattr(sys.stdin, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(sys.stdin, termios.TCSANOW, saved)
 
 
 if __name__ == "__main__":
