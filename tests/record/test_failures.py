@@ -168,3 +168,52 @@ def test_an_interrupted_recording_writes_what_it_has_marked_partial(tmp_path: Pa
     text = (tmp_path / "scenarios" / "cut.yaml").read_text()
     assert text.count("# PARTIAL") == 1 and "- writeFile:" in text and "Writing it." in text
     assert not list(tmp_path.glob(".tmp/wb-*")), "the recording's workspace and HOME are removed"
+
+
+GATED = """\
+name: upstream
+timeline:
+  - userInputs:
+      - [0, "hi"]
+  - llmResponse:
+      - assistant:
+          - [10, "Checking."]
+  - runCmd: {{cmd: "touch {asked}; while [ ! -e {go} ]; do sleep 0.05; done; echo checked"}}
+  - llmResponse:
+      - assistant:
+          - [10, "Done."]
+"""
+
+
+def test_an_upstream_that_goes_down_mid_session_is_recorded_as_unreachable_and_replayed(
+    tmp_path: Path,
+) -> None:
+    """The upstream stops between two requests: the agent meets what it would meet without the proxy (its
+    connection fails), and the scenario says so (`network_unreachable`). The proxy answered a 502 of its own
+    ('the recording proxy could not reach ...'), written as 'the upstream answered HTTP 502' with another
+    message: neither was true, and the replay showed the agent a different error than the one recorded."""
+    asked, go = tmp_path / "asked", tmp_path / "go"
+    upstream = GATED.format(asked=asked, go=go)
+    (tmp_path / ".tmp").mkdir()
+    with serve_llm(tmp_path, upstream) as url:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "workbench", "record", "--upstream", url, "-o", "scenarios/down.yaml",
+             "--prompt", "hi", "--", *agent_command("anthropic")],
+            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "TMPDIR": str(tmp_path / ".tmp")},
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not asked.exists():
+            assert time.monotonic() < deadline and proc.poll() is None, "the agent never ran the gate"
+            time.sleep(0.05)
+    go.touch()  # the upstream is down now; the agent asks again
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    text = (tmp_path / "scenarios" / "down.yaml").read_text()
+    assert "type: network_unreachable" in text, text
+    assert "502" not in text and "upstream answered" not in text, text
+    assert "could not be reached" in text, text
+    golden = (tmp_path / "screenshots" / "down" / "80x24" / "turn-1.golden").read_text()
+    assert "error: APIConnectionError" in golden, golden
+    replay = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stdout + replay.stderr

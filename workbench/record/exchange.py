@@ -29,7 +29,7 @@ class Exchange:
     response_headers: dict[str, str] = field(default_factory=dict)  # redacted, names in lower case
     chunks: list[tuple[float, bytes]] = field(default_factory=list)  # (arrival time, bytes) per upstream read
     ended: float | None = None
-    error: str | None = None  # `reset` (the upstream broke the stream), `unreachable: ...`
+    error: str | None = None  # `reset`, `cut` (a broken stream), `unreachable: ...` (a down upstream)
 
     @property
     def is_turn(self) -> bool:

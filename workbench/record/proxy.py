@@ -17,8 +17,10 @@ the credential values join the recording's :class:`~.redact.Redactor`.
 Failures are kept as what they were: an HTTP error is an exchange with its
 status and body; an upstream that breaks a stream (a reset, a cut) is an
 exchange with ``error = "reset"``, and the agent's connection is reset the same
-way; an upstream that cannot be reached is answered with HTTP 502 in the
-style's own error shape.
+way; an upstream that cannot be reached (it went down mid-session) is an
+exchange with ``error = "unreachable: ..."``, and the agent's connection is reset:
+what the agent would meet talking to that upstream itself, and what the replay
+plays (``network_unreachable``).
 """
 
 from __future__ import annotations
@@ -171,7 +173,7 @@ class RecordingProxy:
         self._in_flight += 1
         self.changed.set()
         try:
-            return await self._relay(request, exchange, headers, query, wire)
+            return await self._relay(request, exchange, headers, query)
         finally:
             self._in_flight -= 1
             exchange.ended = self.now()
@@ -185,7 +187,6 @@ class RecordingProxy:
         exchange: Exchange,
         headers: dict[str, str],
         query: dict[str, str],
-        wire: Wire | None,
     ) -> web.StreamResponse:
         assert self._client is not None
         url = self._url(request.path)
@@ -193,14 +194,10 @@ class RecordingProxy:
             upstream = await self._client.request(
                 request.method, url, params=query, headers=headers, data=exchange.body, allow_redirects=False
             )
-        except (aiohttp.ClientConnectorError, TimeoutError) as exc:
+        except (aiohttp.ClientConnectorError, TimeoutError) as exc:  # the agent meets a network that fails
             exchange.error = f"unreachable: {exc or type(exc).__name__}"
-            exchange.status = 502
-            message = f"the recording proxy could not reach {self.upstream}: {exc or type(exc).__name__}"
-            error_wire = wire or wire_for(request.path, request.headers)
-            return web.json_response(
-                error_wire.error_body(error_wire.error(502, message), "req_proxy"), status=502
-            )
+            reset(request)
+            return web.Response()
         except (aiohttp.ClientError, OSError) as exc:  # connected, then reset before any answer
             exchange.error = f"reset: {exc or type(exc).__name__}"
             reset(request)

@@ -50,7 +50,7 @@ def _loads(text: str) -> Any:
 def read_reply(exchange: Exchange) -> RecordedReply:
     """The model's answer in ``exchange`` (see the module docstring)."""
     status = exchange.status or 0
-    if status >= 400 or (exchange.error and exchange.error.startswith("unreachable")):
+    if status >= 400:
         return RecordedReply(error=read_error(exchange))
     content_type = exchange.response_headers.get(
         "Content-Type", exchange.response_headers.get("content-type", "")

@@ -312,7 +312,10 @@ def _reply(turn: _Turn, later: list[_Turn], rec: Recording, redactor: Redactor) 
         return out
     if reply.cut:  # the agent met a broken stream: the replay breaks it the same way
         said = reply.text
-        out.append(f"# the upstream broke the stream ({ex.error}) after {len(said)} characters of text")
+        if ex.error and ex.error.startswith("unreachable"):
+            out.append(f"# the upstream could not be reached ({ex.error}): the agent's connection was reset")
+        else:
+            out.append(f"# the upstream broke the stream ({ex.error}) after {len(said)} characters of text")
         out += ["- llmResponse:", "    - fault:"]
         if said:
             return [*out, "        type: partial_response", f"        partial_text: {_q(said)}"]
