@@ -43,6 +43,18 @@ def serve_llm(tmp_path: Path, scenario_text: str, *extra: str) -> Iterator[str]:
             proc.stdout.close()
 
 
+def start_record(tmp_path: Path, upstream: str, out: str, prompt: str) -> subprocess.Popen[str]:
+    """`workbench record --prompt PROMPT` of the anthropic SDK agent, started (for a test to interrupt or
+    gate), with its temporary folders under ``tmp_path/.tmp``."""
+    (tmp_path / ".tmp").mkdir(exist_ok=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "workbench", "record", "--upstream", upstream, "-o", out,
+         "--prompt", prompt, "--", *agent_command("anthropic")],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path / ".tmp")},
+    )  # fmt: skip
+
+
 def record(
     tmp_path: Path, upstream: str, out: str, command: list[str], *args: str, env: dict[str, str] | None = None,
     timeout: float = 120,

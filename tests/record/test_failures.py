@@ -4,9 +4,7 @@ interrupted recording still writes what it has, marked partial."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -14,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_process import workbench
-from tests.record.helpers import agent_command, record, serve_llm
+from tests.record.helpers import agent_command, record, serve_llm, start_record
 from workbench.scenario import model as m
 from workbench.scenario.loader import load_scenario
 
@@ -146,14 +144,8 @@ timeline:
 
 
 def test_an_interrupted_recording_writes_what_it_has_marked_partial(tmp_path: Path) -> None:
-    (tmp_path / ".tmp").mkdir()
     with serve_llm(tmp_path, SLOW, "--speed", "1") as url:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "workbench", "record", "--upstream", url, "-o", "scenarios/cut.yaml",
-             "--prompt", "write hello.txt", "--", *agent_command("anthropic")],
-            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "TMPDIR": str(tmp_path / ".tmp")},
-        )  # fmt: skip
+        proc = start_record(tmp_path, url, "scenarios/cut.yaml", "write hello.txt")
         deadline = time.monotonic() + 60
         while not list(tmp_path.glob(".tmp/wb-ws-*/hello.txt")):
             assert time.monotonic() < deadline, "the agent never wrote hello.txt"
@@ -194,14 +186,8 @@ def test_an_upstream_that_goes_down_mid_session_is_recorded_as_unreachable_and_r
     message: neither was true, and the replay showed the agent a different error than the one recorded."""
     asked, go = tmp_path / "asked", tmp_path / "go"
     upstream = GATED.format(asked=asked, go=go)
-    (tmp_path / ".tmp").mkdir()
     with serve_llm(tmp_path, upstream) as url:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "workbench", "record", "--upstream", url, "-o", "scenarios/down.yaml",
-             "--prompt", "hi", "--", *agent_command("anthropic")],
-            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "TMPDIR": str(tmp_path / ".tmp")},
-        )  # fmt: skip
+        proc = start_record(tmp_path, url, "scenarios/down.yaml", "hi")
         deadline = time.monotonic() + 60
         while not asked.exists():
             assert time.monotonic() < deadline and proc.poll() is None, "the agent never ran the gate"
