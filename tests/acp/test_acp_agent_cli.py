@@ -191,3 +191,23 @@ def test_stdin_may_be_a_file_or_dev_null(tmp_path: Path) -> None:
         assert (done.returncode, done.stderr) == (0, "")
         if source == messages:
             assert json.loads(done.stdout)["result"]["protocolVersion"] == 1
+
+
+def test_a_client_that_leaves_before_it_opens_a_session_fails_naming_the_prompts_it_never_sent(
+    tmp_path: Path,
+) -> None:
+    """A client that crashes after `initialize` never sent a prompt either: exit 1, as when it leaves with a
+    session open (it exited 0, a client under test that died at start passed)."""
+    path = scenario_file(tmp_path, WRITE_AND_RUN)
+    done = _raw(path, [_msg("initialize", {"protocolVersion": 1}, 0)], tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "s.yaml:4: the client never sent the prompt 'Create hello.txt' (it opened no session)" in done.stderr
+
+
+@pytest.mark.parametrize("asked", [0, 2, 65535])
+def test_the_agent_answers_initialize_with_the_one_protocol_version_it_speaks(tmp_path: Path, asked: int) -> None:
+    """ACP's negotiation: the agent answers the version asked for if it speaks it, else the latest it speaks.
+    It speaks 1 only (the SDK's); asked for 0 (the pre-release protocol) it answered 0."""
+    path = scenario_file(tmp_path, "name: empty\ntimeline: []\n")
+    done = _raw(path, [_msg("initialize", {"protocolVersion": asked}, 0)], tmp_path)
+    assert json.loads(done.stdout)["result"]["protocolVersion"] == 1, done.stderr

@@ -154,7 +154,7 @@ class ScenarioAgent:
         prompt_caps = caps.get("promptCapabilities") or {}
         mcp = caps.get("mcpCapabilities") or {}
         return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            protocol_version=PROTOCOL_VERSION,  # the one it speaks: ACP's answer to any other
             agent_capabilities=AgentCapabilities(
                 load_session=self.script.load_session,
                 prompt_capabilities=PromptCapabilities(
@@ -311,7 +311,12 @@ class ScenarioAgent:
             self._report(mismatch)
 
     def unplayed(self) -> list[Mismatch]:
-        """The turns no prompt asked for, in every session (for the end of a run)."""
+        """The turns no prompt asked for, in every session (for the end of a run); with no session at all,
+        every prompt of the scenario (a client that left after `initialize` sent none of them)."""
+        if not self._sessions:
+            return [Mismatch(turn.line, f"the client never sent the prompt {turn.prompt.text!r} (it opened no "
+                                        "session)", self.scenario.file)
+                    for turn in self.script.whole if turn.prompt is not None]  # fmt: skip
         out = []
         for session in self._sessions.values():
             for turn in session.turns[session.next_turn :]:
