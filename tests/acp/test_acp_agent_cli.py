@@ -201,11 +201,15 @@ def test_a_client_that_leaves_before_it_opens_a_session_fails_naming_the_prompts
     path = scenario_file(tmp_path, WRITE_AND_RUN)
     done = _raw(path, [_msg("initialize", {"protocolVersion": 1}, 0)], tmp_path)
     assert done.returncode == 1, done.stderr
-    assert "s.yaml:4: the client never sent the prompt 'Create hello.txt' (it opened no session)" in done.stderr
+    assert (
+        "s.yaml:4: the client never sent the prompt 'Create hello.txt' (it opened no session)" in done.stderr
+    )
 
 
 @pytest.mark.parametrize("asked", [0, 2, 65535])
-def test_the_agent_answers_initialize_with_the_one_protocol_version_it_speaks(tmp_path: Path, asked: int) -> None:
+def test_the_agent_answers_initialize_with_the_one_protocol_version_it_speaks(
+    tmp_path: Path, asked: int
+) -> None:
     """ACP's negotiation: the agent answers the version asked for if it speaks it, else the latest it speaks.
     It speaks 1 only (the SDK's); asked for 0 (the pre-release protocol) it answered 0."""
     path = scenario_file(tmp_path, "name: empty\ntimeline: []\n")
