@@ -210,3 +210,50 @@ def test_a_check_that_was_not_made_is_not_shown_as_holding(tmp_path: Path) -> No
     [vm] = [c for c in checks if "assertVm" in c["message"]]
     assert vm["ok"] is None, "a skipped check is neither a pass nor a failure"
     assert any(c["ok"] is True for c in checks)
+
+
+ENDED_EARLY = """\
+name: ended-early
+command: [sh, -c, "echo started"]
+timeline:
+  - waitFor: ready
+  - screenshot: never
+"""
+WRONG_EXPECT = """\
+name: wrong-expect
+timeline:
+  - llmResponse:
+      - assistant: [[10, "hi"]]
+expect:
+  exitCode: 3
+  artifacts:
+    - type: file
+      pattern: "*.rs"
+"""
+
+
+def test_a_failure_after_the_last_recorded_step_is_a_step_at_its_line(tmp_path: Path) -> None:
+    """A step that never finished, and the `expect` checks made after the last step, are not in the
+    trace: the viewer shows a step of their own with the failure's line and the last screen, and opens
+    there, not at the last step that finished (or at step 0, where an artifact failure used to be put)."""
+    write(tmp_path, "ended-early.yaml", ENDED_EARLY)
+    write(tmp_path, "wrong-expect.yaml", WRONG_EXPECT)
+    done = workbench("run", ".", "--ci", "--report", "r.json", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    entries = {e["name"]: e for e in json.loads((tmp_path / "r.json").read_text())["scenarios"]}
+    exit_code, artifact = entries["wrong-expect"]["failures"]
+    assert (exit_code["line"], artifact["line"]) == (6, 8)
+    assert artifact["step"] == exit_code["step"] > 0, "both are checked after the last step"
+    for row in _summary(tmp_path / "report")["scenarios"]:
+        page = _page(tmp_path / "report", row["id"])
+        *recorded, last = page["steps"]
+        assert last["actor"] == "run" and all(s["actor"] != "run" for s in recorded), row["name"]
+        failures = page["failures"]
+        assert last["index"] == failures[0]["step"] > max((s["index"] for s in recorded), default=-1)
+        assert last["line"] == failures[0]["line"] and last["screen"] is not None
+        assert [c["message"] for c in last["checks"]] == [f["message"] for f in failures]
+        assert all(c["ok"] is False for c in last["checks"])
+    ended_page = _page(tmp_path / "report", next(r["id"] for r in _summary(tmp_path / "report")["scenarios"]
+                                                  if r["name"] == "ended-early"))  # fmt: skip
+    assert ended_page["steps"][-1]["line"] == 4, "the waitFor that was never satisfied"
+    assert ended_page["steps"][-1]["action"] == "timing"

@@ -349,10 +349,10 @@ class ScenarioRun:
             message = f"the program exited with {code}, expected {expect.exit_code}"
             line = expect.exit_code_pos.line if expect.exit_code_pos else 0  # 0: the scenario's first line
             result.fail(Failure(len(self.schedule.steps), line, "expect", message))
-        for artifact in expect.artifacts:
+        for artifact in expect.artifacts:  # checked after the last step, as the exit code is
             check = self._workspace.check_artifacts([artifact.pattern])
             if not check.ok:
-                result.fail(Failure(0, artifact.pos.line, "expect", check.message))
+                result.fail(Failure(len(self.schedule.steps), artifact.pos.line, "expect", check.message))
 
     # ------------------------------------------------------------------ steps (the runner's table)
 

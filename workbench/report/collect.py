@@ -108,10 +108,47 @@ def scenario_page(item: ScenarioInput, store: ScreenStore) -> dict[str, Any]:
             page["steps"].append(step)
         if item.run_dir is not None:
             page["cast"] = cast_frames(item.run_dir / "terminal.cast", store)
+        page["steps"] += _unfinished_steps(page, e)
     page["shots"] = [
         _shot(shot, store, width, height, page["failures"]) for shot in _dicts(e.get("screenshots"))
     ]
     return page
+
+
+def _unfinished_steps(page: dict[str, Any], entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """A step for each failure at a step the trace does not hold: where the run stopped or ended.
+
+    A step that never finished (a `waitFor` that timed out, a program that hung) is not in the
+    trace, nor are the checks made after the last step (`expect`). Without a step of their own
+    the viewer would open at the last step that did finish, with its line and screen, which is
+    not where the scenario failed: this step has the failure's line and the last screen the
+    terminal showed (the recording's last frame, else the last step's).
+    """
+    steps = page["steps"]
+    last = max((s["index"] for s in steps), default=-1)
+    at: dict[int, list[dict[str, Any]]] = {}
+    for failure in page["failures"]:
+        index = _int(failure.get("step"), -1)
+        if index > last:
+            at.setdefault(index, []).append(failure)
+    if not at:
+        return []
+    frames = page["cast"]["frames"] if page["cast"] else []
+    screen = (
+        frames[-1][1]
+        if frames
+        else next((s["screen"] for s in reversed(steps) if s["screen"] is not None), None)
+    )
+    end_ms = steps[-1]["at_ms"] if steps else 0
+    out = []
+    for index, failures in sorted(at.items()):
+        first = failures[0]
+        message = _str(first.get("message"))
+        out.append({"index": index, "at_ms": max(end_ms, _int(entry.get("virtual_ms"))), "wall_ms": _int(entry.get("duration_ms")),
+                    "actor": "run", "action": _str(first.get("kind")), "summary": message.splitlines()[0] if message else "",
+                    "line": _int(first.get("line")), "screen": screen, "changes": None, "files": [],
+                    "checks": [{"ok": False, "message": _str(f.get("message"))} for f in failures], "traffic": []})  # fmt: skip
+    return out
 
 
 def read_trace(run_dir: Path | None) -> Trace | None:
