@@ -112,6 +112,8 @@ class ChatRequest:
     # `tool_choice.disable_parallel_tool_use`
     one_call: bool = False
     no_calls: bool = False  # tools offered, none to be called: `tool_choice` none (Gemini's mode NONE)
+    # the tool `tool_choice` names, which the reply must call (Gemini's mode ANY allowing only it); see forced_tool
+    chosen_tool: Any = None
 
     @property
     def callable(self) -> bool:
@@ -124,6 +126,13 @@ class ChatRequest:
     @property
     def tool_names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.tools)
+
+    @property
+    def forced_tool(self) -> str | None:
+        """The offered tool the reply must call (a ``tool_choice`` naming one that is not offered, which a
+        real API refuses, forces nothing here)."""
+        name = self.chosen_tool
+        return name if isinstance(name, str) and name in self.tool_names and not self.no_calls else None
 
     @functools.cached_property
     def fingerprint(self) -> str:

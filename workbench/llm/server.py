@@ -75,7 +75,7 @@ from .responders.rules import RulesResponder
 from .responders.timeline import TimelineResponder
 from .sessions import SelectionError, Session, SessionStore
 from .sse import Pacer
-from .structured import SideRequest, title_from
+from .structured import forced_call, title_from
 from .wire import WIRES, Output, Route, Wire, WireError, add_routes, wire_for
 from .wire.common import json_response
 
@@ -414,7 +414,7 @@ class LlmServer:
             self._models.add(chat.model)
         out = Output(self._pacer, self._side_ids, headers, int(time.time()))
         if side is not None:
-            return await self._side(request, wire, chat, side, out, seq, None)
+            return await self._side(request, wire, chat, side.kind, text_reply(side.text), out, seq, None)
         try:
             session = await self._store.get(request.headers, chat, request.query)
         except SelectionError as exc:
@@ -422,8 +422,16 @@ class LlmServer:
             return self._error(wire, wire.error(404, str(exc)), headers)
         if not chat.tools and session.saw_tools and not chat.has_model_history():
             # a router, summariser or title writer beside a conversation that offers tools
-            side = SideRequest("tool-less", title_from(chat))
-            return await self._side(request, wire, chat, side, out, seq, session)
+            return await self._side(
+                request, wire, chat, "tool-less", text_reply(title_from(chat)), out, seq, session
+            )
+        forced = chat.forced_tool
+        if forced is not None and forced not in self._sent_as(
+            chat, session, self.profile or detect_profile(chat.tools)
+        ):
+            # structured output through a tool the scenario never calls (a title, a verdict): a side request
+            return await self._side(request, wire, chat, f"forced tool {forced}", forced_call(wire, chat, forced, out),
+                                    out, seq, session)  # fmt: skip
         session.saw_tools = session.saw_tools or bool(chat.tools)
         async with session.lock:
             session.requests += 1
@@ -438,15 +446,17 @@ class LlmServer:
         request: web.Request,
         wire: Wire,
         chat: ChatRequest,
-        side: SideRequest,
+        kind: str,
+        reply: Reply,
         out: Output,
         seq: int,
         session: Session | None,
     ) -> web.StreamResponse:
+        """Answer a request that is not a turn of the scenario (see :mod:`.structured`) at once, consuming nothing."""
         key, name = (session.key, session.scenario.name) if session else (None, None)
-        self._recorder.log(request, seq, chat, key, name, f"side request ({side.kind})")
+        self._recorder.log(request, seq, chat, key, name, f"side request ({kind})")
         out.pacer = Pacer(None)
-        return await self._send(request, wire, chat, text_reply(side.text), out)
+        return await self._send(request, wire, chat, reply, out)
 
     async def _turn(
         self, request: web.Request, wire: Wire, chat: ChatRequest, session: Session, out: Output, seq: int
@@ -506,14 +516,18 @@ class LlmServer:
 
     # ------------------------------------------------------------------ tool profiles
 
+    @staticmethod
+    def _sent_as(chat: ChatRequest, session: Session, profile: ToolProfile) -> set[str]:
+        """The offered tools the scenario's tool calls go out as, under ``profile``."""
+        ctx = MapContext({t.name: t for t in chat.tools}, chat.agent_cwd())
+        return {profile.map(name, args, ctx)[0].name for name, args in session.responder.tool_uses()}
+
     def _check_tools(
         self, request: web.Request, wire: Wire, chat: ChatRequest, session: Session, profile: ToolProfile
     ) -> ApiError | None:
         if not chat.tools:
             return None
-        offered = {t.name: t for t in chat.tools}
-        ctx = MapContext(offered, chat.agent_cwd())
-        needed = {profile.map(name, args, ctx)[0].name for name, args in session.responder.tool_uses()}
+        needed = self._sent_as(chat, session, profile)
         if profile is GENERIC:
             if not self.strict_tools:
                 return None

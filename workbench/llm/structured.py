@@ -13,6 +13,11 @@ step of the scenario, so they are answered here, without consuming the timeline:
 that validates against the requested schema (a title made from the user's
 prompt, the smallest valid value elsewhere), or the short text the prompt asks
 for. Requests that ask for structured output are side requests by definition.
+
+Structured output may also come through a tool: a request whose ``tool_choice`` names
+one tool must be answered with a call of it. When none of the scenario's tool calls
+goes out as that tool, the request is a side request too (:func:`forced_call`: one
+call, with the smallest arguments its schema allows); otherwise it is a turn.
 """
 
 from __future__ import annotations
@@ -20,11 +25,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agents import AGENTS
 from .conversation import ChatRequest
+from .reply import Reply, ToolCallBlock
 from .sse import dumps
+
+if TYPE_CHECKING:
+    from .wire import Output, Wire
 
 
 def _markers(kind: str) -> tuple[str, ...]:
@@ -68,6 +77,15 @@ def side_request(chat: ChatRequest) -> SideRequest | None:
     if chat.max_tokens == 1:
         return SideRequest("probe", "ok")  # a quota or connectivity probe (older Claude Code sends "quota")
     return None
+
+
+def forced_call(wire: Wire, chat: ChatRequest, name: str, out: Output) -> Reply:
+    """One call of the offered tool ``name`` that the request's ``tool_choice`` forces, with the smallest
+    arguments its schema allows (a string named `title` gets a title made from the prompt)."""
+    schema = next((t.schema for t in chat.tools if t.name == name), None)
+    args = instance(schema, title_from(chat)) if isinstance(schema, Mapping) else {}
+    call_id = wire.call_id(chat, name, out.ids, ())
+    return Reply((ToolCallBlock(call_id, name, args if isinstance(args, Mapping) else {}),))
 
 
 TITLE_SOURCE_CHARS = 64 * 1024

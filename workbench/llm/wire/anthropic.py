@@ -183,6 +183,7 @@ def parse_body(body: Any, style: Style = "anthropic") -> ChatRequest:
         json_mode=json_mode,
         one_call=tool_choice.get("disable_parallel_tool_use") is True,
         no_calls=tool_choice.get("type") == "none",
+        chosen_tool=tool_choice.get("name") if tool_choice.get("type") == "tool" else None,
         raw=b,
     )
 

@@ -216,6 +216,7 @@ class GeminiWire(Wire):
             output_schema=schema,
             json_mode=json_mode,
             no_calls=isinstance(calling, Mapping) and _get(calling, "mode") == "NONE",
+            chosen_tool=_chosen(calling),
             raw=b,
             route=dict(params),
         )
@@ -366,3 +367,11 @@ class GeminiWire(Wire):
                 piece.arguments = json.dumps(call.get("args") or {})
             elif isinstance(part.get("text"), str):
                 into.add_text("think" if part.get("thought") else "text", at, part["text"])
+
+
+def _chosen(calling: Any) -> Any:
+    """The function ``functionCallingConfig`` forces: mode ``ANY`` allowing exactly one, else None."""
+    if not isinstance(calling, Mapping) or _get(calling, "mode") != "ANY":
+        return None
+    allowed = _get(calling, "allowedFunctionNames")
+    return allowed[0] if isinstance(allowed, list) and len(allowed) == 1 else None

@@ -213,6 +213,7 @@ class ChatWire(OpenAiErrors):
             json_mode=json_mode,
             one_call=b.get("parallel_tool_calls") is False,
             no_calls=b.get("tool_choice") == "none",
+            chosen_tool=_chosen(b.get("tool_choice")),
             raw=b,
         )
 
@@ -336,3 +337,11 @@ class ChatWire(OpenAiErrors):
                     call.get("index", n), at, str(call.get("id") or ""), str(function.get("name") or "")
                 )
                 piece.arguments += str(function.get("arguments") or "")
+
+
+def _chosen(tool_choice: Any) -> Any:
+    """The tool ``tool_choice: {type: function, function: {name}}`` forces, else None."""
+    if isinstance(tool_choice, Mapping) and tool_choice.get("type") == "function":
+        function = tool_choice.get("function")
+        return function.get("name") if isinstance(function, Mapping) else None
+    return None

@@ -143,6 +143,7 @@ class ResponsesWire(OpenAiErrors):
             json_mode=json_mode,
             one_call=b.get("parallel_tool_calls") is False,
             no_calls=b.get("tool_choice") == "none",
+            chosen_tool=_chosen(b.get("tool_choice")),
             raw=b,
         )
 
@@ -394,3 +395,10 @@ class _Events:
     def emit(self, kind: str, **fields: Any) -> None:
         self.sse.event(kind, {"type": kind, "sequence_number": self.seq, **fields})
         self.seq += 1
+
+
+def _chosen(tool_choice: Any) -> Any:
+    """The tool ``tool_choice: {type: function, name}`` forces, else None."""
+    if isinstance(tool_choice, Mapping) and tool_choice.get("type") == "function":
+        return tool_choice.get("name")
+    return None
