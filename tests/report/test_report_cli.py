@@ -119,6 +119,12 @@ def test_bad_targets_and_sources_are_usage_errors_that_write_nothing(
     assert not (tmp_path / "x").exists()
     again = workbench("report", "html", "report.json", "-o", "report", cwd=failed_run)  # a report is replaced
     assert again.returncode == 0, again.stderr
+    merged = tmp_path / "merged"
+    done = workbench("report", "merge", "report.json", "--html", str(tmp_path / "notes"), "--report",
+                     str(merged / "m.json"), "--junit", str(merged / "m.xml"), cwd=failed_run)  # fmt: skip
+    assert done.returncode == 2 and "not empty and holds no workbench report" in done.stderr
+    assert not merged.exists(), "refused before the JSON report and JUnit were written"
+    assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]
 
 
 def test_sharded_html_reports_merge_into_one(tmp_path: Path) -> None:

@@ -156,6 +156,21 @@ def check_output(
         raise UsageError(f"{flag} {path}: cannot write in {place} (permission denied)")
 
 
+def check_html_output(path: Path | None) -> None:
+    """:func:`check_output` for an HTML report folder (``--html``, ``-o``), which must also be new, empty or
+    an older report: the report replaces its folder whole, and a folder of other files is not for it to remove.
+    """
+    check_output(path, "--html", folder=True)
+    if path is None:
+        return
+    from workbench.report.write import ReportError, check_target
+
+    try:
+        check_target(path)
+    except ReportError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def open_app(**kwargs: Any) -> int:
     """Start the Textual app; imported here, not at the top, so that headless commands never load Textual.
 

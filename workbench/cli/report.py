@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.cli.common import check_output
+from workbench.cli.common import check_html_output, check_output
 from workbench.usage import EXIT_INVALID
 
 
@@ -73,7 +73,7 @@ def _merge(args: argparse.Namespace) -> int:
 
     check_output(args.report, "--report")
     check_output(args.junit, "--junit", example="junit.xml")
-    check_output(args.html, "--html", folder=True)
+    check_html_output(args.html)  # before anything is written: not a JSON report and JUnit, then an error
     html_dirs = [p for p in args.reports if is_html_report(p)]
     others = [p for p in args.reports if p not in html_dirs]
     try:

@@ -12,6 +12,7 @@ from workbench.cli.common import (
     add_folders,
     add_mode_options,
     add_scenario_paths,
+    check_html_output,
     check_masks,
     check_output,
     mode_option_values,
@@ -127,19 +128,13 @@ def _run(args: argparse.Namespace) -> int:
     check_output(args.report, "--report")
     check_output(args.junit, "--junit", example="junit.xml")
     check_output(args.out, "--out", folder=True)
-    check_output(args.html, "--html", folder=True)
+    check_html_output(args.html)
     check_output(args.goldens, "--goldens", folder=True, writes=not args.ci)
     if args.html is not None:
         html, out = args.html.resolve(), args.out.resolve()
         if html == out or html in out.parents:  # the report replaces its folder whole: the runs would go
             raise UsageError(f"--out {args.out} is --html {args.html} or inside it: the report replaces its folder "
                              "whole, run folders and all; give the report a folder of its own")  # fmt: skip
-        from workbench.report.write import ReportError, check_target
-
-        try:
-            check_target(args.html)  # before the run: a report that cannot be written is bad input
-        except ReportError as exc:
-            raise UsageError(str(exc)) from None
     if args.ci and args.update_goldens:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
     paths = args.paths or [DEFAULT_SCENARIOS_DIR]
