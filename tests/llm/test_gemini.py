@@ -265,3 +265,37 @@ def test_function_calling_mode_none_gets_no_function_call(
     client = srv.gemini()
     reply = client.models.generate_content(model="m", contents="make notes.txt", config=config)
     assert not reply.function_calls and reply.text == "Creating notes.txt now."
+
+
+@pytest.mark.parametrize(
+    ("response", "verdict"),
+    [
+        ({"output": "Command: false\nStdout: (empty)\nExit Code: 1"}, "an error"),  # Gemini CLI's shell tool
+        ({"output": "2 notes.txt", "exit_code": 1}, "an error"),
+        ({"stdout": "2 notes.txt", "returncode": 2}, "an error"),
+        ({"exit_code": 1}, "an error"),
+        ({"output": "2 notes.txt", "exit_code": 0}, None),
+        ({"output": "2 notes.txt"}, None),
+    ],
+)
+def test_a_failed_command_without_an_error_key_is_an_error(
+    tmp_path: Path, serve: Callable[..., Running], response: dict[str, Any], verdict: str | None
+) -> None:
+    """Gemini CLI reports a command that failed in its output (`Exit Code: 1`), not with an `error` key;
+    other agents put the exit code in a field of its own. Either was taken as a success."""
+    srv = serve(load(tmp_path, SCENARIO))
+    client = srv.gemini()
+    config = types.GenerateContentConfig(tools=GEMINI_TOOLS)  # type: ignore[arg-type]
+    calls = client.models.generate_content(model="m", contents="make notes.txt", config=config).function_calls
+    assert calls and [c.name for c in calls] == ["write_file", "run_shell_command"]
+    model = types.Content(role="model", parts=[types.Part(function_call=c) for c in calls])
+    responses = [types.Part(function_response=types.FunctionResponse(name=calls[0].name, response={"output": "ok"})),
+                 types.Part(function_response=types.FunctionResponse(name=calls[1].name, response=response))]  # fmt: skip
+    history = [user("make notes.txt"), model, types.Content(role="user", parts=responses)]
+    client.models.generate_content(model="m", contents=history, config=config)  # type: ignore[arg-type]
+    messages = [m for m in srv.messages() if "expected status" in m]
+    if verdict is None:
+        assert messages == []
+    else:
+        assert messages and messages[0].startswith("8: tool: runCmd (run_shell_command): expected status ok, "
+                                                   f"the agent reported {verdict}")  # fmt: skip

@@ -33,7 +33,7 @@ from workbench.workspace.asserts import has_workspace_checks, workspace_checks
 
 from .conversation import ToolResult
 
-_EXIT = re.compile(r"(?:Process exited with code|[Ee]xit code:?|exited with (?:code|status)) (-?\d+)")
+_EXIT = re.compile(r"(?:Process exited with code|(?i:exit code):?|exited with (?:code|status)) (-?\d+)")
 
 
 ServerKind = FailureKind | Literal["note"]

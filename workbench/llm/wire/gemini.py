@@ -71,17 +71,24 @@ def _call_key(name: str, n: int) -> str:
     return f"{name}#{n}"
 
 
-def _response_text(response: Any) -> tuple[str, bool]:
+_EXIT_FIELD = re.compile(r"(?i)^(exit|return)_?code$|^exit_?status$|^returncode$")
+
+
+def _response_text(response: Any) -> tuple[str, bool | None]:
     """The text of a `functionResponse.response` and whether it reports an error: the API's `output` key
-    holds the output and `error` the error details (an error beside an output is still one)."""
+    holds the output and `error` the error details (an error beside an output is still one); without an
+    error, a field that is an exit code decides (`exit_code: 1`), and without one the text does (Gemini CLI
+    ends a failed command's output with `Exit Code: 1`), so the answer is None: unknown here."""
     if not isinstance(response, Mapping):
-        return ("" if response is None else dumps(response)), False
+        return ("" if response is None else dumps(response)), None
     error = response.get("error")
-    failed = error not in (None, "", False, {}, [])
+    has_error = error not in (None, "", False, {}, [])
+    codes = [v for k, v in response.items() if _EXIT_FIELD.match(str(k)) and type(v) is int]
+    failed = True if has_error else (codes[0] != 0 if codes else None)
     for key in ("output", "content", "result"):
         if isinstance(response.get(key), str):
             return response[key], failed
-    if failed and len(response) == 1:
+    if has_error and len(response) == 1:
         return (error if isinstance(error, str) else dumps(error)), True
     return dumps(response), failed
 
