@@ -263,3 +263,30 @@ def test_a_failure_after_the_last_recorded_step_is_a_step_at_its_line(tmp_path: 
                                                   if r["name"] == "ended-early"))  # fmt: skip
     assert ended_page["steps"][-1]["line"] == 4, "the waitFor that was never satisfied"
     assert ended_page["steps"][-1]["action"] == "timing"
+
+
+def test_the_merged_junit_shows_the_screenshot_diff_as_the_shards_junit_did(tmp_path: Path) -> None:
+    """The merge job of the README's workflow has the shards' artifacts, not the goldens: the JUnit it
+    writes says what differs on the screen, as each shard's JUnit did."""
+    root = make_project(tmp_path / "project")
+    for shard in (1, 2):
+        ran = workbench("run", "scenarios", "--ci", "--shard", f"{shard}/2", "--html", "html",
+                         "--report", "report.json", "--junit", "junit.xml", cwd=root)  # fmt: skip
+        assert ran.returncode in (0, 1), ran.stdout + ran.stderr
+        shutil.copytree(
+            root,
+            tmp_path / "artifacts" / f"shard-{shard}",
+            ignore=shutil.ignore_patterns("scenarios", "screenshots"),
+        )
+        shutil.rmtree(root / "html")
+    shard_junit = next(
+        p.read_text() for p in (tmp_path / "artifacts").glob("*/junit.xml") if "<failure" in p.read_text()
+    )
+    diff_lines = [line for line in shard_junit.splitlines() if "Done: hallo.py" in line or "^" in line]
+    assert diff_lines, shard_junit
+    for given in ("shard-1/html", "shard-2/html"), ("shard-1/report.json", "shard-2/report.json"):
+        merged = workbench("report", "merge", *given, "--junit", "junit.xml", cwd=tmp_path / "artifacts")
+        assert merged.returncode == 1, merged.stdout + merged.stderr
+        text = (tmp_path / "artifacts" / "junit.xml").read_text()
+        assert all(line in text for line in diff_lines), text
+        assert all(line.strip() in merged.stdout for line in diff_lines), merged.stdout

@@ -117,6 +117,8 @@ def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
         for key, kind in (("step", int), ("line", int), ("kind", str), ("message", str)):
             _expect(path, f"{at}.{key}", failure.get(key), kind)
         _one_of(path, f"{at}.kind", failure["kind"], KINDS)
+        if "diff" in failure:
+            _expect(path, f"{at}.diff", failure["diff"], str)
     for n, shot in enumerate(entry["screenshots"]):
         at = f"{where}.screenshots[{n}]"
         _expect(path, at, shot, dict)
@@ -128,7 +130,8 @@ def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
             _expect(path, f"{where}.{key}", entry[key], str)
     known = {k: entry[k] for k in ("name", "file", "mode", "status", "duration_ms", "virtual_ms", "skip_reason",
                                    "agent") if k in entry}  # fmt: skip
-    known["failures"] = [{k: f[k] for k in ("step", "line", "kind", "message")} for f in entry["failures"]]
+    known["failures"] = [{k: f[k] for k in ("step", "line", "kind", "message", "diff") if k in f}
+                         for f in entry["failures"]]  # fmt: skip
     known["screenshots"] = [
         {k: s[k] for k in ("label", "golden", "actual", "status")} for s in entry["screenshots"]
     ]
@@ -195,12 +198,12 @@ def add_arguments(merge_parser: argparse.ArgumentParser) -> None:
 
 def write_outputs(merged: Merged, shards: int, args: argparse.Namespace) -> int:
     """Print the failures and the summary, write --report and --junit; 0 when every scenario passed."""
-    from workbench.engine.report import write_junit
+    from workbench.engine.report import failure_text, write_junit
 
     report = merged.report
     for result in report.results:
-        for failure in result.failures if result.status in ("failed", "error") else ():
-            print(f"{result.file}:{failure.line}: {failure.kind}: {failure.message}")
+        if result.status in ("failed", "error") and result.failures:
+            print(failure_text(result))  # as the shard's console printed them, screenshot diffs included
     print(summary_line(report, shards))
     if args.report:
         write_atomic(args.report, json.dumps(merged.to_json(), indent=2) + "\n")

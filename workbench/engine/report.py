@@ -29,11 +29,21 @@ class Failure:
     kind: FailureKind
     message: str
     file: str = ""
-    diff: str = ""  # a readable screenshot diff, for the console summary (not in the JSON)
+    # a readable screenshot diff: the console, JUnit, and the JSON (when there is one), so that
+    # `report merge` writes it into the merged JUnit too, where the goldens are not at hand
+    diff: str = ""
     col: int = 0  # the column, when the failure is a diagnostic about a place (console only)
 
     def to_json(self) -> dict[str, Any]:
-        return {"step": self.step, "line": self.line, "kind": self.kind, "message": self.message}
+        data: dict[str, Any] = {
+            "step": self.step,
+            "line": self.line,
+            "kind": self.kind,
+            "message": self.message,
+        }
+        if self.diff:
+            data["diff"] = self.diff
+        return data
 
 
 @record
