@@ -4,7 +4,9 @@ interrupted recording still writes what it has, marked partial."""
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_process import workbench
-from tests.record.helpers import agent_command, record, serve_llm, start_record
+from tests.record.helpers import HELLO, agent_command, record, serve_llm, start_record
 from workbench.scenario import model as m
 from workbench.scenario.loader import load_scenario
 
@@ -203,3 +205,80 @@ def test_an_upstream_that_goes_down_mid_session_is_recorded_as_unreachable_and_r
     assert "error: APIConnectionError" in golden, golden
     replay = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
     assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
+def record_keys(tmp_path: Path, url: str, command: list[str], stdin: str) -> tuple[int, str]:
+    """`workbench record` without --prompt, its exit code and stderr; its keys from /dev/null (``null``),
+    a pipe closed at once (``closed``) or a pipe left open until it has exited (``open``)."""
+    (tmp_path / ".tmp").mkdir(exist_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "record", "--upstream", url, "-o", "scenarios/x.yaml", "--", *command],
+        cwd=tmp_path, stdin=subprocess.DEVNULL if stdin == "null" else subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path / ".tmp")},
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    if stdin == "closed" and proc.stdin is not None:
+        proc.stdin.close()
+    err = proc.stderr.read()  # until it exits
+    proc.stdout.read()
+    code = proc.wait(timeout=60)
+    if proc.stdin is not None and not proc.stdin.closed:
+        proc.stdin.close()
+    proc.stdout.close()
+    proc.stderr.close()
+    return code, err
+
+
+def test_keys_from_dev_null_are_a_usage_error_before_anything_starts(tmp_path: Path) -> None:
+    """Without --prompt the user's stdin is relayed; /dev/null (a CI step, an IDE task) cannot be waited on,
+    and the recording ended in 'internal error: PermissionError' from the event loop."""
+    marker = tmp_path / "started"
+    with serve_llm(tmp_path, HELLO) as url:
+        code, err = record_keys(tmp_path, url, [sys.executable, "-c", f"open({str(marker)!r}, 'w')"], "null")
+    assert code == 2, err
+    assert "stdin here is a file or /dev/null" in err and "--prompt TEXT" in err, err
+    assert "Traceback" not in err and "internal error" not in err
+    assert not marker.exists() and not (tmp_path / "scenarios").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "stdin", "why"),
+    [
+        (["sh", "-c", "echo forge: no model configured; exit 3"], "open",
+         "the agent exited (code 3) without sending a request to the model, so there is no session to record; "
+         "its screen was:\nforge: no model configured"),
+        (["sleep", "60"], "closed", "your input ended before the agent sent a request to the model"),
+    ],
+)  # fmt: skip
+def test_a_session_without_a_model_request_is_an_error_and_nothing_is_written(
+    tmp_path: Path, command: list[str], stdin: str, why: str
+) -> None:
+    """Without --prompt, an agent that exits at once (or keys that end at once) was written as an empty
+    scenario, exit 0, which replays green whatever the agent does."""
+    with serve_llm(tmp_path, HELLO) as url:
+        code, err = record_keys(tmp_path, url, command, stdin)
+    assert code == 2, err
+    assert why in err and "nothing was written" in err, err
+    assert "Traceback" not in err and not (tmp_path / "scenarios").exists()
+    assert not list((tmp_path / ".tmp").glob("wb-*")), "the recording's workspace and HOME are removed"
+
+
+def test_an_output_that_cannot_be_written_is_a_usage_error_before_the_agent_starts(tmp_path: Path) -> None:
+    """`-o` naming a folder, or `--goldens` naming a file, failed with a traceback after the whole session
+    (IsADirectoryError from the atomic write): the session was lost."""
+    marker = tmp_path / "started"
+    (tmp_path / "taken.yaml").mkdir()
+    (tmp_path / "notes.txt").write_text("a file\n")
+    command = ["--", sys.executable, "-c", f"open({str(marker)!r}, 'w')"]
+    for args, message in (
+        (
+            ["-o", "taken.yaml"],
+            "-o taken.yaml: is a folder; give a file name, such as taken.yaml/session.yaml",
+        ),
+        (["-o", "notes.txt/x.yaml"], "-o notes.txt/x.yaml: "),
+        (["-o", "x.yaml", "--goldens", "notes.txt"], "--goldens notes.txt: is a file; give a folder"),
+    ):
+        done = workbench("record", "--upstream", "http://127.0.0.1:9", *args, "--prompt", "hi", *command,
+                         cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and not marker.exists()

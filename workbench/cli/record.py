@@ -14,7 +14,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from workbench.cli.common import check_masks
+from workbench.cli.common import check_masks, check_output
 from workbench.names import DEFAULT_GOLDENS_DIR, EXIT_INTERRUPTED
 from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
 
@@ -42,7 +42,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.record.session import Recorder, RecordError, RecordOptions, default_stdin, terminal_size
+    from workbench.record.session import (
+        Recorder,
+        RecordError,
+        RecordOptions,
+        default_stdin,
+        terminal_size,
+    )
 
     command = tuple(args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd)
     if not command and not args.agent:
@@ -55,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.output}: a recording is a YAML scenario (*.yaml or *.yml)")
     if args.max_gap is not None and args.max_gap < 0:
         raise UsageError("--max-gap must be 0 or more milliseconds")
+    check_output(args.output, "-o", example="session.yaml")
+    check_output(args.goldens, "--goldens", folder=True)
     check_masks(args.mask)
     stdin = default_stdin()
     width, height = terminal_size(stdin)
@@ -74,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         result = asyncio.run(Recorder(options, stdin_fd=stdin, stdout_fd=stdout).run())
     except RecordError as exc:
         print(f"workbench record: error: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+        return EXIT_INVALID if exc.exit_code is None else exc.exit_code
     w = result.written
     state = "partial recording (interrupted)" if result.partial else "recording"
     print(f"\r\nworkbench record: {state} written to {w.scenario}: {w.replies} model turns of {w.requests} requests; "

@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import secrets
+import selectors
 import shutil
 import signal
 import sys
@@ -36,6 +37,7 @@ from pathlib import Path
 from workbench.engine.program import base_env
 from workbench.llm.agents import Endpoint, PresetError, endpoint_env, expand_command
 from workbench.llm.agents import agent_named as preset_named
+from workbench.names import EXIT_INTERRUPTED
 from workbench.terminal.asciicast import AsciicastRecorder
 from workbench.terminal.masks import mask_shot
 from workbench.terminal.reading import reads_input
@@ -53,7 +55,12 @@ JSON_ASSERT_BYTES = 64 * 1024
 
 
 class RecordError(Exception):
-    """Bad input for a recording (exit 2): an upstream that cannot be reached, an unknown agent..."""
+    """Bad input for a recording (exit 2): an upstream that cannot be reached, an unknown agent... or an
+    interrupted recording with nothing in it (``exit_code`` 130)."""
+
+    def __init__(self, message: str, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 @dataclass
@@ -142,6 +149,12 @@ class Recorder:
                 preset = preset_named(opts.agent)
             except PresetError as exc:
                 raise RecordError(str(exc)) from None
+        if opts.prompt is None and self.stdin_fd is not None and not relayable(self.stdin_fd):
+            raise RecordError(
+                "without --prompt, record relays your terminal to the agent, and stdin here is a file or "
+                "/dev/null, which cannot be relayed: run it in a terminal (or with keys from a pipe), "
+                "or give --prompt TEXT to record one prompt"
+            )
         try:
             await check_reachable(upstream)
         except UpstreamUnreachable as exc:
@@ -202,8 +215,12 @@ class Recorder:
             await asyncio.gather(*tasks, return_exceptions=True)
             if self._failed is None and opts.prompt is not None and not session.alive:
                 self._failed = self._no_session(on_command_line, bool(proxy.exchanges))
+            if self._failed is None and not conversation([e for e in proxy.exchanges if e.ended is not None]):
+                self._failed = self._no_turn()
             if self._failed is not None:
-                raise RecordError(f"{self._failed}\nnothing was written")
+                raise RecordError(
+                    f"{self._failed}\nnothing was written", EXIT_INTERRUPTED if self.partial else None
+                )
             if not self.partial:
                 await self._mark_if_turn_ended(proxy)
             code = session.exit_code
@@ -216,7 +233,11 @@ class Recorder:
                 inputs=self.inputs, marks=self.marks, exchanges=ended, partial=self.partial,
                 max_gap_ms=opts.max_gap_ms, prompt_on_command_line=on_command_line and opts.prompt is not None,
             )  # fmt: skip
-            written = write_recording(recording, opts.out, opts.goldens_dir, self.redactor)
+            try:
+                written = write_recording(recording, opts.out, opts.goldens_dir, self.redactor)
+            except OSError as exc:
+                raise RecordError(f"cannot write the recording: {exc.strerror or exc}"
+                                  + (f": {exc.filename}" if exc.filename else "")) from None  # fmt: skip
             return RecordResult(written, self.partial, code)
         finally:
             if self.stdin_fd is not None:
@@ -246,6 +267,20 @@ class Recorder:
             return None
         screen = "\n".join(row.rstrip() for row in session.screen.text_rows()).strip("\n")
         return f"the agent exited (code {session.exit_code}) {what}, so there is no session to record; its screen was:\n{screen}"
+
+    def _no_turn(self) -> str:
+        """Why a session in which the model was never asked is not written: it would replay green whatever
+        the agent does (an agent that cannot start, an input that ended before the first prompt)."""
+        session = self._session
+        assert session is not None
+        if self.partial:
+            why = "the recording was interrupted (or reached --timeout) before the agent sent a request to the model"
+        elif session.alive:
+            why = "your input ended before the agent sent a request to the model"
+        else:
+            why = f"the agent exited (code {session.exit_code}) without sending a request to the model"
+        screen = "\n".join(row.rstrip() for row in session.screen.text_rows()).strip("\n")
+        return f"{why}, so there is no session to record; its screen was:\n{screen}"
 
     def _interrupted(self) -> None:
         self.partial = True
@@ -378,6 +413,17 @@ def terminal_size(fd: int | None) -> tuple[int, int]:
             size = os.get_terminal_size(fd)
             return size.columns, size.lines
     return 80, 24
+
+
+def relayable(fd: int) -> bool:
+    """Whether the user's keys can be relayed from ``fd``: the event loop can wait on it (a terminal, a
+    pipe, a socket), which it cannot on a regular file or /dev/null (epoll refuses them)."""
+    with selectors.DefaultSelector() as selector:
+        try:
+            selector.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def default_stdin() -> int | None:
