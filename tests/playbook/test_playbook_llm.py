@@ -5,6 +5,8 @@ late-bound params over two turns, then the playbook broken in each way, with eac
 
 from __future__ import annotations
 
+import inspect
+import os
 from pathlib import Path
 
 import anthropic
@@ -88,6 +90,24 @@ def test_openai_responses(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- broken playbooks
 
 
+def at(playbook: Playbook, turn: int, action: int) -> str | None:
+    """Where the test wrote an action (``file:line``), as failures name it."""
+    return playbook.turns[turn - 1].actions[action].at
+
+
+def test_failures_name_the_file_and_line_where_each_action_and_turn_was_written(tmp_path: Path) -> None:
+    """A newcomer's playbook failed with 'say("b") (turn 2)' and no place: with many tests sharing helpers,
+    the action is found by where it was written, as pytest names a failing assert."""
+    line = inspect.currentframe().f_lineno  # type: ignore[union-attr]
+    playbook = Playbook(when("hello", [say("a")]), when("second", [say("b")]))
+    here = f"{os.path.relpath(__file__)}:{line + 1}"
+    assert (playbook.turns[1].at, at(playbook, 2, 0)) == (here, here)
+    with MockLlm(playbook) as llm:
+        AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("hello")
+        text = failure_of(llm)
+    assert f'  - say("b") (turn 2, {here})\n' in text, text
+
+
 def failure_of(llm: MockLlm) -> str:
     with pytest.raises(PlaybookFailed) as caught:
         llm.check()
@@ -106,17 +126,18 @@ def test_exhaustion_is_an_api_error_to_the_agent_and_fails_the_test(tmp_path: Pa
     assert text.startswith(
         "Playbook exhausted: the agent asked for another model response, but the playbook has none for this turn.\n"
         "Consumed 1 of 2 actions.\n"
-        'Last consumed: call("bash", {"command": "ls"}) at step 1 (turn 1)\n'
-        'Next expected: when("again") (a new user turn)\n'
+        f'Last consumed: call("bash", {{"command": "ls"}}) at step 1 (turn 1, {at(playbook, 1, 0)})\n'
+        f'Next expected: when("again") (a new user turn, {playbook.turns[1].at})\n'
         "Remaining:\n"
-        '  - say("ok") (turn 2)\n'
+        f'  - say("ok") (turn 2, {at(playbook, 2, 0)})\n'
         "The agent went on after the playbook's last response of the turn:"
     ), text
     assert "Playbook not fully consumed after the run." in text, "turn 2 never came: that is reported too"
 
 
 def test_exhaustion_after_the_last_turn(tmp_path: Path) -> None:
-    with MockLlm(Playbook(when("hi", [say("hello")]))) as llm:
+    playbook = Playbook(when("hi", [say("hello")]))
+    with MockLlm(playbook) as llm:
         agent = AnthropicAgent(llm.base_url, llm.api_key, tmp_path)
         agent.ask("hi")
         with pytest.raises(anthropic.BadRequestError):
@@ -125,7 +146,7 @@ def test_exhaustion_after_the_last_turn(tmp_path: Path) -> None:
     assert text == (
         "Playbook exhausted: the agent asked for another model response, but the playbook has none for this turn.\n"
         "Consumed 1 of 1 action.\n"
-        'Last consumed: say("hello") at step 1 (turn 1)\n'
+        f'Last consumed: say("hello") at step 1 (turn 1, {at(playbook, 1, 0)})\n'
         "Next expected: nothing (the playbook is done)\n"
         "Remaining: none\n"
         "The agent went on after the playbook's last response of the turn: add the actions it needs "
@@ -136,18 +157,19 @@ def test_exhaustion_after_the_last_turn(tmp_path: Path) -> None:
 def test_not_fully_consumed_lists_what_is_left(tmp_path: Path) -> None:
     turns = [when("one", [say("1")]), when("two", [call("bash", lambda: {"command": "x"}), say("2")])]
     turns += [when(f"t{i}", [say(f"s{i}")]) for i in range(5)]
-    with MockLlm(Playbook(turns)) as llm:
+    playbook = Playbook(turns)
+    with MockLlm(playbook) as llm:
         AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("one")
         text = failure_of(llm)
     assert text == (
         "Playbook not fully consumed after the run.\n"
         "Consumed 1 of 8 actions.\n"
         "Remaining:\n"
-        '  - call("bash", <late-bound>) (turn 2)\n'
-        '  - say("2") (turn 2)\n'
-        '  - say("s0") (turn 3)\n'
-        '  - say("s1") (turn 4)\n'
-        '  - say("s2") (turn 5)\n'
+        f'  - call("bash", <late-bound>) (turn 2, {at(playbook, 2, 0)})\n'
+        f'  - say("2") (turn 2, {at(playbook, 2, 1)})\n'
+        f'  - say("s0") (turn 3, {at(playbook, 3, 0)})\n'
+        f'  - say("s1") (turn 4, {at(playbook, 4, 0)})\n'
+        f'  - say("s2") (turn 5, {at(playbook, 5, 0)})\n'
         "  ... +2 more\n"
         "The agent stopped asking before the playbook's end: it ended a turn early, failed, "
         "or the test did not send every when() prompt."
@@ -166,8 +188,8 @@ def test_a_turn_ended_early_names_its_leftovers_and_they_never_reach_the_next_tu
         text = failure_of(llm)
         blocked = llm.events.blocked_calls
     assert text == (
-        'Turn 1 when("one") ended with 1 action left:\n'
-        '  - say("done one") (turn 1)\n'
+        f'Turn 1 when("one") ({playbook.turns[0].at}) ended with 1 action left:\n'
+        f'  - say("done one") (turn 1, {at(playbook, 1, 1)})\n'
         "The agent started a new turn (a new user prompt) before the model's actions of this turn were "
         "served; they are dropped, never served to the next turn."
     )
@@ -186,7 +208,7 @@ def test_a_then_callback_that_raises_fails_with_its_traceback(tmp_path: Path) ->
             "the agent is not disturbed"
         )
         text = failure_of(llm)
-    assert text.startswith('The .then() callback of call("bash", {"command": "echo hi"}) at step 1 (turn 1) raised:\n'
+    assert text.startswith(f'The .then() callback of call("bash", {{"command": "echo hi"}}) at step 1 (turn 1, {at(playbook, 1, 0)}) raised:\n'
                            "Traceback (most recent call last):\n")  # fmt: skip
     assert 'raise ValueError("no ticket in the output")' in text
     assert text.endswith("ValueError: no ticket in the output")
@@ -199,7 +221,7 @@ def test_late_bound_params_that_raise_fail_and_answer_an_api_error(tmp_path: Pat
         with pytest.raises(anthropic.BadRequestError) as error:
             AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("go")
         text = failure_of(llm)
-    assert text.startswith('The params function of call("bash", <late-bound>) at step 1 (turn 1) raised, so the call '
+    assert text.startswith(f'The params function of call("bash", <late-bound>) at step 1 (turn 1, {at(playbook, 1, 0)}) raised, so the call '
                            "was not sent (the agent got an API error):\nTraceback")  # fmt: skip
     first = text.split("\n\n")[0]
     assert first.splitlines()[-1] == "KeyError: 'missing'" and "KeyError" in str(error.value)
@@ -227,15 +249,16 @@ def test_a_call_to_a_tool_the_agent_lacks_fails_with_the_tools_it_offers(tmp_pat
             AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("go")
         text = failure_of(llm)
         assert llm.events.tool_calls == [], "the call was never sent"
-    assert text == ('call("lookup", {"id": "T-1"}) at step 1 (turn 1) names a tool the agent does not have, '
+    assert text == (f'call("lookup", {{"id": "T-1"}}) at step 1 (turn 1, {at(playbook, 1, 0)}) names a tool the agent does not have, '
                     "so the call was not sent (the agent got an API error).\nThe agent offers: bash")  # fmt: skip
 
 
 def test_a_prompt_that_is_not_the_turns_fails(tmp_path: Path) -> None:
-    with MockLlm(Playbook(when("Fix the bug", [say("done")]))) as llm:
+    playbook = Playbook(when("Fix the bug", [say("done")]))
+    with MockLlm(playbook) as llm:
         AnthropicAgent(llm.base_url, llm.api_key, tmp_path).ask("Write a poem")
         text = failure_of(llm)
-    assert text == ("Turn 1: the agent's prompt does not contain the prompt of when(\"Fix the bug\"); "
+    assert text == (f"Turn 1: the agent's prompt does not contain the prompt of when(\"Fix the bug\") ({playbook.turns[0].at}); "
                     "it was: 'Write a poem'")  # fmt: skip
 
 

@@ -37,7 +37,8 @@ def test_params_that_raise_stop_the_run_with_the_step_and_traceback(tmp_path: Pa
     assert [f.kind for f in done.failures] == ["params"], "no not-consumed or timeout after it"
     assert "timing" not in kinds(done) and "process" not in kinds(done)
     text = done.explain()
-    assert 'The params function of call("runCmd", <late-bound>) at step 1 (turn 1) raised' in text
+    written = playbook.turns[0].actions[0].at
+    assert f'The params function of call("runCmd", <late-bound>) at step 1 (turn 1, {written}) raised' in text
     assert "KeyError: 'missing'" in text
     assert (done.consumed, done.remaining) == (1, 2)
 
@@ -60,8 +61,9 @@ def test_a_mock_tool_that_crashes_stops_the_playbook_unless_errors_are_not_propa
     done = run(tmp_path, Playbook(*turns, name="crash", mock_tools={"lookup": lookup}))
     assert [f.kind for f in done.failures] == ["tool-error"] and "timing" not in kinds(done)
     text = done.failures[0].message
+    written = turns[0].actions[0].at
     assert text.startswith(
-        'Error during tool execution at playbook step 1 (turn 1, call "lookup"):\nTraceback'
+        f'Error during tool execution at playbook step 1 (turn 1, call "lookup", {written}):\nTraceback'
     )
     assert "RuntimeError: no ticket T-9" in text
     calm = run(tmp_path, Playbook(*turns, name="calm", mock_tools={"lookup": lookup}, propagate_errors=False))
@@ -98,4 +100,8 @@ def test_a_run_that_times_out_also_says_what_the_playbook_had_left(tmp_path: Pat
     assert kinds(done)[0] == "timing"
     assert [f.kind for f in done.failures] == ["not-consumed"]
     text = done.explain()
-    assert "Playbook not fully consumed after the run." in text and '  - say("slept") (turn 1)' in text
+    written = playbook.turns[0].actions[1].at
+    assert (
+        "Playbook not fully consumed after the run." in text
+        and f'  - say("slept") (turn 1, {written})' in text
+    )

@@ -28,6 +28,8 @@ params, which exist only when the call is served, are written as the
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -35,6 +37,21 @@ from typing import Any, TypeAlias
 Params = Mapping[str, Any]
 LateParams = Callable[[], Params]
 LATE_BOUND = "<late-bound>"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def written_at() -> str | None:
+    """Where the playbook's author wrote the action being made (``file:line`` of the first caller outside
+    this package; relative to the working folder when under it): failures name it, so an action left over
+    is found in the test file, not by its text."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if os.path.dirname(path) != _HERE and not frame.f_code.co_filename.startswith("<"):
+            relative = os.path.relpath(path)
+            return f"{path if relative.startswith('..') else relative}:{frame.f_lineno}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
 
 
 @dataclass(frozen=True)
@@ -62,6 +79,7 @@ class Call:
     tool: str
     params: Params | LateParams = field(default_factory=dict)
     callback: Callable[[ToolResultRecord], Any] | None = None
+    at: str | None = field(default_factory=written_at, compare=False, repr=False)
 
     def then(self, callback: Callable[[ToolResultRecord], Any]) -> Call:
         """Call ``callback`` with the tool's real result once the agent sends it back."""
@@ -84,6 +102,7 @@ class Say:
     """The model answers with text."""
 
     text: str
+    at: str | None = field(default_factory=written_at, compare=False, repr=False)
 
     def describe(self) -> str:
         return f"say({json.dumps(_short(self.text, 60))})"
@@ -94,6 +113,7 @@ class Think:
     """The model thinks (shown by agents that show thinking; dropped by wire styles without it)."""
 
     text: str
+    at: str | None = field(default_factory=written_at, compare=False, repr=False)
 
     def describe(self) -> str:
         return f"think({json.dumps(_short(self.text, 60))})"
@@ -106,6 +126,7 @@ Action: TypeAlias = Call | Say | Think
 class Turn:
     prompt: str
     actions: tuple[Action, ...]
+    at: str | None = field(default_factory=written_at, compare=False, repr=False)
 
     def describe(self) -> str:
         return f"when({json.dumps(_short(self.prompt, 60))})"
