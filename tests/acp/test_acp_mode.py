@@ -205,3 +205,36 @@ def test_the_client_records_the_agents_extension_messages_and_answers_them_as_sc
     assert any("_scp/html_panel/show" in line for line in shown), (
         "beside the steps in `workbench show` and the app"
     )
+
+
+def test_an_agent_that_cannot_start_or_exits_at_once_fails_at_its_command_line_with_its_exit_code(
+    tmp_path: Path,
+) -> None:
+    """A wrong `command` (not installed, or a program that is no ACP agent) fails where `command` is
+    written, with the agent's exit code and its screen; it said 'its screen:' and 24 blank lines when
+    the agent had printed nothing, and named the scenario's first line."""
+    missing = scenario_file(tmp_path, """\
+        name: missing
+        timeline:
+          - userInputs: [[0, hello]]
+        command: [no-such-acp-agent-xyz]
+        """)  # fmt: skip
+    result = _run(missing, tmp_path, timeout=60)
+    (failure,) = result.failures
+    assert failure.line == 4, failure
+    assert failure.message.startswith(
+        "the agent closed the connection during initialize (it exited with code"
+    )
+    assert "cannot start 'no-such-acp-agent-xyz'" in failure.message
+    silent = scenario_file(tmp_path, f"""\
+        name: silent
+        command: ["{sys.executable}", "-c", "import sys; sys.exit(5)"]
+        timeline:
+          - userInputs: [[0, hello]]
+        """)  # fmt: skip
+    result = _run(silent, tmp_path, timeout=60)
+    (failure,) = result.failures
+    assert (failure.line, failure.message) == (
+        2,
+        "the agent closed the connection during initialize (it exited with code 5); the screen was empty",
+    )

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from workbench.agent.control import private_socket_path
 from workbench.engine.program import Program
 from workbench.scenario import model as m
+from workbench.terminal.session import WaitTimeout
 from workbench.timeline import Step, StepKind
 
 from .base import Checks, DriverError, RunContext
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from workbench.acp.wire import WireRecorder
 
 CLOSE_GRACE_S = 5.0
+EXIT_AFTER_CLOSE_S = 5.0
+"""How long an agent that closed its connection is given to exit, for its exit code in the failure."""
 
 
 class AcpDriver(RealAgentDriver):
@@ -172,7 +175,7 @@ class AcpDriver(RealAgentDriver):
         while not accepted.done():
             if not session.alive:
                 raise DriverError(f"the agent exited (code {session.exit_code}) before connecting; "
-                                  f"its screen:\n{self.ctx.screen_text()}")  # fmt: skip
+                                  f"{self.ctx.the_screen()}", at=self._command_at())  # fmt: skip
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(accepted), 0.1)
         return accepted.result()
@@ -192,9 +195,23 @@ class AcpDriver(RealAgentDriver):
         except RequestError as exc:
             raise DriverError(f"{what} failed: {exc} {exc.data or ''}".rstrip()) from None
         except ConnectionError:
-            raise DriverError(
-                f"the agent closed the connection during {what}; its screen:\n{self.ctx.screen_text()}"
-            ) from None
+            exited = await self._exit_note()
+            raise DriverError(f"the agent closed the connection during {what}{exited}; {self.ctx.the_screen()}",
+                              at=self._command_at() if exited else None) from None  # fmt: skip
+
+    async def _exit_note(self) -> str:
+        """`` (it exited with code N)`` once the agent that closed its connection has exited, else nothing."""
+        session = self.ctx.session
+        if session is None:
+            return ""
+        with contextlib.suppress(WaitTimeout):
+            return f" (it exited with code {await session.wait_exit(EXIT_AFTER_CLOSE_S)})"
+        return ""
+
+    def _command_at(self) -> tuple[int, int, str] | None:
+        """Where the agent that could not run is written: the scenario's `command` (None for `--agent`)."""
+        pos = self.ctx.scenario.command_pos
+        return (0, pos.line, "process") if self.ctx.scenario.command and pos is not None else None
 
     # ------------------------------------------------------------------ steps
 
