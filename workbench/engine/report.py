@@ -78,13 +78,14 @@ class ScenarioResult:
     screenshots: list[ShotResult] = field(default_factory=list)
     run_dir: str | None = None
     kept_workspace: str | None = None
-    skip_reason: str | None = None  # why it was skipped: console, JSON (`skip_reason`, skipped only), JUnit
+    # why it was skipped: console, JUnit, JSON (`reason` as the contract names it, and `skip_reason`, skipped only)
+    skip_reason: str | None = None
     skipped_checks: list[SkippedCheck] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # worth saying, not a failure (`--drift warn`)
     first_line: int = 0  # the scenario's first line: where a failure of no step is placed (not in the JSON)
     # what the mock LLM server noted (how each scenario tool was mapped to the agent's); in the JSON when any
     notes: list[str] = field(default_factory=list)
-    agent: str = ""  # the agent of a cross-agent matrix (`run --agent a,b`); in the JSON when set
+    agent: str = ""  # the agent of a cross-agent matrix (`run --agent a,b`); "" in the JSON without one
 
     def fail(self, failure: Failure) -> None:
         if failure.line < 1 and self.first_line:  # a report line `file:0:` helps nobody: name the scenario
@@ -100,6 +101,10 @@ class ScenarioResult:
             "file": self.file,
             "mode": self.mode,
             "status": self.status,
+            "reason": (self.skip_reason or "")
+            if self.status == "skipped"
+            else "",  # the contract's name for it
+            "agent": self.agent,
             "duration_ms": self.duration_ms,
             "virtual_ms": self.virtual_ms,
             "failures": [f.to_json() for f in self.failures],
@@ -113,8 +118,6 @@ class ScenarioResult:
             data["warnings"] = list(self.warnings)
         if self.notes:
             data["notes"] = list(self.notes)
-        if self.agent:
-            data["agent"] = self.agent
         return data
 
     @classmethod
@@ -189,6 +192,8 @@ class RunReport:
                 time=f"{r.duration_ms / 1000:.3f}",
                 file=r.file,
             )
+            if r.status in ("failed", "error") and r.failures:  # where a CI page annotates the file
+                case.set("line", str(r.failures[0].line))
             if r.status in ("failed", "error") and r.failures:
                 first = r.failures[0]
                 tag = "failure" if r.status == "failed" else "error"

@@ -58,7 +58,7 @@ def summary_row(n: int, item: ScenarioInput) -> dict[str, Any]:
     e = item.entry
     return {"id": n, "name": e.get("name", ""), "file": e.get("file", ""), "mode": e.get("mode", ""),
             "agent": e.get("agent") or "", "status": e.get("status", ""), "duration_ms": e.get("duration_ms", 0),
-            "virtual_ms": e.get("virtual_ms", 0), "reason": e.get("skip_reason") or item.reason,
+            "virtual_ms": e.get("virtual_ms", 0), "reason": e.get("skip_reason") or e.get("reason") or item.reason,
             "first_failure": first_failure(e), "tags": list(item.tags), "entry": e}  # fmt: skip
 
 

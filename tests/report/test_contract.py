@@ -1,0 +1,91 @@
+"""The JSON report and JUnit of a run with every status, read as CI and a script written against the contract read them.
+
+The contract is the JSON shape in docs/design.md §6: every key it shows is in every entry, with the
+type it shows. JUnit is what CI pages read: one testcase per scenario, the failure's message, and the
+file and line where the page puts its annotation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from tests.cli_process import workbench
+from tests.conftest import SCENARIOS, write
+
+DESIGN = Path(__file__).resolve().parents[2] / "docs" / "design.md"
+SKIPPED = "name: needs-tool\ntimeline:\n  - runCmd:\n      cmd: no-such-tool-here --build\n      status: ok\n"
+INVALID = "name: invalid\ntimeline:\n  - asert:\n      text:\n        contains: [x]\n"
+FAILED = "name: failed\ntimeline:\n  - llmResponse:\n      - assistant: [[10, hi]]\n  - assert:\n      text:\n        contains: [bye]\n"
+
+
+def _contract() -> dict[str, Any]:
+    """The report shape of docs/design.md: its first JSON block after 'The JSON report'."""
+    text = DESIGN.read_text(encoding="utf-8")
+    block = re.search(r"The JSON report.*?```json\n(.*?)```", text, re.S)
+    assert block, "docs/design.md shows the JSON report"
+    return json.loads(block.group(1))  # type: ignore[no-any-return]
+
+
+def _same_shape(shape: Any, value: Any, where: str) -> None:
+    if isinstance(shape, dict):
+        assert isinstance(value, dict), where
+        missing = sorted(set(shape) - set(value))
+        assert not missing, f"{where} lacks {missing}"
+        for key, sub in shape.items():
+            _same_shape(sub, value[key], f"{where}.{key}")
+    elif isinstance(shape, list):
+        assert isinstance(value, list), where
+        for n, item in enumerate(value):
+            _same_shape(shape[0], item, f"{where}[{n}]")
+    elif isinstance(shape, str) and "|" in shape:
+        assert value in shape.split("|"), f"{where}: {value!r}"
+    else:
+        assert type(value) is type(shape), f"{where}: {value!r}"
+
+
+def test_every_entry_has_every_key_of_the_contract_and_junit_points_at_the_failing_line(
+    tmp_path: Path,
+) -> None:
+    shutil.copy(SCENARIOS / "hello-agent.yaml", tmp_path / "hello-agent.yaml")
+    for name, text in (("skipped", SKIPPED), ("invalid", INVALID), ("failed", FAILED)):
+        write(tmp_path, f"{name}.yaml", text)
+    done = workbench("run", ".", "--report", "r.json", "--junit", "j.xml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr  # an invalid scenario
+    report = json.loads((tmp_path / "r.json").read_text())
+    _same_shape(_contract(), report, "report")
+    entries = {e["name"]: e for e in report["scenarios"]}
+    assert {n: e["status"] for n, e in entries.items()} == {
+        "hello-agent": "passed", "needs-tool": "skipped", "invalid": "error", "failed": "failed"
+    }  # fmt: skip
+    assert "no-such-tool-here" in entries["needs-tool"]["reason"]
+    assert entries["needs-tool"]["reason"] == entries["needs-tool"]["skip_reason"]
+    assert [e["reason"] for n, e in entries.items() if n != "needs-tool"] == ["", "", ""]
+    assert {e["agent"] for e in entries.values()} == {""}
+
+    cases = {c.get("name"): c for c in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")}
+    assert set(cases) == set(entries), "one testcase per scenario"
+    for name, status in (("failed", "failure"), ("invalid", "error")):
+        first = entries[name]["failures"][0]
+        case = cases[name]
+        assert (case.get("file"), case.get("line")) == (entries[name]["file"], str(first["line"]))
+        node = case.find(status)
+        assert node is not None and node.get("message") == first["message"], name
+    assert cases["hello-agent"].get("line") is None and cases["needs-tool"].find("skipped") is not None
+
+
+def test_a_skipped_entry_with_only_the_contracts_reason_keeps_it_through_report_merge(tmp_path: Path) -> None:
+    entry = {"name": "a", "file": "a.yaml", "mode": "mock-agent", "status": "skipped", "reason": "needs `cargo`",
+             "agent": "", "duration_ms": 0, "virtual_ms": 0, "failures": [], "screenshots": []}  # fmt: skip
+    summary = {"passed": 0, "failed": 0, "errors": 0, "skipped": 1, "duration_ms": 0}
+    write(tmp_path, "shard.json", json.dumps({"version": 1, "summary": summary, "scenarios": [entry]}))
+    done = workbench("report", "merge", "shard.json", "--junit", "j.xml", "--html", "html", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [case] = ET.parse(tmp_path / "j.xml").getroot().iter("testcase")
+    skipped = case.find("skipped")
+    assert skipped is not None and skipped.get("message") == "needs `cargo`"
+    assert "needs `cargo`" in (tmp_path / "html" / "data" / "report.js").read_text()
