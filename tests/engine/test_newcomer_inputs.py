@@ -373,3 +373,41 @@ def test_goldens_that_ci_only_reads_need_not_be_writable(
     check_output(tmp_path, "--goldens", folder=True, writes=False)
     with pytest.raises(UsageError, match=r"--goldens .*: cannot write in .* \(permission denied\)"):
         check_output(tmp_path, "--goldens", folder=True)
+
+
+TYPED = """\
+name: typed
+timeline:
+  - userInputs: [[0, "echo sum-$((40 + 2))<Enter>"]]
+  - waitFor: sum-42
+"""
+
+
+def test_the_command_line_names_the_program_under_test(tmp_path: Path) -> None:
+    """`--command` is the program for every scenario: one that names none, and one whose own `command`
+    would fail, both run it."""
+    write(tmp_path, "typed.yaml", TYPED)
+    write(tmp_path, "own.yaml", TYPED.replace("name: typed", 'name: own\ncommand: ["false"]'))
+    done = workbench("run", "--ci", "--mode", "program", "--command", "bash --norc --noprofile", "typed.yaml",
+                     "own.yaml", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--command", "bash 'unclosed"], "--command \"bash 'unclosed\": No closing quotation (quote as in a shell"),
+        (["--command", "  "], "--command is empty: give the program and its arguments"),
+        (["--mode", "real-agent", "--agent", "pi", "--command", "my-agent {base_url}"],
+         "--command and --agent pi both name the program under test; give one"),
+    ],
+)  # fmt: skip
+def test_a_command_line_that_cannot_be_one_is_refused_before_anything_runs(
+    tmp_path: Path, extra: list[str], message: str
+) -> None:
+    write(tmp_path, "typed.yaml", TYPED)
+    done = workbench("run", "--ci", "typed.yaml", *extra, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"workbench: error: {message}" in done.stderr
+    assert done.stdout == "" and not (tmp_path / "target").exists()

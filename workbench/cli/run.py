@@ -46,6 +46,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
     )
+    p.add_argument("--command", dest="program", metavar="CMD",
+                   help="the program under test for every scenario, instead of its `command` (a shell-quoted "
+                        "line; real-agent mode fills the same {base_url}, {openai_base_url}, {api_key}, "
+                        "{workspace}, {prompt} placeholders)")  # fmt: skip
     p.add_argument("-k", dest="k", metavar="EXPR", help="select by name or path: words with and/or/not")
     p.add_argument("--tags", metavar="T,...", help="select scenarios with any of these tags")
     p.add_argument(
@@ -114,6 +118,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     check_masks(args.mask)
+    command = _command(args.program)
     from workbench.engine.drivers import ModeError, mode_options
     from workbench.engine.matrix import agent_list
 
@@ -125,6 +130,10 @@ def _run(args: argparse.Namespace) -> int:
             mode_options(args.mode, {**given, "agent": agent})
     except ModeError as exc:
         raise UsageError(str(exc)) from None
+    if command and agents:
+        raise UsageError(
+            f"--command and --agent {','.join(agents)} both name the program under test; give one"
+        )
     check_output(args.report, "--report")
     check_output(args.junit, "--junit", example="junit.xml")
     check_output(args.out, "--out", folder=True)
@@ -153,7 +162,7 @@ def _run(args: argparse.Namespace) -> int:
     options = RunOptions(
         speed=speed, ci=args.ci, update_goldens=args.update_goldens, goldens_dir=args.goldens, out_dir=args.out,
         defines=tuple(args.define), timeout_s=args.timeout, keep=args.keep,
-        masks=tuple(args.mask), mode=args.mode, mode_options=chosen,
+        masks=tuple(args.mask), mode=args.mode, mode_options=chosen, command=command,
     )  # fmt: skip
     from workbench import tempfolders
 
@@ -236,3 +245,20 @@ def _write_html(report: RunReport, candidates: list[Candidate], out: Path) -> bo
         return False
     print(f"HTML report: {index}")
     return True
+
+
+def _command(line: str | None) -> tuple[str, ...]:
+    """The argv of ``--command`` (split as a POSIX shell splits words); () when not given."""
+    if line is None:
+        return ()
+    import shlex
+
+    try:
+        argv = tuple(shlex.split(line))
+    except ValueError as exc:  # an unclosed quote
+        raise UsageError(
+            f"--command {line!r}: {exc} (quote as in a shell: --command 'my-agent --url {{base_url}}')"
+        ) from None
+    if not argv:
+        raise UsageError("--command is empty: give the program and its arguments")
+    return argv

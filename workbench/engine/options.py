@@ -26,6 +26,7 @@ class RunOptions:
     mode_options: Mapping[str, str] = field(default_factory=dict)
     """The mode's own options (``--agent``, ``--checkpoint-cmd``...), as its registry line declares them."""
     masks: tuple[str, ...] = ()  # --mask: regexes blanked out of every screenshot (and the scenario's)
+    command: tuple[str, ...] = ()  # --command: the program under test instead of every scenario's `command`
     # a driver factory from the caller (a playbook run) instead of `mode`'s
     driver: Callable[[Any], Any] | None = None
     # screen responders from the caller (a playbook's mock_ui, whose answers are Python) instead of `onScreen`

@@ -1,6 +1,7 @@
 """Which program a scenario tests, and with what environment.
 
-In order: the scenario's own ``command:`` (any terminal program); else, when the
+In order: the scenario's own ``command:`` (any terminal program; `run --command` puts its own there,
+see the runner); else, when the
 scenario has an ``ah:`` section, ``$WORKBENCH_AH`` (default ``ah``) with
 ``ah.cmd`` and ``ah.flags`` verbatim and ``ah.env``; else the built-in mock agent,
 paced by the engine over its control channel.

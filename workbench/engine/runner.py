@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import field
+from dataclasses import field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, assert_never
@@ -192,6 +192,9 @@ class ScenarioRun:
                 )
             return self._finish(result)
         self.scenario, self.schedule = prepared.scenario, prepared.schedule
+        if self.options.command:  # `run --command`: the program under test, whatever the file names
+            self.scenario = replace(self.scenario, command=self.options.command, command_pos=None)
+            self.schedule = replace(self.schedule, scenario=self.scenario)
         result.name = self.scenario.name
         result.first_line = self.scenario.pos.line if self.scenario.pos else 1
         self.mode = result.mode = self._mode_of(self.scenario)
