@@ -7,12 +7,14 @@ stops calling tools; then it asks for the next prompt. `exit` or EOF ends it.
 
 The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded" agent, for --drift);
 `own-words` offers `put_file {target, body}` and `terminal {command_line}`, names no agent has;
-`context` tells the model its working directory, HOME and the time in the system prompt, as agents do.
+`context` tells the model its working directory, HOME, the time and a folder named after the working
+directory in the system prompt, as agents do; `context-rule` adds a rule after it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -26,10 +28,14 @@ WRITE = "create_file" if VARIANT == "renamed" else "put_file" if OWN else "write
 RUN = "terminal" if OWN else "run_command"
 PATH, CONTENT, COMMAND = ("target", "body", "command_line") if OWN else ("path", "content", "command")
 SYSTEM = "You are a test agent."
-if VARIANT == "context":
+if VARIANT in ("context", "context-rule"):
     SYSTEM += (
         f" Working directory: {Path.cwd()}. Home: {Path.home()}. Now: {time.strftime('%Y-%m-%d %H:%M:%S')}."
+        # a folder named after the working directory, as Claude Code names its project memory
+        f" Memory: {Path.home()}/.agent/projects/{re.sub(r'[^A-Za-z0-9]', '-', str(Path.cwd()))}/memory/."
     )
+if VARIANT == "context-rule":  # the same, and a new rule at the end of its line
+    SYSTEM += " Never delete files."
 TOOLS = [
     {"name": WRITE, "description": "Write a file in the working directory",
      "schema": {"type": "object", "properties": {PATH: {"type": "string"}, CONTENT: {"type": "string"}},

@@ -36,7 +36,9 @@ def test_drift_names_a_renamed_tool_when_the_agent_is_upgraded(tmp_path: Path) -
 
 def test_the_agents_working_directory_and_the_time_in_its_system_prompt_are_no_drift(tmp_path: Path) -> None:
     """Agents tell the model where they run and when; the replay runs in another workspace, HOME and second.
-    That said `system prompt changed: 123 -> 123 characters` on every replay of an unchanged agent."""
+    That said `system prompt changed: 123 -> 123 characters` on every replay of an unchanged agent, and then
+    on every replay of Claude Code (its memory folder is named after the workspace: `-tmp-...-wb-ws-x1y2`),
+    while a change after 'Working directory: PATH' on its line went unseen (the line was taken as the path)."""
     with serve_llm(tmp_path, HELLO) as url:
         done = record(tmp_path, url, "scenarios/hello.yaml", agent_command("openai-chat", "context"),
                       "--prompt", "write hello.txt")  # fmt: skip
@@ -44,9 +46,14 @@ def test_the_agents_working_directory_and_the_time_in_its_system_prompt_are_no_d
     same = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "fail", cwd=tmp_path)
     assert same.returncode == 0 and "drift" not in same.stdout, same.stdout + same.stderr
     scenario = tmp_path / "scenarios" / "hello.yaml"  # the agent changed its prompt: that is drift
-    scenario.write_text(scenario.read_text().replace('"context"]', '""]'))
+    recorded = scenario.read_text()
+    scenario.write_text(recorded.replace('"context"]', '""]'))
     changed = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "warn", cwd=tmp_path)
     assert "drift: request 1: system prompt shrank" in changed.stdout, changed.stdout + changed.stderr
+    # a rule added on the line that states the working directory: the line is no longer taken as the folder
+    scenario.write_text(recorded.replace('"context"]', '"context-rule"]'))
+    ruled = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "warn", cwd=tmp_path)
+    assert "drift: request 1: system prompt grew" in ruled.stdout, ruled.stdout + ruled.stderr
 
 
 def test_drift_without_a_sidecar_or_outside_real_agent_mode_is_a_clear_error(tmp_path: Path) -> None:
@@ -89,3 +96,30 @@ def test_the_system_prompt_is_hashed_without_the_runs_folders_and_digits_from_ve
     ]
     old = request_shape(chat("in /tmp/a at 10:00"), "/v1/messages", None)  # a version-1 sidecar: as it was
     assert DriftCheck([old], ["/tmp/a"], version=1).check(chat("in /tmp/a at 10:00"), "/v1/messages") == []
+
+
+def test_a_folder_named_after_the_workspace_is_the_workspace() -> None:
+    """Claude Code names its project memory folder after the workspace (`/` and `_` as `-`): the random part
+    of the workspace's name differed in every replay, so --drift fail failed every unchanged Claude Code."""
+    from workbench.llm.conversation import ChatRequest, Message
+    from workbench.llm.drift import DriftCheck, request_shape, stable_system
+
+    def chat(workspace: str) -> ChatRequest:
+        folded = workspace.replace("/", "-").replace("_", "-")
+        system = f"Primary working directory: {workspace}\nMemory at /h/.claude/projects/{folded}/memory/."
+        return ChatRequest("anthropic", "m", (Message("user", ("hi",)),), system=system)
+
+    assert stable_system("at -tmp-r-wb-ws-p1-ab_c/m and /tmp/r/wb-ws-p1-ab_c", ["/tmp/r/wb-ws-p1-ab_c"]) == (
+        "at <path>/m and <path>"
+    )
+    assert stable_system("a tmp-r-wb-ws-p1-ab-cd", ["/tmp/r/wb-ws-p1-ab"]) == "a tmp-r-wb-ws-p#-ab-cd"
+    recorded = request_shape(chat("/tmp/r/wb-ws-p1-x_7k"), "/v1/messages", ["/tmp/r/wb-ws-p1-x_7k"])
+    replay = DriftCheck([recorded], ["/tmp/r/wb-ws-p2-qzw9"])
+    assert replay.check(chat("/tmp/r/wb-ws-p2-qzw9"), "/v1/messages") == []
+    old = request_shape(chat("/tmp/r/wb-ws-p1-x_7k"), "/v1/messages", ["/tmp/r/wb-ws-p1-x_7k"], version=2)
+    assert (
+        DriftCheck([old], ["/tmp/r/wb-ws-p1-x_7k"], version=2).check(
+            chat("/tmp/r/wb-ws-p1-x_7k"), "/v1/messages"
+        )
+        == []
+    )  # a version-2 sidecar is compared as it was made

@@ -14,9 +14,12 @@ when an agent is upgraded. The sidecar is ``<scenario stem>.requests.json``.
 Agents tell the model where they run and when (the working directory, HOME,
 today's date, the time): the replay runs in another workspace, HOME and second.
 So the system prompt is compared as :func:`stable_system` makes it: the run's
-own folders (and the folder the request says it runs in) as ``<path>``, every
-run of digits as ``#``. A version-1 sidecar hashed the text as it was, and is
-compared so.
+own folders (and the folder the request says it runs in) as ``<path>``, also
+where an agent folds one into a name (Claude Code's project memory folder
+``-tmp-run-wb-ws-x1y2``), every run of digits as ``#``. A version-2 sidecar
+took the folders only as they are written, and everything after the stated
+working directory on its line; a version-1 sidecar hashed the text as it was;
+each is compared as it was made.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 from .conversation import ChatRequest
 
 SIDECAR_SUFFIX = ".requests.json"
-SIDECAR_VERSION = 2
+SIDECAR_VERSION = 3
 MODES = ("warn", "fail")
 _CONVERSATION_KEYS = frozenset({"messages", "system", "tools", "input", "contents", "systemInstruction",
                                 "system_instruction", "instructions", "metadata", "prompt_cache_key",
@@ -57,18 +60,44 @@ def system_text(chat: ChatRequest) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def stable_system(text: str, places: Sequence[str]) -> str:
+def stable_system(text: str, places: Sequence[str], *, folded: bool = True) -> str:
     """``text`` without what differs from run to run: each of ``places`` (the run's folders, longest
-    first) as ``<path>``, every run of digits (dates, times, ports, ids) as ``#``."""
-    for place in sorted({p for p in places if len(p) > 1}, key=len, reverse=True):
+    first) as ``<path>``, with ``folded`` also written with other separators between its names, every
+    run of digits (dates, times, ports, ids) as ``#``."""
+    ordered = sorted({p for p in places if len(p) > 1}, key=len, reverse=True)
+    for place in ordered:
         text = text.replace(place, "<path>")
+    if folded:
+        for place in ordered:
+            text = _folded(place).sub("<path>", text)
     return re.sub(r"\d+", "#", text)
 
 
-def request_shape(chat: ChatRequest, path: str, places: Sequence[str] | None = ()) -> dict[str, Any]:
+def _folded(place: str) -> re.Pattern[str]:
+    """``place`` with any separators (not spaces) between its names, and before them if it starts with one:
+    ``/tmp/run/wb-ws-x_1`` also as ``-tmp-run-wb-ws-x-1``, a folder an agent names after its working one."""
+    sep = r"[^A-Za-z0-9\s]+"
+    names = re.findall(r"[A-Za-z0-9]+", place)
+    lead = sep if re.match(r"[^A-Za-z0-9]", place) else r"(?<![A-Za-z0-9])"
+    return re.compile(lead + sep.join(map(re.escape, names)) + r"(?![A-Za-z0-9])")
+
+
+def _stated_cwd(chat: ChatRequest, whole_line: bool) -> str | None:
+    """The working directory the request states: the first word of what follows its label (the rest of a
+    line such as 'Working directory: /w. Never delete files.' is the agent's prompt); a version-2 sidecar
+    took the whole line."""
+    cwd = chat.agent_cwd()
+    if not cwd or whole_line:
+        return cwd
+    return cwd.split()[0].rstrip(".,;:)")
+
+
+def request_shape(
+    chat: ChatRequest, path: str, places: Sequence[str] | None = (), *, version: int = SIDECAR_VERSION
+) -> dict[str, Any]:
     """What a request says about the agent (never its conversation: that is the scenario's). ``places``:
-    the run's own folders, left out of the system prompt's hash (:func:`stable_system`); None hashes
-    the prompt as it is (a version-1 sidecar)."""
+    the run's own folders, left out of the system prompt's hash (:func:`stable_system`) as a sidecar of
+    ``version`` left them out; None hashes the prompt as it is (a version-1 sidecar)."""
     tools = []
     for tool in chat.tools:
         props = sorted(tool.properties) if tool.properties is not None else None
@@ -77,8 +106,8 @@ def request_shape(chat: ChatRequest, path: str, places: Sequence[str] | None = (
         )
     system = system_text(chat)
     if places is not None:
-        cwd = chat.agent_cwd()
-        system = stable_system(system, [*places, *([cwd] if cwd else [])])
+        cwd = _stated_cwd(chat, whole_line=version < 3)
+        system = stable_system(system, [*places, *([cwd] if cwd else [])], folded=version >= 3)
     params = {k: v for k, v in chat.raw.items()
               if k not in _CONVERSATION_KEYS and isinstance(v, str | int | float | bool)}  # fmt: skip
     return {"style": chat.style, "path": path, "tools": tools,
@@ -166,12 +195,13 @@ class DriftCheck:
     ) -> None:
         self.recorded = list(recorded)
         self.places: Sequence[str] | None = places if version >= 2 else None  # version 1 hashed it as it was
+        self.version = version
         self.seen = 0
 
     def check(self, chat: ChatRequest, path: str) -> list[str]:
         index = self.seen
         self.seen += 1
-        now = request_shape(chat, path, self.places)
+        now = request_shape(chat, path, self.places, version=self.version)
         if index >= len(self.recorded):
             return [f"request {index + 1}: the recording has only {len(self.recorded)} requests"]
         return [f"request {index + 1}: {change}" for change in compare(self.recorded[index], now)]
