@@ -206,28 +206,19 @@ while True:
 '''
 
 
-def test_any_agent_from_a_command_with_placeholders(tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", ["in the file", "on the command line"])
+def test_any_agent_from_a_command_with_placeholders(tmp_path: Path, given: str) -> None:
+    """An agent of no preset runs from a `command` with placeholders, written in the file or given to every
+    scenario with `run --command` (which replaces the file's: here one that would fail at once)."""
     client = write(tmp_path, "client.py", CLIENT)
-    command = json.dumps([sys.executable, str(client), "{openai_base_url}", "{api_key}", "{prompt}"])
+    argv = [sys.executable, str(client), "{openai_base_url}", "{api_key}", "{prompt}"]
     text = SCENARIO.format(agent="client", height=8, screenshot="  - screenshot: done\n")
-    scenario = write(tmp_path, "real-client.yaml", f"command: {command}\n{text}")
-    entry = run_real(tmp_path, scenario)
-    assert [s["status"] for s in entry["screenshots"]] == ["match"]
-    workspace = workspace_of(tmp_path / "tmp")
-    try:
-        assert (workspace / "hello.txt").read_text() == "hello from client\n"
-    finally:
-        shutil.rmtree(workspace, ignore_errors=True)
-
-
-def test_any_agent_from_the_command_line(tmp_path: Path) -> None:
-    """`run --command` points scenarios at an agent without editing them: the same run as a `command` in
-    the file, which it replaces (here one that would fail at once)."""
-    client = write(tmp_path, "client.py", CLIENT)
-    text = SCENARIO.format(agent="client", height=8, screenshot="  - screenshot: done\n")
-    scenario = write(tmp_path, "real-client.yaml", f'command: ["false"]\n{text}')
-    line = shlex.join([sys.executable, str(client)]) + " {openai_base_url} {api_key} '{prompt}'"
-    entry = run_real(tmp_path, scenario, "--command", line)
+    if given == "in the file":
+        scenario, extra = write(tmp_path, "real-client.yaml", f"command: {json.dumps(argv)}\n{text}"), ()
+    else:
+        scenario = write(tmp_path, "real-client.yaml", f'command: ["false"]\n{text}')
+        extra = ("--command", shlex.join(argv))
+    entry = run_real(tmp_path, scenario, *extra)
     assert [s["status"] for s in entry["screenshots"]] == ["match"]
     workspace = workspace_of(tmp_path / "tmp")
     try:

@@ -106,27 +106,6 @@ def test_results_are_matched_by_name_and_order(tmp_path: Path, serve: Callable[.
     ]
 
 
-def test_a_response_with_an_error_key_is_an_error_beside_its_output(
-    tmp_path: Path, serve: Callable[..., Running]
-) -> None:
-    """Gemini's function response: `output` for the output, `error` for error details. A command that
-    failed answered with both was taken as a success (only an `error` alone counted)."""
-    srv = serve(load(tmp_path, SCENARIO))
-    client = srv.gemini()
-    config = types.GenerateContentConfig(tools=GEMINI_TOOLS)  # type: ignore[arg-type]
-    calls = client.models.generate_content(model="m", contents="make notes.txt", config=config).function_calls
-    assert calls and [c.name for c in calls] == ["write_file", "run_shell_command"]
-    model = types.Content(role="model", parts=[types.Part(function_call=c) for c in calls])
-    responses = [types.Part(function_response=types.FunctionResponse(name=calls[0].name, response={"output": "ok"})),
-                 types.Part(function_response=types.FunctionResponse(name=calls[1].name, response={
-                     "output": "2 notes.txt", "error": "exit status 1"}))]  # fmt: skip
-    history = [user("make notes.txt"), model, types.Content(role="user", parts=responses)]
-    client.models.generate_content(model="m", contents=history, config=config)  # type: ignore[arg-type]
-    assert srv.messages() == [
-        "8: tool: runCmd (run_shell_command): expected status ok, the agent reported an error: '2 notes.txt'"
-    ]
-
-
 def test_gemini_clis_router_request_is_a_side_request(tmp_path: Path, serve: Callable[..., Running]) -> None:
     """A `responseJsonSchema` request (Gemini CLI's router, with Google's upper-case types)
     gets JSON that fits the schema and leaves the scenario's first reply to the real turn."""
@@ -270,6 +249,7 @@ def test_function_calling_mode_none_gets_no_function_call(
 @pytest.mark.parametrize(
     ("response", "verdict"),
     [
+        ({"output": "2 notes.txt", "error": "exit status 1"}, "an error: '2 notes.txt'"),  # beside its output
         ({"output": "Command: false\nStdout: (empty)\nExit Code: 1"}, "an error"),  # Gemini CLI's shell tool
         ({"output": "2 notes.txt", "exit_code": 1}, "an error"),
         ({"stdout": "2 notes.txt", "returncode": 2}, "an error"),
@@ -278,11 +258,12 @@ def test_function_calling_mode_none_gets_no_function_call(
         ({"output": "2 notes.txt"}, None),
     ],
 )
-def test_a_failed_command_without_an_error_key_is_an_error(
+def test_a_failed_command_is_an_error_however_the_response_says_it(
     tmp_path: Path, serve: Callable[..., Running], response: dict[str, Any], verdict: str | None
 ) -> None:
-    """Gemini CLI reports a command that failed in its output (`Exit Code: 1`), not with an `error` key;
-    other agents put the exit code in a field of its own. Either was taken as a success."""
+    """Gemini's function response: `output` for the output, `error` for error details; an error beside an
+    output is still one. Gemini CLI reports a command that failed in its output (`Exit Code: 1`), not with
+    an `error` key; other agents put the exit code in a field of its own. Each was taken as a success."""
     srv = serve(load(tmp_path, SCENARIO))
     client = srv.gemini()
     config = types.GenerateContentConfig(tools=GEMINI_TOOLS)  # type: ignore[arg-type]
