@@ -140,6 +140,10 @@ def test_a_failed_scenario_is_understood_from_the_report_alone(
     assert (golden_marks, actual_marks) == (["a"], ["e"]), "one changed cell, marked on both sides"
     assert [e.text for e in _css(browser, "pre.combined .x")] == ["e"]
     assert "1 cell differ, row 9" in _text(browser, "#shots")
+    browser.set_window_size(1280, 1000)  # a laptop's window: golden and actual still side by side
+    golden, actual = _css(browser, ".shot-diff pre.golden")[0], _css(browser, ".shot-diff pre.actual")[0]
+    assert golden.location["y"] == actual.location["y"] and golden.location["x"] < actual.location["x"]
+    browser.set_window_size(1400, 1000)
 
     _css(browser, "#cast-play")[0].click()
     end = _css(browser, "#cast-time")[0].get_attribute("max")

@@ -305,7 +305,8 @@ const WB = (() => {
       box.append(head);
       if (s.golden_marked !== null) {
         head.append(el("span", { class: "muted" }, `${s.changed} cell${s.changed === 1 ? "" : "s"} differ, row${s.rows.length === 1 ? "" : "s"} ${s.rows.join(", ")}`));
-        box.append(el("div", { class: "sides shot-diff", "data-label": s.label },
+        const cols = view.page.profile ? view.page.profile.width : 80; // the font fits two screens in the window
+        box.append(el("div", { class: "sides shot-diff", "data-label": s.label, style: `--cols: ${cols}` },
           el("div", {}, el("h3", {}, "Golden"), term(s.golden_marked, "golden")),
           el("div", {}, el("h3", {}, "Actual"), term(s.actual_marked, "actual"))));
         const toggle = el("div", { class: "sides" });
