@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import shutil
 import subprocess
@@ -61,7 +62,10 @@ def test_an_agent_that_never_answers_times_out_naming_the_last_messages(tmp_path
     with pytest.raises(AcpTimeout) as info:
         asyncio.run(InProcessRunner(PromptAgent(never), workspace(tmp_path), timeout=1).run(_script))
     message = str(info.value)
-    assert message.startswith("no answer within 1 s; the last messages were:")
+    line = inspect.getsourcelines(_script)[1] + 2  # its `say`
+    assert info.value.line == line
+    assert message.startswith(f"no answer within 1 s: the script waits at line {line} "
+                              '(turn = await session.say("Hello, world")) for the agent; the last messages were:')  # fmt: skip
     assert 'client->agent: {"jsonrpc": "2.0", "id": 2, "method": "session/prompt"' in message
 
 
@@ -173,3 +177,25 @@ def test_a_script_that_cannot_run_is_invalid_input_at_its_line_for_validate_and_
         done.stdout + done.stderr
     )
     assert "Traceback" not in done.stdout + done.stderr and "_wb_scp_user" not in done.stdout
+
+
+def test_a_script_that_outlives_its_timeout_is_failed_where_it_waits(tmp_path: Path) -> None:
+    """The timeout names the script's line it was waiting at, and whether it waited for the agent: a script
+    stuck in its own code ('await asyncio.sleep(...)') was reported at line 1 as 'no answer within 15 s',
+    blaming an agent that had answered everything."""
+    folder = tmp_path / "hang"
+    shutil.copytree(ECHO, folder)
+    (folder / "mock_user.py").write_text(
+        "import asyncio\n\n\nasync def mock_user(ctx):\n    session = await ctx.start_session()\n"
+        "    await asyncio.sleep(3600)\n"
+    )
+    (folder / "scenario.json").write_text('{"name": "hang", "timeout": 2}')
+    done = _run(str(folder), "--report", str(tmp_path / "r.json"), cwd=tmp_path)
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    (failure,) = entry["failures"]
+    assert done.returncode == 1, done.stderr
+    assert (failure["kind"], failure["line"]) == ("timing", 6), failure
+    assert failure["message"].startswith(
+        "[direct] the script did not finish within 2 s: it waits at line 6 (await asyncio.sleep(3600)), "
+        "not for the agent; the last messages were:"
+    ), failure["message"]

@@ -24,7 +24,7 @@ from typing import Any
 
 from workbench.scenario.scp_folder import AGENT_FILE, USER_FILE
 
-from .scp import AcpError, DirectRunner, InProcessRunner, Script
+from .scp import AcpError, AcpTimeout, DirectRunner, InProcessRunner, Script
 
 
 @dataclass
@@ -86,10 +86,9 @@ async def run_folder(
                 FolderFailure(runner_name, str(user_path), _where(exc, user_path), "assert", _describe(exc))
             )
         except AcpError as exc:
-            kind = "timing" if "no answer within" in str(exc) else "process"
-            failures.append(
-                FolderFailure(runner_name, str(user_path), _where(exc, user_path), kind, str(exc))
-            )
+            kind = "timing" if isinstance(exc, AcpTimeout) else "process"
+            line = (exc.line if isinstance(exc, AcpTimeout) else 0) or _where(exc, user_path)
+            failures.append(FolderFailure(runner_name, str(user_path), line, kind, str(exc)))
         except Exception as exc:  # the user's script: any error fails the scenario
             failures.append(
                 FolderFailure(runner_name, str(user_path), _where(exc, user_path), "process", _describe(exc))

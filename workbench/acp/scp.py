@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import linecache
 import os
 import socket
 import sys
@@ -61,7 +62,12 @@ class AcpError(Exception):
 
 
 class AcpTimeout(AcpError):
-    """Nothing finished in time; the message names the last JSON-RPC messages."""
+    """Nothing finished in time; the message names the script's line it waited at (``line``, 0 when not
+    known) and the last JSON-RPC messages."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 class TestSession:
@@ -195,15 +201,51 @@ async def _drive(conn: Any, client: WorkbenchClient, cwd: Path, script: Script, 
         await script(ctx)
         await ctx.finish()
 
+    task = asyncio.ensure_future(body())
     try:
-        await asyncio.wait_for(body(), timeout)
-    except TimeoutError:
-        raise AcpTimeout(
-            f"no answer within {timeout:g} s; the last messages were:\n{recorder.tail()}"
-        ) from None
+        await asyncio.wait({task}, timeout=timeout)
+        if not task.done():
+            line, source, for_agent = _waiting_at(task, script)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            tail = f"the last messages were:\n{recorder.tail()}"
+            if not line:
+                raise AcpTimeout(f"no answer within {timeout:g} s; {tail}")
+            if for_agent:
+                raise AcpTimeout(f"no answer within {timeout:g} s: the script waits at line {line} ({source}) "
+                                 f"for the agent; {tail}", line)  # fmt: skip
+            raise AcpTimeout(f"the script did not finish within {timeout:g} s: it waits at line {line} ({source}), "
+                             f"not for the agent; {tail}", line)  # fmt: skip
+        task.result()
     finally:
+        if not task.done():  # this run was cancelled from outside
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         await client.close()
     return RunResult(ctx.logs, [t for s in ctx.sessions for t in s.turns], recorder.count)
+
+
+def _waiting_at(task: asyncio.Task[None], script: Script) -> tuple[int, str, bool]:
+    """Where the suspended ``task`` waits in the script's file: its deepest line there (0 if none), that
+    line's source, and whether what it awaits is this module's (an answer of the agent)."""
+    code = getattr(script, "__code__", None)
+    if code is None:
+        return 0, "", False
+    frames = []
+    awaited: Any = task.get_coro()
+    while awaited is not None:
+        frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+        if frame is None:
+            break
+        frames.append(frame)
+        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+    mine = [i for i, f in enumerate(frames) if f.f_code.co_filename == code.co_filename]
+    if not mine:
+        return 0, "", False
+    frame = frames[mine[-1]]
+    source = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    for_agent = any(f.f_code.co_filename == __file__ for f in frames[mine[-1] + 1 :])
+    return frame.f_lineno, source, for_agent
 
 
 @dataclass
