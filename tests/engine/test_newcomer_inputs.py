@@ -398,7 +398,7 @@ def test_the_command_line_names_the_program_under_test(tmp_path: Path) -> None:
     ("extra", "message"),
     [
         (["--command", "bash 'unclosed"], "--command \"bash 'unclosed\": No closing quotation (quote as in a shell"),
-        (["--command", "  "], "--command is empty: give the program and its arguments"),
+        (["--command", "  "], "--command '  ': no program: give the program and its arguments"),
         (["--mode", "real-agent", "--agent", "pi", "--command", "my-agent {base_url}"],
          "--command and --agent pi both name the program under test; give one"),
     ],

@@ -246,3 +246,19 @@ def test_workbench_ci_refuses_a_misspelt_key_as_run_ci_does(tmp_path: Path) -> N
 
     done = pytest_in(tmp_path, "scenarios", "tests", "-q")  # without it, a warning, as in `workbench run`
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr
+
+
+def test_workbench_command_is_the_program_under_test_as_run_command_is(tmp_path: Path) -> None:
+    write(tmp_path, "pytest.ini", "[pytest]\n")
+    typed = (
+        'name: typed\ntimeline:\n  - userInputs: [[0, "echo sum-$((40 + 2))<Enter>"]]\n  - waitFor: sum-42\n'
+    )
+    write(tmp_path, "scenarios/typed.yaml", typed)
+    done = pytest_in(tmp_path, "scenarios", "--mode", "program", "--workbench-command", "bash --norc --noprofile",
+                     "-q")  # fmt: skip
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+    done = pytest_in(tmp_path, "scenarios", "--workbench-command", "bash 'unclosed", "-q")
+    assert (
+        done.returncode == 4
+        and 'ERROR: --workbench-command "bash \'unclosed": No closing quotation' in done.stderr
+    )

@@ -104,6 +104,7 @@ def _started() -> None:
 def _run(args: argparse.Namespace) -> int:
     from workbench.clock import parse_speed
     from workbench.engine.batch import Console, collect, parse_selection, run_batch
+    from workbench.engine.options import command_argv
     from workbench.engine.report import RunReport
     from workbench.engine.runner import RunOptions
     from workbench.engine.select import SelectionError
@@ -118,7 +119,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     check_masks(args.mask)
-    command = _command(args.program)
+    try:
+        command = command_argv(args.program) if args.program is not None else ()
+    except ValueError as exc:
+        raise UsageError(f"--command {args.program!r}: {exc}") from None
     from workbench.engine.drivers import ModeError, mode_options
     from workbench.engine.matrix import agent_list
 
@@ -245,20 +249,3 @@ def _write_html(report: RunReport, candidates: list[Candidate], out: Path) -> bo
         return False
     print(f"HTML report: {index}")
     return True
-
-
-def _command(line: str | None) -> tuple[str, ...]:
-    """The argv of ``--command`` (split as a POSIX shell splits words); () when not given."""
-    if line is None:
-        return ()
-    import shlex
-
-    try:
-        argv = tuple(shlex.split(line))
-    except ValueError as exc:  # an unclosed quote
-        raise UsageError(
-            f"--command {line!r}: {exc} (quote as in a shell: --command 'my-agent --url {{base_url}}')"
-        ) from None
-    if not argv:
-        raise UsageError("--command is empty: give the program and its arguments")
-    return argv

@@ -39,3 +39,17 @@ class RunOptions:
     @property
     def speed_text(self) -> str:
         return "max" if self.speed is None else repr(self.speed)
+
+
+def command_argv(line: str) -> tuple[str, ...]:
+    """The argv of a ``--command`` line (the program under test instead of each scenario's `command`), split
+    as a POSIX shell splits words; a ValueError says what is wrong with it."""
+    import shlex
+
+    try:
+        argv = tuple(shlex.split(line))
+    except ValueError as exc:  # an unclosed quote
+        raise ValueError(f"{exc} (quote as in a shell: --command 'my-agent --url {{base_url}}')") from None
+    if not argv:
+        raise ValueError("no program: give the program and its arguments")
+    return argv

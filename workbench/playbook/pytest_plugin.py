@@ -85,6 +85,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--goldens", default=None, help="workbench: the goldens folder (default <rootdir>/screenshots)"
     )
+    group.addoption("--workbench-command", default=None, metavar="CMD",
+                    help="workbench: the program under test for every scenario instead of its `command` "
+                         "(as `workbench run --command`)")  # fmt: skip
     parser.addini("workbench_scenarios", type="pathlist", default=[DEFAULT_FOLDERS],
                   help="folders whose scenario files pytest collects (default: scenarios)")  # fmt: skip
 
@@ -106,6 +109,22 @@ def pytest_configure(config: pytest.Config) -> None:
         mode_options(mode, mode_option_values(config))
     except ModeError as exc:
         raise pytest.UsageError(f"--mode {mode}: {exc}") from None
+    command_of(config)
+
+
+def command_of(config: pytest.Config) -> tuple[str, ...]:
+    """The argv ``--workbench-command`` gives (() when not given); a usage error for one that is not one."""
+    from workbench.engine.options import command_argv
+
+    line = config.getoption("--workbench-command")
+    if line is None:
+        return ()
+    if config.getoption("--agent"):
+        raise pytest.UsageError("--workbench-command and --agent both name the program under test; give one")
+    try:
+        return command_argv(str(line))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--workbench-command {line!r}: {exc}") from None
 
 
 def chosen_mode(config: pytest.Config) -> str:
@@ -214,6 +233,7 @@ def run_options(config: pytest.Config, **overrides: Any) -> RunOptions:
         "goldens_dir": Path(goldens) if goldens else Path(config.rootpath) / "screenshots",
         "mode": mode,
         "mode_options": mode_options(mode, mode_option_values(config)),
+        "command": command_of(config),
     }
     values.update(overrides)
     return RunOptions(**values)
