@@ -116,6 +116,9 @@ def test_bad_targets_and_sources_are_usage_errors_that_write_nothing(
     assert done.returncode == 2 and "missing-run: no such file or folder" in done.stderr
     done = workbench("report", "html", "scenarios", "-o", str(tmp_path / "x"), cwd=failed_run)
     assert done.returncode == 2 and "no run folder" in done.stderr
+    done = workbench("report", "html", "report", "-o", str(tmp_path / "x"), cwd=failed_run)
+    assert done.returncode == 2 and "report: is an HTML report, not runs" in done.stderr
+    assert "`workbench report merge report --html DIR`" in done.stderr
     assert not (tmp_path / "x").exists()
     again = workbench("report", "html", "report.json", "-o", "report", cwd=failed_run)  # a report is replaced
     assert again.returncode == 0, again.stderr

@@ -20,6 +20,7 @@ from workbench.engine.merge import MergeError, read_report
 from workbench.engine.trace import TRACE_FILE
 from workbench.names import DEFAULT_OUT_DIR
 from workbench.report.collect import ScenarioInput, read_trace
+from workbench.report.write import is_report_dir
 from workbench.scenario.names import folder_name
 
 
@@ -78,6 +79,9 @@ def gather(paths: Sequence[Path]) -> list[ScenarioInput]:
         if path.is_dir():
             under = _runs_under(path)
             if not under:
+                if is_report_dir(path):  # what a CI artifact holds: the HTML report already made
+                    raise InputError(f"{path}: is an HTML report, not runs; to copy it or join it with others, "
+                                     f"use `workbench report merge {path} --html DIR`")  # fmt: skip
                 raise InputError(f"{path}: no run folder (with {TRACE_FILE}) in this folder")
             for key, run in under.items():
                 if key not in runs or runs[key].run_dir.name < run.run_dir.name:
