@@ -199,3 +199,24 @@ def test_a_script_that_outlives_its_timeout_is_failed_where_it_waits(tmp_path: P
         "[direct] the script did not finish within 2 s: it waits at line 6 (await asyncio.sleep(3600)), "
         "not for the agent; the last messages were:"
     ), failure["message"]
+
+
+def test_a_failing_assert_shows_the_values_it_compared(tmp_path: Path) -> None:
+    """`assert turn.text == "Hello, someone else"` failed with only its source: what the agent said was
+    nowhere. The values of the names and attributes compared are shown, as pytest shows them."""
+    folder = tmp_path / "values"
+    shutil.copytree(ECHO, folder)
+    (folder / "mock_user.py").write_text(
+        "async def mock_user(ctx):\n    session = await ctx.start_session()\n"
+        "    turn = await session.say('Hello, world')\n    expected = 'Hello, someone else'\n"
+        "    assert (turn.text, turn.stop_reason) == (expected, 'end_turn')\n"
+    )
+    (folder / "scenario.json").write_text('{"name": "values"}')
+    _run(str(folder), "--report", str(tmp_path / "r.json"), cwd=tmp_path)
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    (failure,) = entry["failures"]
+    assert (failure["kind"], failure["line"]) == ("assert", 5)
+    assert failure["message"] == (
+        "[direct] assert (turn.text, turn.stop_reason) == (expected, 'end_turn'): "
+        "turn.text = 'Hello, user', turn.stop_reason = 'end_turn', expected = 'Hello, someone else'"
+    )

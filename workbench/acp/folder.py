@@ -14,7 +14,9 @@ words and, for a timeout, the last messages. Each runner's messages go to
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import reprlib
 import sys
 import traceback
 from dataclasses import dataclass
@@ -101,5 +103,54 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, AssertionError):
         frames = traceback.extract_tb(exc.__traceback__)
         source = (frames[-1].line or "").strip() if frames else ""
+        if source and not text:
+            text = _values(source, exc)
         return f"{source}: {text}" if text and source else (source or text or "assertion failed")
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _values(source: str, exc: AssertionError) -> str:
+    """``name = value`` for each name, attribute or constant subscript a failed ``assert`` line reads, as
+    the script's frame holds them (what pytest's rewritten asserts show); nothing that calls or awaits is
+    evaluated again."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    try:
+        statement = ast.parse(source).body[0]
+    except (SyntaxError, IndexError):  # an assert over several lines: its first line alone does not parse
+        return ""
+    if not isinstance(statement, ast.Assert):
+        return ""
+    scope = {**tb.tb_frame.f_globals, **tb.tb_frame.f_locals}
+    shown: dict[str, str] = {}
+    inner: set[int] = set()  # the parts of what is shown (`turn` of `turn.text`)
+    for node in ast.walk(statement.test):  # outer nodes first
+        if (
+            id(node) in inner
+            or not isinstance(node, ast.Name | ast.Attribute | ast.Subscript)
+            or not _plain(node)
+        ):
+            continue
+        inner.update(id(part) for part in ast.walk(node))
+        text = ast.unparse(node)
+        if text in shown or (isinstance(node, ast.Name) and node.id not in tb.tb_frame.f_locals):
+            continue  # a module, a builtin or a global function says nothing about the failure
+        try:
+            shown[text] = reprlib.repr(eval(compile(ast.Expression(node), "<assert>", "eval"), {}, scope))
+        except Exception:  # a property that raises: leave it out
+            continue
+    return ", ".join(f"{name} = {value}" for name, value in shown.items())
+
+
+def _plain(node: ast.AST) -> bool:
+    """Whether evaluating ``node`` again only reads (names, attributes, constant subscripts)."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain(node.value)
+    if isinstance(node, ast.Subscript):
+        return _plain(node.value) and isinstance(node.slice, ast.Constant)
+    return False
