@@ -14,6 +14,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from hypothesis import example, given
+from hypothesis import strategies as st
+
 from tests.cli_process import workbench
 from tests.conftest import SCENARIOS, write
 
@@ -89,3 +92,25 @@ def test_a_skipped_entry_with_only_the_contracts_reason_keeps_it_through_report_
     skipped = case.find("skipped")
     assert skipped is not None and skipped.get("message") == "needs `cargo`"
     assert "needs `cargo`" in (tmp_path / "html" / "data" / "report.js").read_text()
+
+
+@given(st.text(), st.text())
+@example("unknown event `asert\x01\x1b[31m`", "\x00\ufffe\ud800 é 漢 🎉")
+def test_junit_is_well_formed_xml_whatever_a_message_holds(message: str, reason: str) -> None:
+    """A message quoting what a scenario or a program wrote (an escape sequence, a NUL) leaves the JUnit
+    readable to CI; what XML cannot hold is written as its escape, the rest is kept as it was."""
+    from workbench.engine.report import Failure, RunReport, ScenarioResult
+
+    failed = ScenarioResult("failed", "a.yaml", status="failed", failures=[Failure(1, 2, "assert", message)])
+    skipped = ScenarioResult("skipped", "b.yaml", status="skipped", skip_reason=reason)
+    root = ET.fromstring(RunReport([failed, skipped]).to_junit().encode("utf-8"))
+    failure, skip = root.find("testcase/failure"), root.find("testcase/skipped")
+    assert failure is not None and skip is not None
+    for sent, got in ((message, failure.get("message")), (reason, skip.get("message"))):
+        assert got is not None
+        if all(
+            c in "\t\n\r" or " " <= c <= "\ud7ff" or "\ue000" <= c <= "\ufffd" or c > "\uffff" for c in sent
+        ):
+            assert got == sent.replace("\r", "\n") or got == sent
+        else:
+            assert "\\x" in got or "\\u" in got

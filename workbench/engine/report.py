@@ -9,6 +9,7 @@ scenario with the first failure's message.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any, Literal
@@ -202,7 +203,18 @@ class RunReport:
             elif r.status == "skipped":
                 ET.SubElement(case, "skipped", message=r.skip_reason or "")
         ET.indent(suite)
-        return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+        return xml_safe(ET.tostring(suite, encoding="unicode", xml_declaration=True)) + "\n"
+
+
+# what XML 1.0 cannot hold, even escaped: C0 controls but tab and newlines, lone surrogates, U+FFFE/U+FFFF
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character XML cannot hold written as its escape (``\\x1b``), as the messages
+    quote program output: one such character in a message (an escape sequence a scenario quoted) made
+    the whole JUnit file unreadable to CI, which then showed no test at all."""
+    return _NOT_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def failure_text(r: ScenarioResult) -> str:
