@@ -340,3 +340,30 @@ def test_a_scenario_that_did_not_load_shows_its_source_at_the_failing_line(
         marked,
     )
     _save(browser, tmp_path / "pages", "did-not-load")
+
+
+SCREENFUL = """\
+name: screenful
+command: [sh, -c, "seq 1 40"]
+timeline:
+  - waitFor: never shown
+"""
+
+
+def test_a_failure_that_quotes_a_screen_takes_a_few_lines_of_the_summary(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A timeout quotes the whole screen; its summary row shows the first lines, its page all of them."""
+    write(tmp_path, "screenful.yaml", SCREENFUL)
+    done = workbench("run", "screenful.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 1 and "the screen was:" in done.stdout, done.stdout + done.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri())
+    _wait(browser, lambda d: _css(d, "#scenarios tr.row td.msg"), "the summary")
+    cell = _text(browser, "#scenarios tr.row td.msg")
+    assert len(cell.splitlines()) == 4 and "more lines on the scenario's page" in cell, cell
+    assert cell.startswith(
+        "timing (line 4): the program exited with 0 before the screen showed 'never shown'"
+    )
+    _css(browser, "#scenarios a.name")[0].click()
+    _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the scenario page")
+    assert "\n40" in _text(browser, "#failures"), "the page shows the whole message"

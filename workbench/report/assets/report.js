@@ -56,6 +56,15 @@ const WB = (() => {
   function failureLine(f) {
     return f ? `${f.kind} (line ${f.line}): ${f.message}` : "";
   }
+  // A message's first lines, for a row of the summary: a failure that quotes a whole screen (a timeout)
+  // would make its row as tall as the terminal; the scenario's page shows all of it.
+  const BRIEF_LINES = 3;
+  function brief(text) {
+    const lines = text.split("\n");
+    if (lines.length <= BRIEF_LINES) return text;
+    const more = lines.length - BRIEF_LINES;
+    return lines.slice(0, BRIEF_LINES).join("\n") + `\n… ${more} more line${more === 1 ? "" : "s"} on the scenario's page`;
+  }
 
   // ------------------------------------------------------------------ routing
   function route() {
@@ -112,7 +121,7 @@ const WB = (() => {
           el("div", { class: "muted" }, r.file)),
         el("td", {}, r.mode), el("td", {}, r.agent || "—"),
         el("td", { class: "num" }, seconds(r.duration_ms)),
-        el("td", { class: "msg" }, r.first_failure ? failureLine(r.first_failure) : r.reason || ""))));
+        el("td", { class: "msg" }, brief(r.first_failure ? failureLine(r.first_failure) : r.reason || "")))));
       if (!shown.length) body.append(el("tr", {}, el("td", { colspan: 6, class: "empty" }, "No scenario matches the filters.")));
     }
     fill();
