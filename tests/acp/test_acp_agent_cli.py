@@ -215,3 +215,29 @@ def test_the_agent_answers_initialize_with_the_one_protocol_version_it_speaks(
     path = scenario_file(tmp_path, "name: empty\ntimeline: []\n")
     done = _raw(path, [_msg("initialize", {"protocolVersion": asked}, 0)], tmp_path)
     assert json.loads(done.stdout)["result"]["protocolVersion"] == 1, done.stderr
+
+
+def test_what_the_client_may_not_send_is_refused_saying_why(tmp_path: Path) -> None:
+    """ACP's rules for clients, checked: a relative `cwd`, a prompt with content the agent did not offer
+    (`promptCapabilities`), a mode the agent never listed; each was accepted silently, so a client breaking
+    them passed here and failed against real agents. Prompts never sent name their session when several."""
+    path = scenario_file(tmp_path, WRITE_AND_RUN)
+    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    done = _raw(path, [
+        _msg("initialize", {"protocolVersion": 1}, 0),
+        _msg("session/new", {"cwd": "relative/dir", "mcpServers": []}, 1),
+        _msg("session/new", {"cwd": str(tmp_path), "mcpServers": []}, 2),
+        _msg("session/prompt", {"sessionId": "wb-1", "prompt": [{"type": "text", "text": "Create hello.txt"}, image]}, 3),
+        _msg("session/set_mode", {"sessionId": "wb-1", "modeId": "zzz"}, 4),
+        _msg("session/new", {"cwd": str(tmp_path), "mcpServers": []}, 5),
+    ], tmp_path)  # fmt: skip
+    replies = {r["id"]: r for r in map(json.loads, done.stdout.splitlines())}
+    assert replies[1]["error"]["code"] == -32602 and "absolute" in json.dumps(replies[1]["error"])
+    assert replies[3]["error"]["code"] == -32602
+    assert "promptCapabilities.image" in json.dumps(replies[3]["error"])
+    assert replies[4]["error"]["code"] == -32602 and "no modes" in json.dumps(replies[4]["error"])
+    assert done.returncode == 1
+    assert ("s.yaml:4: the prompt has image content, which the agent did not offer "
+            "(promptCapabilities.image is false in its initialize answer)") in done.stderr  # fmt: skip
+    assert "s.yaml:4: the client never sent the prompt 'Create hello.txt' (session wb-1)" in done.stderr
+    assert "s.yaml:4: the client never sent the prompt 'Create hello.txt' (session wb-2)" in done.stderr

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +111,12 @@ class _Session:
     announced: set[str] = field(default_factory=set)
 
 
+def _absolute(cwd: str) -> None:
+    """ACP: a session's ``cwd`` is an absolute path; a client that sends another gets -32602."""
+    if not os.path.isabs(cwd):
+        raise RequestError.invalid_params({"cwd": cwd, "details": "cwd must be an absolute path"})
+
+
 class Cancelled(Exception):
     """The client cancelled the turn."""
 
@@ -166,6 +173,18 @@ class ScenarioAgent:
             auth_methods=[AuthMethodAgent(id=m, name=m) for m in self._auth_methods()],
         )  # fmt: skip
 
+    def _not_offered(self, prompt: list[Any]) -> str | None:
+        """Why ``prompt`` breaks ACP's rule that a client sends only the content the agent offered in
+        ``promptCapabilities`` (text and resource links always), or None."""
+        caps = (self.scenario.acp.get("capabilities") or {}).get("promptCapabilities") or {}
+        for block in prompt:
+            kind = getattr(block, "type", None)
+            cap = {"image": "image", "audio": "audio", "resource": "embeddedContext"}.get(str(kind))
+            if cap is not None and not caps.get(cap):
+                return (f"the prompt has {kind} content, which the agent did not offer "
+                        f"(promptCapabilities.{cap} is false in its initialize answer)")  # fmt: skip
+        return None
+
     def _auth_methods(self) -> list[str]:
         """The scenario's ``acp.authenticate`` method, offered so that a client can authenticate with it."""
         method = self.scenario.acp.get("authenticate")
@@ -181,6 +200,7 @@ class ScenarioAgent:
                           mcp_servers: list[Any] | None = None, **kw: Any) -> NewSessionResponse:  # fmt: skip
         if self._auth_methods() and self.authenticated is None:  # the scenario's agent wants a login first
             raise RequestError.auth_required({"authMethods": self._auth_methods()})
+        _absolute(cwd)
         sid = self.script.session_id or f"wb-{next(self._ids)}"
         if sid in self._sessions:
             sid = f"{sid}-{next(self._ids)}"
@@ -191,6 +211,7 @@ class ScenarioAgent:
                            additional_directories: list[str] | None = None, **kw: Any) -> LoadSessionResponse:  # fmt: skip
         if not self.script.load_session:
             raise RequestError.method_not_found("session/load")
+        _absolute(cwd)
         want = self.script.session_id
         if want is not None and session_id != want:
             line = self.script.session_start.pos.line if self.script.session_start else 0
@@ -205,7 +226,11 @@ class ScenarioAgent:
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kw: Any) -> SetSessionModeResponse:
         session = self._session(session_id)
-        if self.modes and mode_id not in self.modes:
+        if not self.modes:
+            raise RequestError.invalid_params(
+                {"modeId": mode_id, "details": "this agent offers no modes (session/new listed none)"}
+            )
+        if mode_id not in self.modes:
             raise RequestError.invalid_params(
                 {"modeId": mode_id, "details": f"modes are {', '.join(self.modes)}"}
             )
@@ -231,6 +256,10 @@ class ScenarioAgent:
         session = self._session(session_id)
         if session.active:
             raise RequestError.invalid_request({"details": "a prompt is already running in this session"})
+        if refused := self._not_offered(prompt):
+            line = next((t.line for t in session.turns[session.next_turn :] if t.prompt is not None), 0)
+            self._fail(line, refused)
+            raise RequestError.invalid_params({"details": refused})
         session.active = True
         session.cancelled.clear()
         self._turn_failures = []
@@ -318,10 +347,12 @@ class ScenarioAgent:
                                         "session)", self.scenario.file)
                     for turn in self.script.whole if turn.prompt is not None]  # fmt: skip
         out = []
+        several = len(self._sessions) > 1
         for session in self._sessions.values():
+            which = f" (session {session.id})" if several else ""
             for turn in session.turns[session.next_turn :]:
                 if turn.prompt is not None:
-                    out.append(Mismatch(turn.line, f"the client never sent the prompt {turn.prompt.text!r}",
+                    out.append(Mismatch(turn.line, f"the client never sent the prompt {turn.prompt.text!r}{which}",
                                         self.scenario.file))  # fmt: skip
         return out
 
