@@ -33,6 +33,7 @@ if VARIANT in ("context", "context-rule"):
         f" Working directory: {Path.cwd()}. Home: {Path.home()}. Now: {time.strftime('%Y-%m-%d %H:%M:%S')}."
         # a folder named after the working directory, as Claude Code names its project memory
         f" Memory: {Path.home()}/.agent/projects/{re.sub(r'[^A-Za-z0-9]', '-', str(Path.cwd()))}/memory/."
+        f" Notes: {Path.home()}/.agent/tmp/{Path.cwd().name}/notes.md."  # and after its name, as Gemini CLI
     )
 if VARIANT == "context-rule":  # the same, and a new rule at the end of its line
     SYSTEM += " Never delete files."

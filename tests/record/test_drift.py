@@ -99,14 +99,18 @@ def test_the_system_prompt_is_hashed_without_the_runs_folders_and_digits_from_ve
 
 
 def test_a_folder_named_after_the_workspace_is_the_workspace() -> None:
-    """Claude Code names its project memory folder after the workspace (`/` and `_` as `-`): the random part
-    of the workspace's name differed in every replay, so --drift fail failed every unchanged Claude Code."""
+    """Claude Code names its project memory folder after the workspace (`/` and `_` as `-`), Gemini CLI its
+    tmp folder after the workspace's name: the random part of that name differed in every replay, so
+    --drift fail failed every replay of an unchanged Claude Code or Gemini CLI."""
     from workbench.llm.conversation import ChatRequest, Message
     from workbench.llm.drift import DriftCheck, request_shape, stable_system
 
     def chat(workspace: str) -> ChatRequest:
-        folded = workspace.replace("/", "-").replace("_", "-")
-        system = f"Primary working directory: {workspace}\nMemory at /h/.claude/projects/{folded}/memory/."
+        folded, name = workspace.replace("/", "-").replace("_", "-"), workspace.rsplit("/", 1)[-1]
+        system = (
+            f"Primary working directory: {workspace}\nMemory at /h/.claude/projects/{folded}/memory/.\n"
+            f"Notes at /h/.gemini/tmp/{name}/notes.md."
+        )
         return ChatRequest("anthropic", "m", (Message("user", ("hi",)),), system=system)
 
     assert stable_system("at -tmp-r-wb-ws-p1-ab_c/m and /tmp/r/wb-ws-p1-ab_c", ["/tmp/r/wb-ws-p1-ab_c"]) == (

@@ -16,7 +16,8 @@ today's date, the time): the replay runs in another workspace, HOME and second.
 So the system prompt is compared as :func:`stable_system` makes it: the run's
 own folders (and the folder the request says it runs in) as ``<path>``, also
 where an agent folds one into a name (Claude Code's project memory folder
-``-tmp-run-wb-ws-x1y2``), every run of digits as ``#``. A version-2 sidecar
+``-tmp-run-wb-ws-x1y2``) or names a folder after the workspace's name (Gemini
+CLI's ``~/.gemini/tmp/wb-ws-x1y2``), every run of digits as ``#``. A version-2 sidecar
 took the folders only as they are written, and everything after the stated
 working directory on its line; a version-1 sidecar hashed the text as it was;
 each is compared as it was made.
@@ -64,11 +65,9 @@ def stable_system(text: str, places: Sequence[str], *, folded: bool = True) -> s
     """``text`` without what differs from run to run: each of ``places`` (the run's folders, longest
     first) as ``<path>``, with ``folded`` also written with other separators between its names, every
     run of digits (dates, times, ports, ids) as ``#``."""
-    ordered = sorted({p for p in places if len(p) > 1}, key=len, reverse=True)
-    for place in ordered:
+    for place in sorted({p for p in places if len(p) > 1}, key=len, reverse=True):
         text = text.replace(place, "<path>")
-    if folded:
-        for place in ordered:
+        if folded:
             text = _folded(place).sub("<path>", text)
     return re.sub(r"\d+", "#", text)
 
@@ -78,7 +77,7 @@ def _folded(place: str) -> re.Pattern[str]:
     ``/tmp/run/wb-ws-x_1`` also as ``-tmp-run-wb-ws-x-1``, a folder an agent names after its working one."""
     sep = r"[^A-Za-z0-9\s]+"
     names = re.findall(r"[A-Za-z0-9]+", place)
-    lead = sep if re.match(r"[^A-Za-z0-9]", place) else r"(?<![A-Za-z0-9])"
+    lead = r"[^A-Za-z0-9\s]" if re.match(r"[^A-Za-z0-9]", place) else r"(?<![A-Za-z0-9])"
     return re.compile(lead + sep.join(map(re.escape, names)) + r"(?![A-Za-z0-9])")
 
 
@@ -96,8 +95,9 @@ def request_shape(
     chat: ChatRequest, path: str, places: Sequence[str] | None = (), *, version: int = SIDECAR_VERSION
 ) -> dict[str, Any]:
     """What a request says about the agent (never its conversation: that is the scenario's). ``places``:
-    the run's own folders, left out of the system prompt's hash (:func:`stable_system`) as a sidecar of
-    ``version`` left them out; None hashes the prompt as it is (a version-1 sidecar)."""
+    the run's own folders, the workspace first, left out of the system prompt's hash (:func:`stable_system`)
+    as a sidecar of ``version`` left them out (from version 3 the workspace's name alone too: Gemini CLI
+    keeps `~/.gemini/tmp/<its name>/`); None hashes the prompt as it is (a version-1 sidecar)."""
     tools = []
     for tool in chat.tools:
         props = sorted(tool.properties) if tool.properties is not None else None
@@ -107,7 +107,8 @@ def request_shape(
     system = system_text(chat)
     if places is not None:
         cwd = _stated_cwd(chat, whole_line=version < 3)
-        system = stable_system(system, [*places, *([cwd] if cwd else [])], folded=version >= 3)
+        named = [Path(places[0]).name] if places and version >= 3 else []
+        system = stable_system(system, [*places, *named, *([cwd] if cwd else [])], folded=version >= 3)
     params = {k: v for k, v in chat.raw.items()
               if k not in _CONVERSATION_KEYS and isinstance(v, str | int | float | bool)}  # fmt: skip
     return {"style": chat.style, "path": path, "tools": tools,
