@@ -293,3 +293,24 @@ def test_the_merged_junit_shows_the_screenshot_diff_as_the_shards_junit_did(tmp_
         text = (tmp_path / "artifacts" / "junit.xml").read_text()
         assert all(line in text for line in diff_lines), text
         assert all(line.strip() in merged.stdout for line in diff_lines), merged.stdout
+
+
+def test_a_shard_of_a_matrix_wider_than_the_scenarios_passes_with_empty_reports(tmp_path: Path) -> None:
+    """The README's workflow has four shards: a project with fewer scenarios than that still passes."""
+    shutil.copy(SCENARIOS / "hello-agent.yaml", tmp_path / "hello-agent.yaml")
+    shutil.copytree(
+        Path(SCENARIOS).parent / "screenshots" / "hello-agent", tmp_path / "screenshots" / "hello-agent"
+    )
+    for shard in (1, 2):
+        done = workbench("run", "hello-agent.yaml", "--ci", "--shard", f"{shard}/2", "--report", f"{shard}/r.json",
+                         "--junit", f"{shard}/j.xml", "--html", f"{shard}/html", cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert "shard 2/2 holds no scenario: 1 scenario selected, dealt into 2 shards" in done.stdout
+    assert json.loads((tmp_path / "2" / "r.json").read_text())["scenarios"] == []
+    assert 'tests="0"' in (tmp_path / "2" / "j.xml").read_text()
+    merged = workbench("report", "merge", "1/html", "2/html", "--junit", "j.xml", cwd=tmp_path)
+    assert merged.returncode == 0 and "merged 2 reports: 1 scenario, 1 passed" in merged.stdout, merged.stdout
+    none = workbench("run", "hello-agent.yaml", "-k", "nothing", "--shard", "1/2", cwd=tmp_path)
+    assert none.returncode == 2 and "no scenario matches the selection" in none.stderr, (
+        "a -k that matches nothing"
+    )

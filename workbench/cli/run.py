@@ -22,7 +22,7 @@ from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from workbench.engine.batch import Candidate
+    from workbench.engine.batch import Candidate, Selection
     from workbench.engine.report import RunReport
 
 
@@ -154,8 +154,7 @@ def _run(args: argparse.Namespace) -> int:
     scenario_files(args.paths)
     candidates = collect(paths, selection, args.define, strict=args.ci and not args.lenient)
     if not candidates:
-        print("workbench: no scenario matches the selection", file=sys.stderr)
-        return EXIT_INVALID
+        return _nothing_to_run(args, paths, selection)
     for candidate in candidates:  # the warnings of every file, once; errors are in the failures
         for d in candidate.diagnostics:
             if d.severity.value == "warning":
@@ -210,6 +209,28 @@ def _run(args: argparse.Namespace) -> int:
     if any(r.status == "error" for r in report.results):
         return EXIT_INTERNAL  # a bug (the failure names its crash file)
     return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _nothing_to_run(args: argparse.Namespace, paths: list[Path], selection: Selection) -> int:
+    """No scenario to run: invalid input (a `-k` or `--tags` that matches nothing, a folder without
+    scenarios), unless the selection has scenarios and only this shard got none. A CI matrix of a
+    fixed number of shards may well be wider than the scenarios it runs: that shard passes, with
+    empty reports for the merge job."""
+    from dataclasses import replace
+
+    from workbench.engine.batch import collect
+    from workbench.engine.report import RunReport
+    from workbench.scenario.diagnostics import count
+
+    if selection.shard is not None:
+        selected = len(collect(paths, replace(selection, shard=None), args.define))
+        if selected:
+            shard = selection.shard
+            print(f"shard {shard.index}/{shard.total} holds no scenario: {count(selected, 'scenario')} "
+                  f"selected, dealt into {shard.total} shards")  # fmt: skip
+            return EXIT_OK if _write_reports(args, RunReport(), []) else EXIT_INVALID
+    print("workbench: no scenario matches the selection", file=sys.stderr)
+    return EXIT_INVALID
 
 
 def _write_reports(args: argparse.Namespace, report: RunReport, candidates: list[Candidate]) -> bool:
