@@ -127,6 +127,16 @@ def test_bad_targets_and_sources_are_usage_errors_that_write_nothing(
                      str(merged / "m.json"), "--junit", str(merged / "m.xml"), cwd=failed_run)  # fmt: skip
     assert done.returncode == 2 and "not empty and holds no workbench report" in done.stderr
     assert not merged.exists(), "refused before the JSON report and JUnit were written"
+    done = workbench("run", "scenarios", "--html", "html", "--report", "html/report.json", cwd=failed_run)
+    assert done.returncode == 2 and "PASSED" not in done.stdout, "refused before the run, not after it"
+    assert "--report html/report.json is --html html or inside it: the report replaces its folder whole" in (
+        done.stderr
+    )
+    done = workbench(
+        "report", "merge", "report.json", "--html", "m", "--junit", "m/junit.xml", cwd=failed_run
+    )
+    assert done.returncode == 2 and "--junit m/junit.xml is --html m or inside it" in done.stderr
+    assert not (failed_run / "m").exists() and not (failed_run / "html").exists()
     assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]
 
 

@@ -156,13 +156,29 @@ def check_output(
         raise UsageError(f"{flag} {path}: cannot write in {place} (permission denied)")
 
 
-def check_html_output(path: Path | None) -> None:
-    """:func:`check_output` for an HTML report folder (``--html``, ``-o``), which must also be new, empty or
+_INSIDE = {
+    "--out": "run folders and all",
+    "--report": "the JSON report and all",
+    "--junit": "the JUnit file and all",
+}
+
+
+def check_html_output(path: Path | None, **inside: Path | None) -> None:
+    """:func:`check_output` for an HTML report folder (``--html``), which must also be new, empty or
     an older report: the report replaces its folder whole, and a folder of other files is not for it to remove.
+
+    ``inside`` names the other outputs (``out=``, ``report=``, ``junit=``): none may be in that folder,
+    which the report would replace (or, holding them, refuse) once everything has run.
     """
     check_output(path, "--html", folder=True)
     if path is None:
         return
+    html = path.resolve()
+    for name, other in inside.items():
+        flag = f"--{name}"
+        if other is not None and (other.resolve() == html or html in other.resolve().parents):
+            raise UsageError(f"{flag} {other} is --html {path} or inside it: the report replaces its folder "
+                             f"whole, {_INSIDE[flag]}; give the report a folder of its own")  # fmt: skip
     from workbench.report.write import ReportError, check_target
 
     try:

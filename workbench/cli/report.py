@@ -73,7 +73,8 @@ def _merge(args: argparse.Namespace) -> int:
 
     check_output(args.report, "--report")
     check_output(args.junit, "--junit", example="junit.xml")
-    check_html_output(args.html)  # before anything is written: not a JSON report and JUnit, then an error
+    # before anything is written: not a JSON report and JUnit, then an error
+    check_html_output(args.html, report=args.report, junit=args.junit)
     html_dirs = [p for p in args.reports if is_html_report(p)]
     others = [p for p in args.reports if p not in html_dirs]
     try:

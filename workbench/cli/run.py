@@ -141,13 +141,8 @@ def _run(args: argparse.Namespace) -> int:
     check_output(args.report, "--report")
     check_output(args.junit, "--junit", example="junit.xml")
     check_output(args.out, "--out", folder=True)
-    check_html_output(args.html)
+    check_html_output(args.html, out=args.out, report=args.report, junit=args.junit)
     check_output(args.goldens, "--goldens", folder=True, writes=not args.ci)
-    if args.html is not None:
-        html, out = args.html.resolve(), args.out.resolve()
-        if html == out or html in out.parents:  # the report replaces its folder whole: the runs would go
-            raise UsageError(f"--out {args.out} is --html {args.html} or inside it: the report replaces its folder "
-                             "whole, run folders and all; give the report a folder of its own")  # fmt: skip
     if args.ci and args.update_goldens:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
     paths = args.paths or [DEFAULT_SCENARIOS_DIR]
