@@ -27,6 +27,9 @@ ACP_MESSAGES_FILE: Final = "acp.jsonl"
 
 SCENARIO_SUFFIXES: Final = (".yaml", ".yml", ".json", ".toml")
 """The suffixes of a scenario file (a folder with ``mock_agent.py`` is a scenario too)."""
+SCP_AGENT_FILE: Final = "mock_agent.py"
+SCP_USER_FILE: Final = "mock_user.py"
+"""An SCP folder's agent and user scripts (workbench/scenario/scp_folder.py): both make a folder a scenario."""
 YAML_SUFFIXES: Final = (".yaml", ".yml")
 
 # Exit codes, for every command.

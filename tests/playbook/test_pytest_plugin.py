@@ -84,10 +84,29 @@ def test_collection_finds_what_workbench_run_finds(project: Path) -> None:
 
     write(project, "scenarios/rec.requests.json", '{"version": 1, "requests": []}\n')
     write(project, "scenarios/_helper.json", '{"not": "a scenario"}\n')
+    shutil.copytree(
+        REPO / "tests" / "acp" / "scp_echo", project / "scenarios" / "scp-echo"
+    )  # has scenario.json
     expected = sorted(c.name for c in collect([project / "scenarios"], Selection(), defines=()))
+    assert "basic-echo" in expected
     done = pytest_in(project, "scenarios", "--collect-only", "-q")
     collected = sorted(line.split("::")[1] for line in done.stdout.splitlines() if "::" in line)
     assert done.returncode == 0 and collected == expected, done.stdout + done.stderr
+
+
+def test_an_scp_folder_is_an_item_that_fails_at_its_script_line(tmp_path: Path) -> None:
+    """`workbench run` takes an SCP folder (mock_agent.py, mock_user.py) as a scenario; `pytest scenarios/`
+    skipped it, so a suite of them passed with every script failing."""
+    folder = tmp_path / "scenarios" / "echo"
+    shutil.copytree(REPO / "tests" / "acp" / "scp_echo", folder)
+    user = folder / "mock_user.py"
+    user.write_text(user.read_text().replace('"echo: again"', '"something else"'))
+    write(tmp_path, "pytest.ini", "[pytest]\n")
+    done = pytest_in(tmp_path, "scenarios", "-q")
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = next(n for n, text in enumerate(user.read_text().splitlines(), 1) if "something else" in text)
+    assert f"mock_user.py:{line}: assert: [direct] assert await session.read_response() == " in done.stdout
+    assert "1 failed" in done.stdout
 
 
 def test_a_failing_item_shows_the_line_the_screen_and_the_diff(project: Path) -> None:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from workbench.names import SCENARIO_SUFFIXES
+from workbench.names import SCENARIO_SUFFIXES, SCP_USER_FILE
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -143,35 +143,51 @@ def mode_option_values(config: pytest.Config) -> dict[str, str | None]:
 # --------------------------------------------------------------------------- collection
 
 
-def _wanted(file_path: Path, config: pytest.Config) -> bool:
-    """A file `workbench run` would take: named on the command line, or found in a scenario folder as its
-    discovery finds scenarios (sidecars, `_data` and `target` left out)."""
-    if file_path.suffix.lower() not in SUFFIXES:
-        return False  # the common case, before anything is imported
+def _wanted(file_path: Path, config: pytest.Config) -> Path | None:
+    """The scenario `workbench run` would take for this file: the file, or for an SCP folder's
+    ``mock_user.py`` the folder; named on the command line, or found in a scenario folder as its discovery
+    finds scenarios (sidecars, `_data`, `target` and the other files of SCP folders left out)."""
+    if file_path.suffix.lower() not in SUFFIXES and file_path.name != SCP_USER_FILE:
+        return None  # the common case, before anything is imported
     from workbench.scenario.loader import is_discovered, is_scenario_name
+    from workbench.scenario.scp_folder import is_scp_folder
 
-    if not is_scenario_name(file_path):
-        return False
-    if str(file_path) in {str(Path(a.split("::")[0]).resolve()) for a in config.args}:
-        return True
+    if file_path.name == SCP_USER_FILE:
+        if not is_scp_folder(file_path.parent):
+            return None
+        scenario = file_path.parent  # the folder is the scenario; pytest reaches it through this file
+    elif is_scenario_name(file_path):
+        scenario = file_path
+    else:
+        return None
+    named = {str(Path(a.split("::")[0]).resolve()) for a in config.args}
+    if str(scenario) in named or str(file_path) in named:
+        return scenario
     folders = config.getini("workbench_scenarios")
-    return any(is_discovered(file_path, Path(folder).resolve()) for folder in folders)
+    return scenario if any(is_discovered(scenario, Path(folder).resolve()) for folder in folders) else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if _wanted(file_path, parent.config):
-        return ScenarioFile.from_parent(parent, path=file_path)
+    scenario = _wanted(file_path, parent.config)
+    if scenario is not None:
+        collector = ScenarioFile.from_parent(parent, path=file_path)
+        collector.scenario = scenario
+        return collector
     return None
 
 
 class ScenarioFile(pytest.File):
+    scenario: Path
+    """The scenario's path: this file, or the SCP folder of this ``mock_user.py``."""
+
     def collect(self) -> Iterator[pytest.Item]:
         from workbench.scenario.loader import try_load
 
-        loaded = try_load(self.path)
+        loaded = try_load(self.scenario)
         scenario = loaded.scenario
-        name = scenario.name if scenario is not None else self.path.stem
+        name = scenario.name if scenario is not None else self.scenario.stem
         item = ScenarioItem.from_parent(self, name=name)
+        item.scenario = self.scenario
         if scenario is None:
             item.diagnostics = [str(d) for d in loaded.diagnostics if d.severity.value == "error"]
         for tag in scenario.tags if scenario is not None else ():
@@ -187,6 +203,7 @@ class ScenarioFailed(Exception):
 
 class ScenarioItem(pytest.Item):
     diagnostics: list[str] | None = None
+    scenario: Path
 
     def runtest(self) -> None:
         if self.diagnostics:
@@ -198,8 +215,8 @@ class ScenarioItem(pytest.Item):
 
         options = run_options(self.config, out_dir=_items_out_dir(self.config))
         # --workbench-ci checks as `run --ci` does: a misspelt key inside a known structure is an error
-        prepared = prepare(self.path, defines=options.defines, strict=options.ci)
-        result = asyncio.run(run_scenario(self.path, options, prepared=prepared))
+        prepared = prepare(self.scenario, defines=options.defines, strict=options.ci)
+        result = asyncio.run(run_scenario(self.scenario, options, prepared=prepared))
         if result.status == "skipped":
             pytest.skip(result.skip_reason or "skipped")
         if result.status != "passed":

@@ -134,9 +134,14 @@ def discover(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def is_discovered(path: Path, root: Path) -> bool:
-    """Whether discovery of the folder ``root`` yields the file ``path`` (the pytest plugin asks this
-    of each file pytest walks past, so both find the same scenarios)."""
-    return path.is_relative_to(root) and not _skipped(path.relative_to(root).parts) and is_scenario_name(path)
+    """Whether discovery of the folder ``root`` yields ``path``, a file or an SCP folder (the pytest plugin
+    asks this of what pytest walks past, so both find the same scenarios); the files of an SCP folder
+    are that one scenario, never scenarios of their own."""
+    if not path.is_relative_to(root) or _skipped(path.relative_to(root).parts):
+        return False
+    if any(is_scp_folder(folder) for folder in path.parents if folder.is_relative_to(root)):
+        return False
+    return is_scp_folder(path) or is_scenario_name(path)
 
 
 def _skipped(rel: tuple[str, ...]) -> bool:

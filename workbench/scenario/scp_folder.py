@@ -18,10 +18,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from workbench.names import SCP_AGENT_FILE, SCP_USER_FILE
+
 from .diagnostics import Pos, ScenarioError
 from .model import Scenario, frozen_map
 
-AGENT_FILE, USER_FILE, META_FILE = "mock_agent.py", "mock_user.py", "scenario.json"
+AGENT_FILE, USER_FILE, META_FILE = SCP_AGENT_FILE, SCP_USER_FILE, "scenario.json"
 RUNNERS = ("direct", "in-process")
 KEYS = ("name", "description", "tags", "runners", "timeout")
 
