@@ -369,3 +369,28 @@ def test_a_client_that_polls_the_listing_ends_the_wait_for_a_stream_follower(tmp
             assert await session.wait_subscribed(0)
 
     asyncio.run(body())
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("/sessions/", "GET /api/v1/sessions/: no such route; without the trailing slash: /api/v1/sessions"),
+        ("/sessions/everything/events/", "without the trailing slash: /api/v1/sessions/everything/events"),
+        ("/../v2/sessions", "GET /api/v2/sessions: no such route; the routes are GET /api/v1, GET|POST /api/v1/sessions,"),
+    ],
+)  # fmt: skip
+def test_an_unknown_path_says_which_routes_there_are(tmp_path: Path, path: str, said: str) -> None:
+    """A front-end's URL joined with a trailing slash, or another API version, got a bare 'Not Found'."""
+
+    async def body() -> None:
+        async with (
+            served([schedule_of(tmp_path, EVERYTHING)]) as (_, url, tasks),
+            httpx.AsyncClient() as client,
+        ):
+            await asyncio.gather(*tasks)
+            response = await client.get(url + path)
+            assert response.status_code == 404
+            error = response.json()["error"]
+            assert error["code"] == "not_found" and said in error["message"], error
+
+    asyncio.run(body())

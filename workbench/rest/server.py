@@ -277,6 +277,22 @@ def _shape_error(method: str, path: str, headers: dict[str, str], status: int, m
     return _error_response(status, _CODES.get(status, "bad_request"), message)
 
 
+async def _no_route(request: web.Request) -> str:
+    """What a path no route matches should have been: itself without a trailing slash, else the routes."""
+    trimmed = request.path.rstrip("/")
+    if trimmed != request.path and trimmed:
+        with contextlib.suppress(ValueError):  # a path yarl will not take back: no hint, the routes below
+            match = await request.app.router.resolve(request.clone(rel_url=trimmed))
+            if match.http_exception is None or match.http_exception.status != 404:
+                return f"no such route; without the trailing slash: {trimmed}"
+    methods: dict[str, list[str]] = {}
+    for route in request.app.router.routes():
+        if route.method != "HEAD":
+            methods.setdefault(route.resource.canonical if route.resource else "", []).append(route.method)
+    routes = ", ".join(f"{'|'.join(m)} {path}" for path, m in methods.items())
+    return f"no such route; the routes are {routes}"
+
+
 @web.middleware
 async def _json_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Every error is JSON with its status, including aiohttp's own (unknown path, wrong method, too large)."""
@@ -287,6 +303,8 @@ async def _json_errors(request: web.Request, handler: Handler) -> web.StreamResp
             raise
         code = _CODES.get(exc.status, "bad_request")
         message = f"{request.method} {request.path}: {exc.reason}"
+        if exc.status == 404:
+            message = f"{request.method} {request.path}: {await _no_route(request)}"
         body = json.dumps({"error": {"status": exc.status, "code": code, "message": message}})
         return web.Response(status=exc.status, text=body, content_type="application/json",
                             headers={k: v for k, v in exc.headers.items() if k == "Allow"})  # fmt: skip
