@@ -367,3 +367,39 @@ def test_a_failure_that_quotes_a_screen_takes_a_few_lines_of_the_summary(
     _css(browser, "#scenarios a.name")[0].click()
     _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the scenario page")
     assert "\n40" in _text(browser, "#failures"), "the page shows the whole message"
+
+
+WIDE = """\
+name: wide
+terminal: {width: 20, height: 5}
+command: [sh, -c, "printf '漢字|\\\\nabcd|\\\\n🎉ab|\\\\nend\\\\n'; exec cat"]
+timeline:
+  - waitFor: end
+"""
+MARK_XS = """
+const xs = [];
+const walker = document.createTreeWalker(arguments[0], NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) {
+  const node = walker.currentNode;
+  for (let i = node.data.indexOf("|"); i >= 0; i = node.data.indexOf("|", i + 1)) {
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    xs.push(range.getBoundingClientRect().left);
+  }
+}
+return xs;
+"""
+
+
+def test_wide_characters_keep_the_columns_of_the_terminal(browser: Any, tmp_path: Path) -> None:
+    """A wide character takes two cells on the page as in the terminal, whatever font draws it (here,
+    often none: a box), so what follows it on its row stays in its column."""
+    write(tmp_path, "wide.yaml", WIDE)
+    done = workbench("run", "wide.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
+    _wait(browser, lambda d: "abcd|" in _text(d, "#detail pre.screen"), "the scenario's screen")
+    xs = browser.execute_script(MARK_XS, _css(browser, "#detail pre.screen")[0])
+    assert len(xs) == 3 and max(xs) - min(xs) < 1, xs
+    _save(browser, tmp_path / "pages", "wide")

@@ -12,6 +12,7 @@ steps of a run change a line or two of the screen, or nothing at all.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Collection, Sequence
 from html import escape
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from workbench.terminal.render import PALETTE, segments
 from workbench.terminal.shot import Shot, coordinate, runs_from_json
 from workbench.terminal.style import Style
+from workbench.terminal.width import split_cells
 
 _NAMES = ("black", "red", "green", "brown", "blue", "magenta", "cyan", "white")
 _ATTRS = (("bold", "b"), ("dim", "d"), ("italics", "i"), ("underscore", "u"), ("strikethrough", "s"),
@@ -73,10 +75,45 @@ def _opening(style: Style, changed: bool) -> str:
             + ">")  # fmt: skip
 
 
+_MARKUP = re.compile(r"<[^>]*>|&[#\w]+;")
+
+
+def _cells_of(text: str) -> str:
+    """Text of a row with each wide character in a ``w`` span, two cells wide whatever the font draws.
+
+    A browser draws a wide character with the font it finds for it: a CJK font's glyph is
+    rarely exactly two cells of the monospace font, and a missing glyph is a box of one, so
+    the rest of the row moved left or right of the column the terminal put it in.
+    """
+    if text.isascii():
+        return text
+    out: list[str] = []
+    cells = split_cells(text)
+    for n, cell in enumerate(cells):
+        if cell and n + 1 < len(cells) and cells[n + 1] == "":
+            out.append(f'<span class="w">{cell}</span>')
+        else:
+            out.append(cell)
+    return "".join(out)
+
+
+def fixed_cells(html: str) -> str:
+    """A row's HTML with its wide characters held to two cells (:func:`_cells_of`), tags untouched."""
+    if html.isascii():
+        return html
+    out: list[str] = []
+    at = 0
+    for tag in _MARKUP.finditer(html):
+        out += [_cells_of(html[at : tag.start()]), tag.group()]
+        at = tag.end()
+    out.append(_cells_of(html[at:]))
+    return "".join(out)
+
+
 def row_html(shot: Shot, y: int, changed: Collection[int] = ()) -> str:
     """Row ``y`` as HTML, trailing default blanks dropped; cells in ``changed`` carry the class ``x``."""
     if not changed and not shot.runs(y):  # most rows: plain text, no need to cut it into cells
-        return escape(shot.rows[y] if y < len(shot.rows) else "", quote=False).rstrip(" ")
+        return fixed_cells(escape(shot.rows[y] if y < len(shot.rows) else "", quote=False).rstrip(" "))
     pieces: list[str] = []
     row_cells = shot.row_cells(y)
     for col, cells, text, style in segments(shot, y, row_cells):
@@ -90,7 +127,7 @@ def row_html(shot: Shot, y: int, changed: Collection[int] = ()) -> str:
             pieces.append(_span("".join(cell_texts[start - col : end - col]), style, start in changed))
     if pieces and not pieces[-1].endswith("</span>"):  # a blank end of row is the page's background anyway
         pieces[-1] = pieces[-1].rstrip(" ")
-    return "".join(pieces)
+    return fixed_cells("".join(pieces))
 
 
 class ScreenStore:
