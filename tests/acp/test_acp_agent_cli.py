@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -241,3 +242,39 @@ def test_what_the_client_may_not_send_is_refused_saying_why(tmp_path: Path) -> N
             "(promptCapabilities.image is false in its initialize answer)") in done.stderr  # fmt: skip
     assert "s.yaml:4: the client never sent the prompt 'Create hello.txt' (session wb-1)" in done.stderr
     assert "s.yaml:4: the client never sent the prompt 'Create hello.txt' (session wb-2)" in done.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_an_agent_terminated_mid_turn_ends_its_commands_first(tmp_path: Path, sig: signal.Signals) -> None:
+    """An editor ends its agent with SIGTERM (or the agent's terminal hangs up): the command a tool was
+    running was left behind, orphaned, since only Ctrl-C and a closed stdin were handled."""
+    marker = unique_seconds(600)
+    path = scenario_file(tmp_path, f"""\
+        name: long-command
+        timeline:
+          - userInputs: [[0, wait]]
+          - agentToolUse:
+              toolName: runCmd
+              args: {{cmd: "sleep {marker}"}}
+        """)  # fmt: skip
+    ws = workspace(tmp_path)
+    proc = subprocess.Popen([*AGENT, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ws)  # fmt: skip
+    assert proc.stdin is not None
+    for line in (_msg("initialize", {"protocolVersion": 1}, 0), _msg("session/new", {"cwd": str(ws), "mcpServers": []}, 1),
+                 _msg("session/prompt", {"sessionId": "wb-1", "prompt": [{"type": "text", "text": "wait"}]}, 2)):  # fmt: skip
+        proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    while not running(marker):  # the command runs: the turn is in flight
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the agent did not end on the signal")
+    finally:
+        proc.stdin.close()
+    assert code == 128 + sig, proc.stderr.read() if proc.stderr else ""
+    assert running(marker) == []

@@ -10,6 +10,8 @@ stderr as one line per message, never a traceback.
 At the end (the client closes stdin) every mismatch between what the client
 did and what the scenario says is printed as ``file:line: message``, as are the
 prompts the client never sent; the exit code is 1 if there was any, else 0.
+SIGTERM or SIGHUP ends the agent (exit 128 + the signal) once the commands its
+tools were running have ended.
 """
 
 from __future__ import annotations
@@ -77,13 +79,39 @@ def run(args: argparse.Namespace) -> int:
         schedule, speed=speed, report=lambda f: print(f"{PROG}: {f}", file=sys.stderr, flush=True)
     )
     try:
-        asyncio.run(serve_stdio(agent))
+        ended_by = asyncio.run(_serve_until_signalled(agent))
     except KeyboardInterrupt:
         return 130
+    if ended_by is not None:  # the client ended this agent: what it did not do is no finding
+        print(f"{PROG}: ended by {ended_by.name}", file=sys.stderr)
+        return 128 + ended_by
     unplayed = agent.unplayed()
     for mismatch in unplayed:
         print(f"{PROG}: {mismatch}", file=sys.stderr)
     return EXIT_FAILED if agent.failures or unplayed else EXIT_OK
+
+
+async def _serve_until_signalled(agent: Any) -> signal.Signals | None:
+    """Serve until the client closes stdin (None), or SIGTERM or SIGHUP ends this agent (that signal):
+    an editor ends its agent with SIGTERM, a closed terminal hangs it up, and either way the commands
+    its tools were running end first (:func:`serve_stdio`'s cleanup), never left behind orphaned."""
+    loop = asyncio.get_running_loop()
+    serving = asyncio.ensure_future(serve_stdio(agent))
+    ended_by: list[signal.Signals] = []
+
+    def end(sig: signal.Signals) -> None:
+        ended_by.append(sig)
+        serving.cancel()
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, end, sig)
+    try:
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.remove_signal_handler(sig)
+    return ended_by[0] if ended_by else None
 
 
 async def serve_stdio(agent: Any) -> None:
