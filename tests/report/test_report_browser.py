@@ -403,3 +403,20 @@ def test_wide_characters_keep_the_columns_of_the_terminal(browser: Any, tmp_path
     xs = browser.execute_script(MARK_XS, _css(browser, "#detail pre.screen")[0])
     assert len(xs) == 3 and max(xs) - min(xs) < 1, xs
     _save(browser, tmp_path / "pages", "wide")
+
+
+def test_a_recording_too_long_for_the_report_says_it_is_cut(browser: Any, tmp_path: Path) -> None:
+    from workbench.report.cast import MAX_EVENTS
+
+    write(tmp_path, "wide.yaml", WIDE)
+    done = workbench("run", "wide.yaml", "--out", "runs", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [cast] = (tmp_path / "runs").rglob("terminal.cast")
+    header = cast.read_text(encoding="utf-8").splitlines()[0]
+    events = "".join(json.dumps([n / 1000, "o", f"{n}\r\n"]) + "\n" for n in range(MAX_EVENTS + 1))
+    cast.write_text(header + "\n" + events, encoding="utf-8")
+    html = workbench("report", "html", str(cast.parent), "-o", "report", cwd=tmp_path)
+    assert html.returncode == 0, html.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
+    _wait(browser, lambda d: _css(d, "#recording"), "the recording")
+    assert "The recording is cut" in _text(browser, "#cast-cut")

@@ -365,8 +365,10 @@ const WB = (() => {
     } }, "▶ Play recording");
     slider.addEventListener("input", () => { stop(); show(Number(slider.value) / 1000); });
     const marks = cast.markers.map(([t, label]) => el("button", { class: "chip", onclick: () => { stop(); show(t); } }, `${label} @ ${t.toFixed(2)} s`));
+    const cut = cast.cut ? el("p", { class: "muted", id: "cast-cut" }, "The recording is cut: the report keeps its first "
+      + "part only, and terminal.cast in the run folder has all of it.") : null;
     return el("section", { class: "box", id: "recording" }, el("h3", {}, "Terminal recording (terminal.cast)"),
-      el("div", { class: "player" }, play, slider, clock), marks.length ? el("div", { class: "player" }, marks) : null, screen);
+      el("div", { class: "player" }, play, slider, clock), marks.length ? el("div", { class: "player" }, marks) : null, cut, screen);
   }
 
   // ------------------------------------------------------------------ keys
