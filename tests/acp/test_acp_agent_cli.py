@@ -147,8 +147,8 @@ def test_an_over_long_line_is_never_read_whole() -> None:
     assert peak <= 4 * 1024
 
 
-def test_a_client_that_disconnects_mid_turn_ends_the_agent_and_its_command(tmp_path: Path) -> None:
-    marker = unique_seconds(600)
+def _mid_turn(tmp_path: Path, marker: str) -> subprocess.Popen[str]:
+    """`workbench acp-agent` in a turn whose command (`sleep MARKER`) runs now."""
     path = scenario_file(tmp_path, f"""\
         name: long-command
         timeline:
@@ -170,6 +170,13 @@ def test_a_client_that_disconnects_mid_turn_ends_the_agent_and_its_command(tmp_p
     while not running(marker):  # the command runs: the turn is in flight
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         time.sleep(0.05)
+    return proc
+
+
+def test_a_client_that_disconnects_mid_turn_ends_the_agent_and_its_command(tmp_path: Path) -> None:
+    marker = unique_seconds(600)
+    proc = _mid_turn(tmp_path, marker)
+    assert proc.stdin is not None
     proc.stdin.close()
     try:
         code = proc.wait(timeout=30)
@@ -249,25 +256,8 @@ def test_an_agent_terminated_mid_turn_ends_its_commands_first(tmp_path: Path, si
     """An editor ends its agent with SIGTERM (or the agent's terminal hangs up): the command a tool was
     running was left behind, orphaned, since only Ctrl-C and a closed stdin were handled."""
     marker = unique_seconds(600)
-    path = scenario_file(tmp_path, f"""\
-        name: long-command
-        timeline:
-          - userInputs: [[0, wait]]
-          - agentToolUse:
-              toolName: runCmd
-              args: {{cmd: "sleep {marker}"}}
-        """)  # fmt: skip
-    ws = workspace(tmp_path)
-    proc = subprocess.Popen([*AGENT, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ws)  # fmt: skip
+    proc = _mid_turn(tmp_path, marker)
     assert proc.stdin is not None
-    for line in (_msg("initialize", {"protocolVersion": 1}, 0), _msg("session/new", {"cwd": str(ws), "mcpServers": []}, 1),
-                 _msg("session/prompt", {"sessionId": "wb-1", "prompt": [{"type": "text", "text": "wait"}]}, 2)):  # fmt: skip
-        proc.stdin.write(line + "\n")
-    proc.stdin.flush()
-    while not running(marker):  # the command runs: the turn is in flight
-        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-        time.sleep(0.05)
     proc.send_signal(sig)
     try:
         code = proc.wait(timeout=30)
