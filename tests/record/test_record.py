@@ -7,6 +7,7 @@ CLI in real processes.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,33 @@ def test_an_agent_with_tools_of_its_own_is_recorded_in_canonical_words_and_repla
     scenario.write_text(scenario.read_text().replace('"own-words"]', '""]'))  # another agent's tools
     other = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
     assert other.returncode == 0, other.stdout + other.stderr
+
+
+def test_a_recording_replaces_an_earlier_one_and_never_a_scenario_written_by_hand(tmp_path: Path) -> None:
+    """`-o` over an existing file replaced it silently, also a scenario written by hand; the file's
+    `# Replay:` line named `NAME.yaml` (not the `.yml` given, nor its folder or `--goldens`), and the
+    summary said '1 goldens'."""
+    hand = tmp_path / "scenarios" / "mine.yml"
+    hand.parent.mkdir()
+    hand.write_text("name: mine\ntimeline: []\n")
+    marker = tmp_path / "started"
+    with serve_llm(tmp_path, HELLO) as url:
+        refused = record(tmp_path, url, "scenarios/mine.yml", [sys.executable, "-c", f"open({str(marker)!r}, 'w')"],
+                         "--prompt", "write hello.txt")  # fmt: skip
+        assert refused.returncode == 2 and "was not written by `workbench record`" in refused.stderr, (
+            refused.stderr
+        )
+        assert hand.read_text() == "name: mine\ntimeline: []\n" and not marker.exists()
+        for _ in range(2):
+            done = record(tmp_path, url, "scenarios/rec.yml", agent_command("anthropic"), "--goldens", "shots",
+                          "--prompt", "write hello.txt")  # fmt: skip
+            assert done.returncode == 0, done.stderr
+    replay = "workbench run scenarios/rec.yml --mode real-agent --ci --goldens shots"
+    assert "(it replaced the earlier recording there)" in done.stderr, done.stderr
+    assert (
+        "2 model responses to 2 requests; 1 golden;" in done.stderr
+        and f"replay it with: {replay}" in done.stderr
+    )
+    assert f"# Replay: {replay}\n" in (tmp_path / "scenarios" / "rec.yml").read_text()
+    again = workbench(*replay.split()[1:], cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr

@@ -14,7 +14,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from workbench.cli.common import check_masks, check_output
+from workbench.cli.common import check_masks, check_output, path_exists
 from workbench.names import DEFAULT_GOLDENS_DIR, EXIT_INTERRUPTED
 from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
 
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         default_stdin,
         terminal_size,
     )
+    from workbench.record.writer import is_recording
+    from workbench.scenario.diagnostics import count
 
     command = tuple(args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd)
     if not command and not args.agent:
@@ -62,6 +64,12 @@ def run(args: argparse.Namespace) -> int:
     if args.max_gap is not None and args.max_gap < 0:
         raise UsageError("--max-gap must be 0 or more milliseconds")
     check_output(args.output, "-o", example="session.yaml")
+    replaces = path_exists(args.output)
+    if replaces and not is_recording(args.output):
+        raise UsageError(
+            f"-o {args.output}: is there and was not written by `workbench record`, so a recording does not "
+            "replace it; give another file name (or delete it first)"
+        )
     check_output(args.goldens, "--goldens", folder=True)
     check_masks(args.mask)
     stdin = default_stdin()
@@ -85,9 +93,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INVALID if exc.exit_code is None else exc.exit_code
     w = result.written
     state = "partial recording (interrupted)" if result.partial else "recording"
-    print(f"\r\nworkbench record: {state} written to {w.scenario}: {w.replies} model turns of {w.requests} requests; "
-          f"{len(w.goldens)} goldens; requests for --drift in {w.sidecar}", file=sys.stderr)  # fmt: skip
-    agent = f" --agent {args.agent}" if args.agent else ""
-    print(f"workbench record: replay it with: workbench run {w.scenario} --mode real-agent --ci{agent}"
-          + ("" if args.goldens == DEFAULT_GOLDENS_DIR else f" --goldens {args.goldens}"), file=sys.stderr)  # fmt: skip
+    replaced = " (it replaced the earlier recording there)" if replaces else ""
+    print(f"\r\nworkbench record: {state} written to {w.scenario}{replaced}: {count(w.replies, 'model response')} "
+          f"to {count(w.requests, 'request')}; {count(len(w.goldens), 'golden')}; requests for --drift in "
+          f"{w.sidecar}", file=sys.stderr)  # fmt: skip
+    print(f"workbench record: replay it with: {w.replay}", file=sys.stderr)
     return EXIT_INTERRUPTED if result.partial else EXIT_OK

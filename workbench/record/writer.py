@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shlex
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from workbench.llm.intent import reverse
 from workbench.llm.profiles import MapContext, canonical
 from workbench.llm.structured import side_request
 from workbench.llm.wire import WireError, wire_named
+from workbench.names import DEFAULT_GOLDENS_DIR
 from workbench.scenario.names import folder_name
 from workbench.scenario.vocabulary import EVENT_ARGUMENTS
 from workbench.terminal.golden import GoldenStore
@@ -61,6 +63,7 @@ from .replies import Piece, RecordedReply, read_reply
 SETTLE_MS = 300  # after the last key of an input group, as the app's recorder leaves
 RESERVED = ("result", "status", "progress", "toolCallId", "toolExecution", "_meta", "meta")
 COMMENT_CHARS = 100
+HEADER = "# Recorded by `workbench record`"  # a recording's first line begins so
 _DURATION = r"\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|minutes?)\b"
 _ID = r"\b(?=[0-9a-f-]*[0-9])(?=[0-9a-f-]*[a-f])[0-9a-f-]{6,}\b"  # a hex id (a chunk, a session)
 _NUMBER = r"\b\d{4,}\b"  # a process id, a port, a timestamp
@@ -104,6 +107,7 @@ class Written:
     sidecar: Path
     replies: int
     requests: int
+    replay: str  # the command that replays it, from where it was recorded
 
 
 @dataclass
@@ -136,7 +140,8 @@ def conversation(exchanges: Sequence[Exchange]) -> list[_Turn]:
 def write_recording(rec: Recording, out: Path, goldens_dir: Path, redactor: Redactor) -> Written:
     """Write the scenario, its goldens and its sidecar (see the module docstring)."""
     turns = conversation(rec.exchanges)
-    text = redactor.text(_yaml(rec, turns, redactor))
+    replay = replay_command(out, rec.agent, goldens_dir)
+    text = redactor.text(_yaml(rec, turns, redactor, replay))
     _check_loads(text, out)
     store = GoldenStore(
         goldens_dir, folder_name(rec.name), f"{rec.width}x{rec.height}", ci=False, update=True
@@ -147,7 +152,7 @@ def write_recording(rec: Recording, out: Path, goldens_dir: Path, redactor: Reda
     shapes = [redactor.data(request_shape(t.chat, t.exchange.path, places)) for t in turns]
     write_sidecar(sidecar, shapes, lambda path, body: write_atomic(path, redactor.text(body)))
     write_atomic(out, text)
-    return Written(out, goldens, sidecar, len(turns), len(rec.exchanges))
+    return Written(out, goldens, sidecar, len(turns), len(rec.exchanges), replay)
 
 
 class WriterError(Exception):
@@ -194,12 +199,28 @@ def _clip(text: str) -> str:
     return text if len(text) <= COMMENT_CHARS else text[: COMMENT_CHARS - 1] + "…"
 
 
-def _yaml(rec: Recording, turns: list[_Turn], redactor: Redactor) -> str:
+def replay_command(out: Path, agent: str | None, goldens_dir: Path) -> str:
+    """`workbench run OUT --mode real-agent --ci`, with the agent and the goldens folder it was recorded with."""
+    words = ["workbench", "run", str(out), "--mode", "real-agent", "--ci", *(["--agent", agent] if agent else []),
+             *([] if goldens_dir == DEFAULT_GOLDENS_DIR else ["--goldens", str(goldens_dir)])]  # fmt: skip
+    return shlex.join(words)
+
+
+def is_recording(path: Path) -> bool:
+    """Whether ``path`` is a scenario this module wrote (its first line says so): one a new recording may
+    replace, unlike a scenario written by hand."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as file:
+            return file.readline().startswith(HEADER)
+    except OSError:
+        return False
+
+
+def _yaml(rec: Recording, turns: list[_Turn], redactor: Redactor, replay: str) -> str:
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    lines = [f"# Recorded by `workbench record` on {stamp} through a proxy in front of {rec.upstream}:",
+    lines = [f"{HEADER} on {stamp} through a proxy in front of {rec.upstream}:",
              f"# {len(rec.exchanges)} requests, {len(turns)} of them turns of the conversation.",
-             f"# Replay: workbench run {rec.name}.yaml --mode real-agent --ci"
-             + (f" --agent {rec.agent}" if rec.agent else "")]  # fmt: skip
+             f"# Replay: {replay}"]  # fmt: skip
     if rec.partial:
         lines.append("# PARTIAL: the recording was interrupted; this is what was recorded until then.")
     lines += [f"name: {_q(rec.name)}", "mode: real-agent"]
