@@ -118,3 +118,19 @@ def test_a_report_naming_other_files_copies_none_of_them_and_never_blocks(tmp_pa
     assert "hunter2" not in written
     page = data_of(tmp_path / "out" / "data" / "s" / "0.js")[1]
     assert page["source"] == [] and page["shots"][0]["golden"] is None and page["shots"][0]["actual"] is None
+
+
+def test_a_frame_shows_the_screen_from_the_time_its_last_output_arrived(tmp_path: Path) -> None:
+    """Output closer together than a frame is one frame, at the time of its last piece: the player never
+    shows at 0.01 s what the program printed at 0.02 s; before the first output the terminal is blank."""
+    from workbench.report.cast import cast_frames
+    from workbench.report.screens import ScreenStore
+
+    events = [[0.01, "o", "a"], [0.02, "o", "b"], [1.0, "o", "c"]]
+    path = tmp_path / "terminal.cast"
+    path.write_text("\n".join(json.dumps(x) for x in [{"width": 5, "height": 1}, *events]) + "\n")
+    store = ScreenStore()
+    cast = cast_frames(path, store)
+    assert cast is not None
+    shown = [(t, store.rows[store.screens[screen][0]]) for t, screen in cast["frames"]]
+    assert shown == [(0.0, ""), (0.02, "ab"), (1.0, "abc")]

@@ -64,20 +64,23 @@ def cast_frames(path: Path, store: ScreenStore) -> dict[str, Any] | None:
     screen = Screen(width, height)
     frames: list[list[float | int]] = []
     markers: list[list[float | str]] = []
-    pending: float | None = None
+    pending: float | None = None  # when the burst of output not yet in a frame began
+    last = 0.0  # the time of the last output fed: the frame shows the screen from then on
 
     def take(at: float) -> None:
         frame = store.add(screen.snapshot())
         if not frames or frames[-1][1] != frame:
             frames.append([round(at, 3), frame])
 
+    blank = store.add(screen.snapshot())
     for t, code, data in events:
         if pending is not None and t - pending >= step:
-            take(pending)
+            take(last)
             pending = None
         if code == "o":
             screen.feed(data)
             pending = t if pending is None else pending
+            last = t
         elif code == "m":
             markers.append([round(t, 3), data])
         elif code == "r" and "x" in data:
@@ -85,7 +88,9 @@ def cast_frames(path: Path, store: ScreenStore) -> dict[str, Any] | None:
             if w.isdigit() and h.isdigit():
                 screen.resize(_side(int(w), width), _side(int(h), height))
     if pending is not None:
-        take(pending)
+        take(last)
+    if frames and frames[0][0] > 0 and frames[0][1] != blank:  # before the first output, a blank terminal
+        frames.insert(0, [0.0, blank])
     duration = events[-1][0] if events else 0.0
     return {"frames": frames, "markers": markers, "duration": round(duration, 3),
             "cut": len(events) >= MAX_EVENTS}  # fmt: skip
