@@ -33,7 +33,7 @@ class Failure:
     # a readable screenshot diff: the console, JUnit, and the JSON (when there is one), so that
     # `report merge` writes it into the merged JUnit too, where the goldens are not at hand
     diff: str = ""
-    col: int = 0  # the column, when the failure is a diagnostic about a place (console only)
+    col: int = 0  # the column, when the failure is a diagnostic about a place (in the JSON when there is one)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -42,6 +42,8 @@ class Failure:
             "kind": self.kind,
             "message": self.message,
         }
+        if self.col:
+            data["col"] = self.col
         if self.diff:
             data["diff"] = self.diff
         return data
