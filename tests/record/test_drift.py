@@ -7,7 +7,8 @@ from pathlib import Path
 
 from tests.cli_process import workbench
 from tests.record.helpers import HELLO, agent_command, record, serve_llm
-from workbench.llm.drift import compare
+from workbench.llm.conversation import ChatRequest, Message
+from workbench.llm.drift import DriftCheck, compare, fold, request_shape, stable_system
 
 
 def test_drift_names_a_renamed_tool_when_the_agent_is_upgraded(tmp_path: Path) -> None:
@@ -28,7 +29,7 @@ def test_drift_names_a_renamed_tool_when_the_agent_is_upgraded(tmp_path: Path) -
     scenario.write_text(scenario.read_text().replace('"{api_key}"]', '"{api_key}", "renamed"]'))
     warned = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "warn", cwd=tmp_path)
     assert warned.returncode == 0, warned.stdout + warned.stderr
-    renamed = "drift: request 1: tool `write_file` renamed to `create_file` (same input schema)"
+    renamed = "drift: requests 1-2: tool `write_file` renamed to `create_file` (same input schema)"
     assert f"warning: {renamed}" in warned.stdout
     failed = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "fail", cwd=tmp_path)
     assert failed.returncode == 1 and renamed in failed.stdout, failed.stdout
@@ -49,11 +50,11 @@ def test_the_agents_working_directory_and_the_time_in_its_system_prompt_are_no_d
     recorded = scenario.read_text()
     scenario.write_text(recorded.replace('"context"]', '""]'))
     changed = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "warn", cwd=tmp_path)
-    assert "drift: request 1: system prompt shrank" in changed.stdout, changed.stdout + changed.stderr
+    assert "drift: requests 1-2: system prompt shrank" in changed.stdout, changed.stdout + changed.stderr
     # a rule added on the line that states the working directory: the line is no longer taken as the folder
     scenario.write_text(recorded.replace('"context"]', '"context-rule"]'))
     ruled = workbench("run", "scenarios", "--mode", "real-agent", "--ci", "--drift", "warn", cwd=tmp_path)
-    assert "drift: request 1: system prompt grew" in ruled.stdout, ruled.stdout + ruled.stderr
+    assert "drift: requests 1-2: system prompt grew" in ruled.stdout, ruled.stdout + ruled.stderr
 
 
 def test_drift_without_a_sidecar_or_outside_real_agent_mode_is_a_clear_error(tmp_path: Path) -> None:
@@ -79,9 +80,13 @@ def test_compare_says_what_changed() -> None:
     assert compare(before, before) == []
 
 
+def changes(check: DriftCheck, request: ChatRequest) -> list[str]:
+    """What ``check`` reports after one request."""
+    check.check(request, "/v1/messages")
+    return check.report()
+
+
 def test_the_system_prompt_is_hashed_without_the_runs_folders_and_digits_from_version_2() -> None:
-    from workbench.llm.conversation import ChatRequest, Message
-    from workbench.llm.drift import DriftCheck, request_shape, stable_system
 
     def chat(system: str) -> ChatRequest:
         return ChatRequest("anthropic", "m", (Message("user", ("hi",)),), system=system)
@@ -90,20 +95,18 @@ def test_the_system_prompt_is_hashed_without_the_runs_folders_and_digits_from_ve
         "cwd <path>/a, home <path>, #-#-#"
     )
     recorded = request_shape(chat("in /tmp/a at 10:00"), "/v1/messages", ["/tmp/a"])
-    assert DriftCheck([recorded], ["/tmp/bb"]).check(chat("in /tmp/bb at 11:30"), "/v1/messages") == []
-    assert DriftCheck([recorded], ["/tmp/bb"]).check(chat("in /tmp/bb, at 11:30"), "/v1/messages") == [
+    assert changes(DriftCheck([recorded], ["/tmp/bb"]), chat("in /tmp/bb at 11:30")) == []
+    assert changes(DriftCheck([recorded], ["/tmp/bb"]), chat("in /tmp/bb, at 11:30")) == [
         "request 1: system prompt grew: 16 -> 17 characters"  # "in <path> at #:#", then a comma
     ]
     old = request_shape(chat("in /tmp/a at 10:00"), "/v1/messages", None)  # a version-1 sidecar: as it was
-    assert DriftCheck([old], ["/tmp/a"], version=1).check(chat("in /tmp/a at 10:00"), "/v1/messages") == []
+    assert changes(DriftCheck([old], ["/tmp/a"], version=1), chat("in /tmp/a at 10:00")) == []
 
 
 def test_a_folder_named_after_the_workspace_is_the_workspace() -> None:
     """Claude Code names its project memory folder after the workspace (`/` and `_` as `-`), Gemini CLI its
     tmp folder after the workspace's name: the random part of that name differed in every replay, so
     --drift fail failed every replay of an unchanged Claude Code or Gemini CLI."""
-    from workbench.llm.conversation import ChatRequest, Message
-    from workbench.llm.drift import DriftCheck, request_shape, stable_system
 
     def chat(workspace: str) -> ChatRequest:
         folded, name = workspace.replace("/", "-").replace("_", "-"), workspace.rsplit("/", 1)[-1]
@@ -119,11 +122,23 @@ def test_a_folder_named_after_the_workspace_is_the_workspace() -> None:
     assert stable_system("a tmp-r-wb-ws-p1-ab-cd", ["/tmp/r/wb-ws-p1-ab"]) == "a tmp-r-wb-ws-p#-ab-cd"
     recorded = request_shape(chat("/tmp/r/wb-ws-p1-x_7k"), "/v1/messages", ["/tmp/r/wb-ws-p1-x_7k"])
     replay = DriftCheck([recorded], ["/tmp/r/wb-ws-p2-qzw9"])
-    assert replay.check(chat("/tmp/r/wb-ws-p2-qzw9"), "/v1/messages") == []
+    assert changes(replay, chat("/tmp/r/wb-ws-p2-qzw9")) == []
     old = request_shape(chat("/tmp/r/wb-ws-p1-x_7k"), "/v1/messages", ["/tmp/r/wb-ws-p1-x_7k"], version=2)
-    assert (
-        DriftCheck([old], ["/tmp/r/wb-ws-p1-x_7k"], version=2).check(
-            chat("/tmp/r/wb-ws-p1-x_7k"), "/v1/messages"
-        )
-        == []
-    )  # a version-2 sidecar is compared as it was made
+    v2 = DriftCheck([old], ["/tmp/r/wb-ws-p1-x_7k"], version=2)
+    assert changes(v2, chat("/tmp/r/wb-ws-p1-x_7k")) == []  # a version-2 sidecar is compared as it was made
+
+
+def test_a_change_seen_in_many_requests_is_one_line_naming_them() -> None:
+    """An upgraded agent changes every request alike: a new tool was one warning per request (fifty lines
+    for a fifty-request session), and a parameter the agent started to send read `null -> 0.2`."""
+    found = [(1, "tool `ls` newly offered"), (2, "tool `ls` newly offered"), (2, "system prompt grew: 1 -> 2"),
+             (3, "tool `ls` newly offered"), (5, "tool `ls` newly offered")]  # fmt: skip
+    assert fold(found) == [
+        "requests 1-3, 5: tool `ls` newly offered",
+        "request 2: system prompt grew: 1 -> 2",
+    ]
+    before = {"params": {"model": "m", "top_p": 1}}
+    assert compare(before, {"params": {"model": "m", "temperature": 0.2}}) == [
+        "parameter `temperature` newly sent: 0.2",
+        "parameter `top_p` no longer sent (it was 1)",
+    ]

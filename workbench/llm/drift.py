@@ -180,9 +180,33 @@ def compare(recorded: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
         out.append(f"system prompt {how}: {cb} -> {ca} characters")
     pb, pa = recorded.get("params") or {}, now.get("params") or {}
     for key in sorted(pb.keys() | pa.keys()):
-        if pb.get(key) != pa.get(key):
-            out.append(f"parameter `{key}`: {json.dumps(pb.get(key))} -> {json.dumps(pa.get(key))}")
+        if key not in pa:
+            out.append(f"parameter `{key}` no longer sent (it was {json.dumps(pb[key])})")
+        elif key not in pb:
+            out.append(f"parameter `{key}` newly sent: {json.dumps(pa[key])}")
+        elif pb[key] != pa[key]:
+            out.append(f"parameter `{key}`: {json.dumps(pb[key])} -> {json.dumps(pa[key])}")
     return out
+
+
+def fold(found: Sequence[tuple[int, str]]) -> list[str]:
+    """``(request number, change)`` pairs as one line per change, naming every request it was seen in
+    (``requests 1-3, 5: tool `x` newly offered``): an upgraded agent changes every request alike."""
+    where: dict[str, list[int]] = {}
+    for number, change in found:
+        where.setdefault(change, []).append(number)
+    return [f"{_requests(numbers)}: {change}" for change, numbers in where.items()]
+
+
+def _requests(numbers: list[int]) -> str:
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    text = ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+    return f"request {text}" if len(numbers) == 1 else f"requests {text}"
 
 
 class DriftCheck:
@@ -198,11 +222,22 @@ class DriftCheck:
         self.places: Sequence[str] | None = places if version >= 2 else None  # version 1 hashed it as it was
         self.version = version
         self.seen = 0
+        self.found: list[tuple[int, str]] = []  # (request number, what changed)
 
-    def check(self, chat: ChatRequest, path: str) -> list[str]:
+    def check(self, chat: ChatRequest, path: str) -> None:
         index = self.seen
         self.seen += 1
         now = request_shape(chat, path, self.places, version=self.version)
         if index >= len(self.recorded):
-            return [f"request {index + 1}: the recording has only {len(self.recorded)} requests"]
-        return [f"request {index + 1}: {change}" for change in compare(self.recorded[index], now)]
+            self.found.append((index + 1, f"the recording has only {len(self.recorded)} requests"))
+        else:
+            self.found += [(index + 1, change) for change in compare(self.recorded[index], now)]
+
+    def report(self) -> list[str]:
+        """What changed, one line per change (:func:`fold`), then a request count that fell short."""
+        lines = fold(self.found)
+        if self.seen < len(self.recorded):
+            lines.append(
+                f"the agent sent {self.seen} conversation requests, the recording {len(self.recorded)}"
+            )
+        return lines

@@ -114,7 +114,7 @@ class LlmServer:
     * ``limits``: header, body and idle timeouts and the connection limit
       (:class:`~workbench.httpguard.Limits`).
     * ``drift``: compare each conversation request with the recorded ones (:mod:`.drift`); what
-      changed is in :attr:`drift_changes`.
+      changed is in its :meth:`~.drift.DriftCheck.report`.
     * ``on_request(entry)``: sees every request-log entry as it is made (the
       `-v` lines of `workbench serve llm`), with or without ``out_dir``.
 
@@ -166,7 +166,6 @@ class LlmServer:
         self._side_ids = IdMaker("side-requests")
         self._recorder = RequestRecorder(out_dir, on_request)
         self.drift = drift
-        self.drift_changes: list[str] = []  # what the conversation requests changed against the recording
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -470,7 +469,7 @@ class LlmServer:
             )
             return self._error(wire, refusal, out.headers)
         if self.drift is not None:
-            self.drift_changes += self.drift.check(chat, request.path)
+            self.drift.check(chat, request.path)
         ctx = TurnContext(chat, session.ids, profile, session.key, workspace=self.hooks.workspace, wire=wire)
         reply = await session.responder.respond(ctx)
         if reply.tool_calls and not chat.callable:  # a request that offers or allows no tools gets no call

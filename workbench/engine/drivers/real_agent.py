@@ -144,11 +144,7 @@ class RealAgentDriver:
         server = self.server
         if server is None or server.drift is None:
             return
-        changes = list(server.drift_changes)
-        recorded, seen = len(server.drift.recorded), server.drift.seen
-        if seen < recorded:
-            changes.append(f"the agent sent {seen} conversation requests, the recording {recorded}")
-        for change in changes:
+        for change in server.drift.report():
             if self.ctx.options.option("drift") == "fail":
                 self.ctx.fail(0, 0, "expect", f"drift: {change}")
             else:
