@@ -238,3 +238,11 @@ def test_an_agent_that_cannot_start_or_exits_at_once_fails_at_its_command_line_w
         2,
         "the agent closed the connection during initialize (it exited with code 5); the screen was empty",
     )
+
+
+def test_a_scenario_with_no_agent_names_the_acp_adapters(tmp_path: Path) -> None:
+    """It said 'real-agent mode needs an agent: `--agent claude-code|codex|...`', agents acp mode refuses."""
+    path = scenario_file(tmp_path, "name: no-agent\ntimeline:\n  - userInputs: [[0, hello]]\n")
+    (failure,) = _run(path, tmp_path, timeout=60).failures
+    assert failure.message.startswith("acp mode needs an ACP agent: `--agent claude-code-acp|"), failure
+    assert "real-agent" not in failure.message

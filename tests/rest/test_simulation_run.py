@@ -197,3 +197,23 @@ def test_serve_rest_refuses_two_scenarios_of_one_name(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "2 scenarios are named 'same'" in done.stderr
     assert "a.yaml" in done.stderr and "b.yaml" in done.stderr and "`name:`" in done.stderr
+
+
+def test_the_built_in_viewer_exits_at_the_end_of_the_stream_when_an_exit_code_is_expected(
+    tmp_path: Path,
+) -> None:
+    """`expect.exitCode` waits for the program under test to exit; the built-in viewer waited for Ctrl-D, so
+    a scenario with one (hello-agent under `--mode simulation`) timed out."""
+    scenario = write(tmp_path, "exits.yaml", """\
+name: exits
+mode: simulation
+timeline:
+  - assistant: [[0, hello]]
+  - complete: true
+expect:
+  exitCode: 0
+""")  # fmt: skip
+    done = workbench("run", str(scenario), "--ci", "--timeout", "30", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    assert entry["status"] == "passed"

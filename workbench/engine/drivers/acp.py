@@ -88,6 +88,11 @@ class AcpDriver(RealAgentDriver):
         for turn in build_script(ctx.schedule).whole:
             if turn.prompt is not None:
                 self._turns[id(turn.prompt)] = turn
+        if not ctx.options.option("agent") and not ctx.scenario.command:
+            from workbench.llm.agents import acp_adapters
+
+            raise DriverError(f"acp mode needs an ACP agent: `--agent {'|'.join(acp_adapters())}`, or a scenario "
+                              "`command` that speaks ACP on stdio")  # fmt: skip
         agent = await (
             self._adapter_program(program) if ctx.options.option("agent") else self._agent_program(program)
         )

@@ -79,6 +79,8 @@ class SimulationDriver:
             argv = tuple(_fill(word, values) for word in ctx.scenario.command)
         else:
             argv = (sys.executable, "-m", "workbench.rest.viewer", base_url, self.session.id)
+            if ctx.scenario.expect.exit_code is not None:  # the run waits for its exit: at the stream's end
+                argv += ("--exit",)
         env = {**program.env, Env.REST_URL: base_url, Env.SESSION_ID: self.session.id}
         await self._client.start(Program(argv, env, mock_agent=False))
 
