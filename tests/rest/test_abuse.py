@@ -149,3 +149,38 @@ def test_finished_sessions_beyond_the_limit_are_let_go_oldest_first() -> None:
     assert len(server.sessions) == MAX_SESSIONS
     assert "done-0" not in server.sessions and f"done-{MAX_SESSIONS + 199}" in server.sessions
     assert list(server.sessions)[:2] == ["live", "done-201"]
+
+
+def test_past_the_limit_of_live_sessions_a_post_is_a_429_and_the_server_keeps_serving() -> None:
+    """Live sessions always stay, so a client POSTing in a loop against a long scenario grew the server
+    without bound (3,000 sessions in 10 s, 67 MB); past MAX_SESSIONS live ones, a POST is refused."""
+    from workbench.rest.server import MAX_SESSIONS
+
+    made: list[RestSession] = []
+
+    def create(body: Mapping[str, Any]) -> RestSession:
+        made.append(RestSession(f"live-{len(made)}", "s", "p", 80, 24))  # never finishes
+        return made[-1]
+
+    async def body() -> None:
+        server = RestServer(creator=create)
+        url = await server.start()
+        try:
+            async with httpx.AsyncClient() as client:
+                for _ in range(MAX_SESSIONS):
+                    assert (await client.post(f"{url}/sessions", json={})).status_code == 201
+                refused = await client.post(f"{url}/sessions", json={})
+                assert refused.status_code == 429
+                error = refused.json()["error"]
+                assert (
+                    error["code"] == "too_many_sessions"
+                    and f"{MAX_SESSIONS} sessions are live" in error["message"]
+                )
+                assert len(made) == MAX_SESSIONS, "the creator was not asked"
+                made[0].close()  # one finishes: room for another
+                assert (await client.post(f"{url}/sessions", json={})).status_code == 201
+                assert (await client.get(f"{url}/sessions")).status_code == 200
+        finally:
+            await server.stop()
+
+    asyncio.run(body())

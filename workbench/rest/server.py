@@ -49,7 +49,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 MAX_SESSIONS = 256
-"""How many sessions the server keeps; beyond it the oldest finished ones go (live ones always stay)."""
+"""How many sessions the server keeps; beyond it the oldest finished ones go (live ones always stay), and
+with this many live a `POST /sessions` is refused (429)."""
 
 
 class RestServer:
@@ -137,6 +138,9 @@ class RestServer:
             body_text = json.dumps({"error": {"status": 405, "code": "method_not_allowed",
                                               "message": "this server does not create sessions"}})  # fmt: skip
             raise web.HTTPMethodNotAllowed("POST", ["GET"], text=body_text, content_type="application/json")
+        if (live := sum(not s.finished for s in self.sessions.values())) >= MAX_SESSIONS:
+            raise _error(web.HTTPTooManyRequests, "too_many_sessions",
+                         f"{live} sessions are live (at most {MAX_SESSIONS}): wait until one has finished")  # fmt: skip
         try:
             session = self.creator(body)
         except LookupError as exc:
@@ -259,6 +263,7 @@ _CODES = {
     405: "method_not_allowed",
     408: "request_timeout",
     413: "too_large",
+    429: "too_many_sessions",
 }
 
 
