@@ -3,7 +3,7 @@
 directory (`write_file {path, content}`, `run_command {command}`), and loops until the model
 stops calling tools; then it asks for the next prompt. `exit` or EOF ends it.
 
-    python3 sdk_agent.py anthropic|openai-chat|openai-responses BASE_URL API_KEY [TOOL_SCHEMA_VARIANT]
+    python3 sdk_agent.py anthropic|openai-chat|openai-responses|gemini BASE_URL API_KEY [TOOL_SCHEMA_VARIANT]
 
 The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded" agent, for --drift);
 `own-words` offers `put_file {target, body}` and `terminal {command_line}`, names no agent has;
@@ -148,8 +148,61 @@ class Chat:
                 self.messages.append({"role": "tool", "tool_call_id": c["id"], "content": out})
 
 
+class Gemini:
+    """google-genai with its own typed schemas (`types.Schema`), which the SDK sends as the Gemini API's
+    OpenAPI subset: types in capitals (`STRING`, `OBJECT`)."""
+
+    def __init__(self) -> None:
+        from google import genai
+        from google.genai import types
+
+        self.types = types
+        self.client = genai.Client(api_key=API_KEY, http_options=types.HttpOptions(base_url=BASE_URL))
+        declarations = [
+            types.FunctionDeclaration(
+                name=t["name"], description=t["description"],
+                parameters=types.Schema(type="OBJECT", required=t["schema"]["required"], properties={
+                    name: types.Schema(type="STRING") for name in t["schema"]["properties"]}),
+            )
+            for t in TOOLS
+        ]  # fmt: skip
+        self.config = types.GenerateContentConfig(
+            system_instruction=SYSTEM, tools=[types.Tool(function_declarations=declarations)],
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        )  # fmt: skip
+        self.history: list[Any] = []
+
+    def turn(self, prompt: str) -> None:
+        types = self.types
+        self.history.append(types.Content(role="user", parts=[types.Part(text=prompt)]))
+        while True:
+            parts, calls = [], []
+            for chunk in self.client.models.generate_content_stream(
+                model="gemini-test", contents=self.history, config=self.config
+            ):
+                for candidate in chunk.candidates or ():
+                    for part in candidate.content.parts or () if candidate.content else ():
+                        parts.append(part)
+                        if part.text:
+                            say(part.text)
+                        if part.function_call:
+                            calls.append(part.function_call)
+            say("\n")
+            self.history.append(types.Content(role="model", parts=parts))
+            if not calls:
+                return
+            answers = []
+            for call in calls:
+                say(f"[{label(call.name or '')}]\n")
+                out, _error = run_tool(call.name or "", dict(call.args or {}))
+                answers.append(
+                    types.Part.from_function_response(name=call.name or "", response={"output": out})
+                )
+            self.history.append(types.Content(role="user", parts=answers))
+
+
 def main() -> None:
-    agent = Anthropic() if STYLE == "anthropic" else Chat()
+    agent = Anthropic() if STYLE == "anthropic" else Gemini() if STYLE == "gemini" else Chat()
     while True:
         try:
             prompt = input("> ")

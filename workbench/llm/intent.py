@@ -126,7 +126,8 @@ def properties(tool: ToolDef) -> list[Prop]:
         prop = prop if isinstance(prop, Mapping) else {}
         kind = prop.get("type", "")
         if isinstance(kind, list):  # ["string", "null"]
-            kind = next((k for k in kind if k != "null"), "")
+            kind = next((k for k in kind if str(k).lower() != "null"), "")
+        kind = str(kind).lower()  # the Gemini API's schemas (google-genai's `types.Schema`) say `STRING`
         items = prop.get("items")
         out.append(Prop(str(name), str(kind), name in tool.required, frozenset(words(str(name))),
                         str(prop.get("description", "")), items if isinstance(items, Mapping) else {}))  # fmt: skip
