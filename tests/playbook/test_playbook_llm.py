@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import os
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import pytest
@@ -284,6 +285,27 @@ def test_bad_playbooks_are_refused_when_written() -> None:
         call("bash", ["ls"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="a playbook needs at least one when"):
         Playbook()
+
+
+@pytest.mark.parametrize(
+    ("write", "error", "said"),
+    [
+        (lambda: when(123, [say("x")]), TypeError, r"when\(123, ...\): the prompt is text \(a str\), got int"),
+        (lambda: when("x", say("y")), TypeError, r"when\('x', ...\): the actions are a list .*, got Say"),
+        (lambda: when("x", "say hi"), TypeError, r"when\('x', ...\): the actions are a list .*, got str"),
+        (lambda: when("x", []), ValueError, r"when\('x', \[\]\): a turn needs an action; end it with say\(...\)"),
+        (lambda: call(5, {}), TypeError, r"call\(5, ...\): the tool is its name \(a str\), got int"),
+        (lambda: say(None), TypeError, r"say\(None\): the text is a str, got NoneType"),
+        (lambda: think(["a"]), TypeError, r"think\(\['a'\]\): the text is a str, got list"),
+        (lambda: Playbook(when("x", [say("a")]), mock_tools={"t": 5}), TypeError,
+         r"mock_tools\['t'\]: a result is a str, a mapping or a function of the params, got int"),
+    ],
+)  # fmt: skip
+def test_a_playbook_written_wrong_is_refused_where_it_is_written(write: Any, error: type, said: str) -> None:
+    """Each was taken as written and failed later, far from the mistake (`when("x", say("y"))`: 'Say' object
+    is not iterable; `when(123, ...)`, `say(None)`: at the run, in the server)."""
+    with pytest.raises(error, match=said):
+        write()
 
 
 def test_mock_tools_results_from_a_string_a_function_or_a_full_result() -> None:

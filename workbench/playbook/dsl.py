@@ -154,7 +154,14 @@ class Turn:
 
 def when(prompt: str, actions: Iterable[Action]) -> Turn:
     """One user turn: the user says ``prompt``; the model does ``actions``."""
+    if not isinstance(prompt, str):
+        raise TypeError(f"when({prompt!r}, ...): the prompt is text (a str), got {type(prompt).__name__}")
+    if isinstance(actions, str | Mapping | Call | Say | Think) or not isinstance(actions, Iterable):
+        raise TypeError(f"when({prompt!r}, ...): the actions are a list of call(), say() and think(), "
+                        f"got {type(actions).__name__}: when({prompt!r}, [...])")  # fmt: skip
     actions = tuple(actions)
+    if not actions:
+        raise ValueError(f"when({prompt!r}, []): a turn needs an action; end it with say(...)")
     for action in actions:
         if not isinstance(action, Call | Say | Think):
             raise TypeError(f"when({prompt!r}): {action!r} is not an action; use call(), say() or think()")
@@ -163,13 +170,21 @@ def when(prompt: str, actions: Iterable[Action]) -> Turn:
 
 def call(tool: str, params: Params | LateParams | None = None) -> Call:
     """The model calls ``tool``; ``params`` may be a function, called when the call is served."""
+    if not isinstance(tool, str):
+        raise TypeError(f"call({tool!r}, ...): the tool is its name (a str), got {type(tool).__name__}")
     if params is not None and not callable(params) and not isinstance(params, Mapping):
         raise TypeError(f"call({tool!r}, ...): params must be a mapping or a function returning one")
     return Call(tool, params if params is not None else {})
 
 
+def _text(kind: str, text: str) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{kind}({text!r}): the text is a str, got {type(text).__name__}")
+    return text
+
+
 def say(text: str) -> Say:
-    return Say(text)
+    return Say(_text("say", text))
 
 
 calls = call  # the pi harness's names since its 0.3.0, so its examples read the same in Python
@@ -177,7 +192,7 @@ says = say
 
 
 def think(text: str) -> Think:
-    return Think(text)
+    return Think(_text("think", text))
 
 
 MockResult: TypeAlias = "str | Mapping[str, Any] | Callable[[Mapping[str, Any]], Any]"
@@ -281,6 +296,10 @@ class Playbook:
         self.turns = tuple(flat)
         self.name = name
         self.mock_tools = dict(mock_tools or {})
+        for tool, result in self.mock_tools.items():
+            if not (isinstance(result, str | Mapping) or callable(result)):
+                raise TypeError(f"mock_tools[{tool!r}]: a result is a str, a mapping or a function of the params, "
+                                f"got {type(result).__name__}")  # fmt: skip
         self.mock_ui = as_mock_ui(mock_ui)
         self.propagate_errors = propagate_errors
 
