@@ -51,3 +51,6 @@ def test_max_gap_caps_every_recorded_delay(tmp_path: Path) -> None:
     assert isinstance(text, m.Assistant)
     assert [(i.ms, i.text) for i in text.items] == [(1000, "slow "), (1000, "reply")]  # 2 s and 6 s, capped
     assert "partial" in scenario.tags and "# PARTIAL" in written.scenario.read_text()
+    assert (
+        "# 1 request, 1 of them a turn of the conversation.\n" in written.scenario.read_text()
+    )  # not '1 requests'

@@ -49,6 +49,7 @@ from workbench.llm.profiles import MapContext, canonical
 from workbench.llm.structured import side_request
 from workbench.llm.wire import WireError, wire_named
 from workbench.names import DEFAULT_GOLDENS_DIR
+from workbench.scenario.diagnostics import count
 from workbench.scenario.names import folder_name
 from workbench.scenario.vocabulary import EVENT_ARGUMENTS
 from workbench.terminal.golden import GoldenStore
@@ -219,7 +220,8 @@ def is_recording(path: Path) -> bool:
 def _yaml(rec: Recording, turns: list[_Turn], redactor: Redactor, replay: str) -> str:
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = [f"{HEADER} on {stamp} through a proxy in front of {rec.upstream}:",
-             f"# {len(rec.exchanges)} requests, {len(turns)} of them turns of the conversation.",
+             f"# {count(len(rec.exchanges), 'request')}, {len(turns)} of them "
+             f"{'a turn' if len(turns) == 1 else 'turns'} of the conversation.",
              f"# Replay: {replay}"]  # fmt: skip
     if rec.partial:
         lines.append("# PARTIAL: the recording was interrupted; this is what was recorded until then.")
