@@ -217,3 +217,22 @@ expect:
     assert done.returncode == 0, done.stdout + done.stderr
     (entry,) = report_of(tmp_path / "r.json")["scenarios"]
     assert entry["status"] == "passed"
+
+
+def test_ctrl_c_ends_the_built_in_viewer_without_a_traceback(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "interrupt.yaml", """\
+name: interrupt
+mode: simulation
+terminal: {width: 60, height: 8}
+timeline:
+  - assistant: [[0, hello]]
+  - userInputs: [[100, "<C-c>"]]
+  - screenshot: interrupted
+""")  # fmt: skip
+    done = workbench("run", str(scenario), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    golden = (tmp_path / "screenshots" / "interrupt" / "60x8" / "interrupted.golden").read_text(
+        encoding="utf-8"
+    )
+    assert "Traceback" not in golden and "KeyboardInterrupt" not in golden, golden
+    assert "(interrupted)" in golden, golden

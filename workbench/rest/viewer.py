@@ -76,7 +76,11 @@ def main(argv: list[str]) -> int:
         return 2
     base_url, session_id = args
     with _no_echo():
-        return _follow(base_url, session_id, wait="--exit" not in argv)
+        try:
+            return _follow(base_url, session_id, wait="--exit" not in argv)
+        except KeyboardInterrupt:  # Ctrl-C ends a client, as it ends any terminal program: no traceback
+            print("(interrupted)", flush=True)
+            return 130
 
 
 def _follow(base_url: str, session_id: str, *, wait: bool) -> int:
