@@ -236,3 +236,18 @@ timeline:
     )
     assert "Traceback" not in golden and "KeyboardInterrupt" not in golden, golden
     assert "(interrupted)" in golden, golden
+
+
+def test_rules_and_scp_folders_have_no_timeline_to_play_as_a_session(tmp_path: Path) -> None:
+    """A Claudeless rules file under `--mode simulation` passed having played nothing, and `serve rest` served
+    it (and an SCP folder) as a session 'running' forever with no event."""
+    rules = SCENARIOS / "claudeless" / "v1-rules.toml"
+    done = workbench("run", "--mode", "simulation", str(rules), "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    assert entry["status"] == "skipped" and "--mode real-agent" in entry["skip_reason"], entry
+    scp = Path(__file__).parent.parent / "acp" / "scp_echo"
+    for path in (rules, scp):
+        served = workbench("serve", "rest", str(path), cwd=tmp_path, timeout=60)
+        assert served.returncode == 2, served.stdout + served.stderr
+        assert f"{path}: " in served.stderr and "no timeline to play as a session" in served.stderr

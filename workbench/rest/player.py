@@ -38,6 +38,16 @@ def session_id_for(name: str, taken: Container[str]) -> str:
     return candidate
 
 
+def no_timeline(scenario: m.Scenario) -> str | None:
+    """Why ``scenario`` has no timeline to play as a session (Claudeless rules, an SCP folder), or None."""
+    if scenario.format == "claudeless":
+        return ("Claudeless rules answer a real agent, so there is no timeline to play as a session: "
+                "run them with --mode real-agent")  # fmt: skip
+    if scenario.extra.get("scp"):
+        return "an SCP folder is a script for an ACP agent, so there is no timeline to play as a session"
+    return None
+
+
 async def play(session: RestSession, schedule: Schedule, clock: VirtualClock) -> None:
     """Every step of ``schedule`` at its time; then the session is finished (its streams end after history)."""
     maker = EventMaker(session.id)
@@ -50,4 +60,4 @@ async def play(session: RestSession, schedule: Schedule, clock: VirtualClock) ->
     session.close()
 
 
-__all__ = ["new_session", "play", "session_id_for"]
+__all__ = ["new_session", "no_timeline", "play", "session_id_for"]

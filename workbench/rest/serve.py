@@ -47,6 +47,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     speed, prepared = inputs
     schedules = [p.schedule for p in prepared if p.schedule is not None]
+    from .player import no_timeline
+
+    for schedule in schedules:
+        if (why := no_timeline(schedule.scenario)) is not None:
+            print(f"{PROG}: error: {schedule.scenario.file}: {why}", file=sys.stderr)
+            return EXIT_INVALID
     if (clash := _same_names(schedules)) is not None:
         print(f"{PROG}: error: {clash}", file=sys.stderr)
         return EXIT_INVALID

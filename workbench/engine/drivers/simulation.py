@@ -36,7 +36,7 @@ from workbench.scenario import model as m
 from workbench.scenario.outcomes import skipped
 from workbench.timeline import Step, StepKind
 
-from .base import Checks, DriverError, RunContext
+from .base import Checks, DriverError, RunContext, Skip
 from .program import ProgramDriver
 
 PUBLISHED = (m.Log, m.Status, m.SseEvent)  # besides the agent's steps
@@ -71,6 +71,10 @@ class SimulationDriver:
         return self.session  # a client that asks for a session follows the run's
 
     async def start(self, program: Program) -> None:
+        from workbench.rest.player import no_timeline
+
+        if (why := no_timeline(self.ctx.scenario)) is not None:
+            raise Skip(why)
         base_url = await self.server.start()
         ctx = self.ctx
         values = {"rest_base_url": base_url, "session_id": self.session.id, "workspace": str(ctx.workspace.path),
