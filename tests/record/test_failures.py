@@ -40,6 +40,8 @@ def test_an_http_error_is_recorded_and_replayed(
     with serve_llm(tmp_path, upstream) as url:
         done = record(tmp_path, url, "scenarios/refused.yaml", agent_command("anthropic"), "--prompt", "hi")
     assert done.returncode == 0, done.stderr
+    # it may be the session meant (a test of the agent's 401), or a wrong --upstream: the summary says which
+    assert f"warning: the upstream answered every model request with an HTTP error ({status})" in done.stderr
     scenario = load_scenario(tmp_path / "scenarios" / "refused.yaml", env={})
     reply = next(e for e in scenario.timeline if isinstance(e, m.LlmResponse))
     error = reply.pieces[0]

@@ -122,7 +122,9 @@ def test_a_recording_replaces_an_earlier_one_and_never_a_scenario_written_by_han
                           "--prompt", "write hello.txt")  # fmt: skip
             assert done.returncode == 0, done.stderr
     replay = "workbench run scenarios/rec.yml --mode real-agent --ci --goldens shots"
-    assert "(it replaced the earlier recording there)" in done.stderr, done.stderr
+    assert "(it replaced the earlier recording there)" in done.stderr and "warning" not in done.stderr, (
+        done.stderr
+    )
     assert (
         "2 model responses to 2 requests; 1 golden;" in done.stderr
         and f"replay it with: {replay}" in done.stderr

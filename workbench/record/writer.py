@@ -109,6 +109,9 @@ class Written:
     replies: int
     requests: int
     replay: str  # the command that replays it, from where it was recorded
+    refused: list[int] = field(
+        default_factory=list
+    )  # the HTTP status of each model response that was an error
 
 
 @dataclass
@@ -153,7 +156,8 @@ def write_recording(rec: Recording, out: Path, goldens_dir: Path, redactor: Reda
     shapes = [redactor.data(request_shape(t.chat, t.exchange.path, places)) for t in turns]
     write_sidecar(sidecar, shapes, lambda path, body: write_atomic(path, redactor.text(body)))
     write_atomic(out, text)
-    return Written(out, goldens, sidecar, len(turns), len(rec.exchanges), replay)
+    refused = [t.reply.error.status for t in turns if t.reply.error is not None]
+    return Written(out, goldens, sidecar, len(turns), len(rec.exchanges), replay, refused)
 
 
 class WriterError(Exception):
