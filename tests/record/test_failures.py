@@ -284,3 +284,21 @@ def test_an_output_that_cannot_be_written_is_a_usage_error_before_the_agent_star
                          cwd=tmp_path)  # fmt: skip
         assert done.returncode == 2 and message in done.stderr, done.stderr
         assert "Traceback" not in done.stderr and not marker.exists()
+
+
+def test_a_path_relative_to_this_folder_on_the_agents_command_line_is_named(tmp_path: Path) -> None:
+    """The agent runs in a fresh, empty workspace: `-- python3 agent/main.py` (or `-- agent/run.sh`) from
+    the project's folder names nothing there, and the error showed only the agent's own complaint."""
+    script = tmp_path / "agent" / "run.sh"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    with serve_llm(tmp_path, HELLO) as url:
+        for command in (["sh", "agent/run.sh"], ["agent/run.sh"]):
+            done = record(tmp_path, url, "scenarios/x.yaml", command, "--prompt", "hi")
+            assert done.returncode == 2, done.stderr
+            assert (
+                "the agent runs in a fresh, empty workspace, not in this folder: agent/run.sh on its command line "
+                "is a path relative to this folder; give it as an absolute path" in done.stderr
+            ), done.stderr
+            assert "Traceback" not in done.stderr and not (tmp_path / "scenarios").exists()

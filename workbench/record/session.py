@@ -195,7 +195,7 @@ class Recorder:
                                                  width=opts.width, height=opts.height,
                                                  recorder=_Relay(self.stdout_fd))  # fmt: skip
             except OSError as exc:
-                raise RecordError(f"cannot start the agent: {exc}") from None
+                raise RecordError(f"cannot start the agent: {exc}{self._relative_hint()}") from None
             self._session = session
             proxy.on_end = lambda exchange: self._output_at_end.__setitem__(exchange.seq, session.bytes_read)
             if self.stdin_fd is not None and opts.prompt is None:
@@ -266,7 +266,7 @@ class Recorder:
         else:
             return None
         screen = "\n".join(row.rstrip() for row in session.screen.text_rows()).strip("\n")
-        return f"the agent exited (code {session.exit_code}) {what}, so there is no session to record; its screen was:\n{screen}"
+        return f"the agent exited (code {session.exit_code}) {what}, so there is no session to record; its screen was:\n{screen}{self._relative_hint()}"
 
     def _no_turn(self) -> str:
         """Why a session in which the model was never asked is not written: it would replay green whatever
@@ -280,7 +280,17 @@ class Recorder:
         else:
             why = f"the agent exited (code {session.exit_code}) without sending a request to the model"
         screen = "\n".join(row.rstrip() for row in session.screen.text_rows()).strip("\n")
-        return f"{why}, so there is no session to record; its screen was:\n{screen}"
+        return f"{why}, so there is no session to record; its screen was:\n{screen}{self._relative_hint()}"
+
+    def _relative_hint(self) -> str:
+        """Why an agent may not have found its own files: it runs in a fresh, empty workspace, so a path on
+        its command line relative to this folder names nothing there."""
+        here = [w for i, w in enumerate(self.options.command) if (i or "/" in w) and not os.path.isabs(w)
+                and "{" not in w and os.path.isfile(w)]  # fmt: skip
+        if not here:
+            return ""
+        return (f"\nnote: the agent runs in a fresh, empty workspace, not in this folder: {', '.join(here)} on its "
+                "command line is a path relative to this folder; give it as an absolute path")  # fmt: skip
 
     def _interrupted(self) -> None:
         self.partial = True
