@@ -5,22 +5,30 @@ typed the way a person types: once the program has shown something (a program
 that has printed nothing yet is not ready, however quiet it is) and its screen
 has then been quiet for ``settle_ms``, so what it shows never depends on how
 fast the run goes or how busy the machine is. A program that shows nothing
-until it is typed to (``cat``) is given :data:`SILENT_START_S` of wall time to
-show something, once; then input is typed anyway. A scenario that must wait for
-a particular prompt or output says so with ``waitFor``.
+until it is typed to (``cat``, a script's prompt-less ``input()``) is ready as soon
+as the kernel shows it blocked reading a line from its terminal
+(:func:`~workbench.terminal.line_read.line_reader`); one that neither shows
+anything nor reads is given :data:`SILENT_START_S` of wall time, once; then
+input is typed anyway. (A TUI that has switched its terminal to raw mode but
+drawn nothing yet is not ready: it draws next.) A scenario that must wait for a
+particular prompt or output says so with ``waitFor``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 from workbench.engine.program import Program
+from workbench.terminal import PtySession
+from workbench.terminal.line_read import line_reader
 from workbench.terminal.session import WaitTimeout
 from workbench.timeline import AGENT_KINDS, Step
 
 from .base import Checks, RunContext
 
 SILENT_START_S = 5.0  # a program that printed nothing this long after its start waits for input
+_POLL_S = 0.02  # how often a silent program is looked at (it wakes the wait at once when it prints)
 
 
 class ProgramDriver:
@@ -40,8 +48,7 @@ class ProgramDriver:
         assert session is not None
         timeout = self.ctx.options.timeout_s
         if not self._started:
-            with contextlib.suppress(WaitTimeout):  # else it prints nothing until it is typed to
-                await session.wait_bytes_read(1, timeout=min(SILENT_START_S, timeout))  # it has started
+            await _started(session, min(SILENT_START_S, timeout))
             self._started = True
         await session.wait_stable(self.quiet_ms, timeout=timeout)
 
@@ -54,3 +61,15 @@ class ProgramDriver:
 
     async def stop(self) -> None:
         return None
+
+
+async def _started(session: PtySession, limit: float) -> None:
+    """Until the program has shown something, or reads a line from its terminal without having shown
+    anything, or has ended; at most ``limit`` seconds."""
+    deadline = asyncio.get_running_loop().time() + limit
+    while session.bytes_read == 0 and session.alive and line_reader(session.fd) is None:
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            return
+        with contextlib.suppress(WaitTimeout):
+            await session.wait_bytes_read(1, timeout=min(_POLL_S, left))
