@@ -122,6 +122,18 @@ def test_an_agent_that_exits_before_it_takes_the_prompt_is_an_error_and_nothing_
             ["--upstream", "http://127.0.0.1:9", "-o", "a.yaml", "--agent", "nope"],
             "unknown agent preset `nope`",
         ),
+        # each waited for the whole recording or ended it at once, then said it was interrupted
+        *(
+            (
+                ["--upstream", "http://127.0.0.1:9", "-o", "a.yaml", "--timeout", t, "--", "true"],
+                f"--timeout {t}: give the seconds the recording may last, more than 0",
+            )
+            for t in ("0", "-5", "nan")
+        ),
+        (
+            ["--upstream", "http://127.0.0.1:9", "-o", "a.yaml", "--prompt", " ", "--", "true"],
+            "--prompt needs the text to type",
+        ),
     ],
 )
 def test_bad_arguments_are_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:

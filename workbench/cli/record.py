@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from pathlib import Path
 
@@ -61,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give either `--agent NAME` or `-- COMMAND...`, not both")
     if args.output.suffix.lower() not in (".yaml", ".yml"):
         raise UsageError(f"-o {args.output}: a recording is a YAML scenario (*.yaml or *.yml)")
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise UsageError(f"--timeout {args.timeout:g}: give the seconds the recording may last, more than 0")
+    if args.prompt is not None and not args.prompt.strip():
+        raise UsageError("--prompt needs the text to type (an empty prompt asks the model nothing)")
     if args.max_gap is not None and args.max_gap < 0:
         raise UsageError("--max-gap must be 0 or more milliseconds")
     check_output(args.output, "-o", example="session.yaml")
