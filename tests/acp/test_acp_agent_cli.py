@@ -268,3 +268,51 @@ def test_an_agent_terminated_mid_turn_ends_its_commands_first(tmp_path: Path, si
         proc.stdin.close()
     assert code == 128 + sig, proc.stderr.read() if proc.stderr else ""
     assert running(marker) == []
+
+
+PERMISSION_THEN_WRITE = """\
+name: ask-first
+timeline:
+  - userInputs: [[0, go]]
+  - agentPermissionRequest:
+      decision: {outcome: cancelled}
+  - agentToolUse:
+      toolName: writeFile
+      args: {path: a.txt, content: "a"}
+"""
+
+
+def test_a_client_that_cancels_must_answer_its_pending_permission_request_cancelled(tmp_path: Path) -> None:
+    """ACP: a client that cancels a turn answers its pending permission requests `cancelled`. One that left
+    the request unanswered passed: the agent ended the turn all the same, and said nothing."""
+    from acp import PROTOCOL_VERSION, Client, spawn_agent_process, text_block
+
+    path = scenario_file(tmp_path, PERMISSION_THEN_WRITE)
+    asked = asyncio.Event()
+
+    class Editor(Client):
+        async def session_update(self, session_id: str, update: Any, **kw: Any) -> None:
+            return None
+
+        async def request_permission(self, session_id: str, tool_call: Any, options: Any, **kw: Any) -> Any:
+            asked.set()
+            await asyncio.sleep(3600)  # never answered, not even after the cancel
+
+    async def main() -> tuple[str, int | None, str]:
+        async with spawn_agent_process(Editor(), sys.executable, "-m", "workbench", "acp-agent", str(path),
+                                       cwd=str(tmp_path), transport_kwargs={"stderr": subprocess.PIPE}) as (conn, proc):  # fmt: skip
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            turn = asyncio.ensure_future(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+            )
+            await asyncio.wait_for(asked.wait(), 60)
+            await conn.cancel(session_id=session.session_id)
+            stop = (await asyncio.wait_for(turn, 60)).stop_reason
+        assert proc.stderr is not None
+        return stop, proc.returncode, (await proc.stderr.read()).decode()
+
+    stop, code, stderr = asyncio.run(main())
+    assert stop == "cancelled" and code == 1, stderr
+    said = "left its permission request unanswered: ACP wants the answer `cancelled`"
+    assert f"s.yaml:4: the client cancelled the turn and {said}" in stderr, stderr

@@ -75,6 +75,7 @@ from .script import Script, Turn, build_script
 from .subset import subset
 
 CANCEL_WAIT_S = 10.0  # how long a `userCancelSession` waits for the client's session/cancel
+CANCELLED_ANSWER_S = 2.0  # how long a permission request pending at a cancel waits for its `cancelled` answer
 ALLOW_KINDS = frozenset({"allow_once", "allow_always"})
 
 
@@ -698,8 +699,12 @@ class ScenarioAgent:
         cancel_wait.cancel()
         if ask not in done:  # cancelled: the client answers `cancelled` to the request; take it, then stop
             try:
-                await asyncio.wait_for(ask, 2.0)
-            except (TimeoutError, Exception):
+                await asyncio.wait_for(ask, CANCELLED_ANSWER_S)
+            except TimeoutError:
+                ask.cancel()
+                self._fail(step.pos.line, "the client cancelled the turn and left its permission request "
+                                          "unanswered: ACP wants the answer `cancelled` (outcome: cancelled)")  # fmt: skip
+            except Exception:  # an error answer: the turn ends all the same
                 ask.cancel()
             raise Cancelled
         try:
