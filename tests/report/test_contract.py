@@ -81,6 +81,7 @@ def test_every_entry_has_every_key_of_the_contract_and_junit_points_at_the_faili
     assert cases["hello-agent"].get("line") is None and cases["needs-tool"].find("skipped") is not None
     assert entries["invalid"]["failures"][0]["col"] == 5, "the column of the unknown key"
     merged = workbench("report", "merge", "r.json", "--junit", "m.xml", cwd=tmp_path)
+    assert merged.returncode == 2, "exit codes as the run's: a scenario that did not load is invalid input"
     assert "invalid.yaml:3:5: validation: unknown event `asert`" in merged.stdout, merged.stdout
     assert "invalid.yaml:3:5: validation" in (tmp_path / "m.xml").read_text(), (
         "the column, as the run said it"

@@ -19,7 +19,7 @@ from workbench.cli.common import (
     scenario_files,
 )
 from workbench.names import DEFAULT_SCENARIOS_DIR
-from workbench.usage import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
+from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from workbench.engine.batch import Candidate, Selection
@@ -199,11 +199,7 @@ def _run(args: argparse.Namespace) -> int:
     console.summary(report)
     if not _write_reports(args, report, candidates):
         return EXIT_INVALID
-    if any(r.status == "error" and any(f.kind == "validation" for f in r.failures) for r in report.results):
-        return EXIT_INVALID
-    if any(r.status == "error" for r in report.results):
-        return EXIT_INTERNAL  # a bug (the failure names its crash file)
-    return EXIT_OK if report.ok else EXIT_FAILED
+    return report.exit_code()
 
 
 def _nothing_to_run(args: argparse.Namespace, paths: list[Path], selection: Selection) -> int:

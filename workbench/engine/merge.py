@@ -201,7 +201,8 @@ def add_arguments(merge_parser: argparse.ArgumentParser) -> None:
 
 
 def write_outputs(merged: Merged, shards: int, args: argparse.Namespace) -> int:
-    """Print the failures and the summary, write --report and --junit; 0 when every scenario passed."""
+    """Print the failures and the summary, write --report and --junit; the exit code `workbench run` would
+    have given for all of them (:meth:`RunReport.exit_code`)."""
     from workbench.engine.report import failure_text, write_junit
 
     report = merged.report
@@ -213,11 +214,12 @@ def write_outputs(merged: Merged, shards: int, args: argparse.Namespace) -> int:
         write_atomic(args.report, json.dumps(merged.to_json(), indent=2) + "\n")
     if args.junit:
         write_junit(report, args.junit)
-    return 0 if report.ok else 1
+    return report.exit_code()
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 when every merged scenario passed (or was skipped), 1 when one failed, 2 on a bad report."""
+    """Exit as `workbench run` would have for every merged scenario (:meth:`RunReport.exit_code`), 2 on a bad
+    report."""
     try:
         files = report_files(args.reports)
         merged = merge([read_report(p) for p in files])

@@ -154,6 +154,19 @@ class RunReport:
     def ok(self) -> bool:
         return all(r.status in ("passed", "skipped") for r in self.results)
 
+    def exit_code(self) -> int:
+        """What `workbench run` exits with for these results, and `report merge` for the merged ones, as if
+        one machine had run every shard: 2 a scenario that did not load (invalid input), 3 an internal
+        error (the failure names its crash file), 1 a scenario failed, else 0."""
+        from workbench.names import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK
+
+        errors = [r for r in self.results if r.status == "error"]
+        if any(f.kind == "validation" for r in errors for f in r.failures):
+            return EXIT_INVALID
+        if errors:
+            return EXIT_INTERNAL
+        return EXIT_OK if self.ok else EXIT_FAILED
+
     def to_json(self) -> dict[str, Any]:
         return {
             "version": 1,
