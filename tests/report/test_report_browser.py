@@ -420,3 +420,16 @@ def test_a_recording_too_long_for_the_report_says_it_is_cut(browser: Any, tmp_pa
     browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
     _wait(browser, lambda d: _css(d, "#recording"), "the recording")
     assert "The recording is cut" in _text(browser, "#cast-cut")
+
+
+def test_a_program_that_cannot_start_shows_its_command_line_and_no_empty_film(
+    browser: Any, tmp_path: Path
+) -> None:
+    write(tmp_path, "nocmd.yaml", "name: nocmd\ncommand: [no-such-program-here]\ntimeline:\n  - waitFor: x\n")
+    done = workbench("run", "nocmd.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
+    _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the scenario page")
+    assert "cannot start 'no-such-program-here'" in _text(browser, "#detail")
+    assert _css(browser, "#source .ln.hl")[0].get_attribute("data-n") == "2", "the line of `command`"
+    assert not _css(browser, "#strip") and not _css(browser, "#play"), "no film strip without a screen"

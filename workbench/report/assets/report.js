@@ -199,7 +199,8 @@ const WB = (() => {
         el("nav", { class: "steps", id: "steps" }, el("div", { class: "help" }, el("kbd", {}, "←"), " ", el("kbd", {}, "→"), " step · ",
           el("kbd", {}, "Home"), " ", el("kbd", {}, "End"), " first, last"), list),
         el("section", { class: "detail", id: "detail" })));
-      root.append(el("section", { class: "box" }, el("h3", {}, "Film strip"), filmStrip(page)));
+      if (page.steps.some((s) => s.screen !== null)) // a run that never drew a screen has no film to play
+        root.append(el("section", { class: "box" }, el("h3", {}, "Film strip"), filmStrip(page)));
     }
     if (page.shots.length) root.append(shotsSection(page));
     if (page.cast && page.cast.frames.length) root.append(castSection(page.cast));
