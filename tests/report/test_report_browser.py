@@ -20,7 +20,7 @@ import pytest
 
 from tests.chat_agent import CHAT_AGENT
 from tests.cli_process import workbench
-from tests.conftest import write
+from tests.conftest import SCENARIOS, write
 from tests.report.conftest import data_of
 
 pytestmark = pytest.mark.slow
@@ -433,3 +433,13 @@ def test_a_program_that_cannot_start_shows_its_command_line_and_no_empty_film(
     assert "cannot start 'no-such-program-here'" in _text(browser, "#detail")
     assert _css(browser, "#source .ln.hl")[0].get_attribute("data-n") == "2", "the line of `command`"
     assert not _css(browser, "#strip") and not _css(browser, "#play"), "no film strip without a screen"
+
+
+def test_a_missing_golden_says_where_it_would_be_and_how_to_make_it(browser: Any, tmp_path: Path) -> None:
+    shutil.copy(SCENARIOS / "hello-agent.yaml", tmp_path / "hello-agent.yaml")
+    done = workbench("run", "hello-agent.yaml", "--ci", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
+    _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the scenario page")
+    note = _text(browser, "#failures details.console pre")
+    assert "no golden at screenshots/hello-agent/80x24/done.golden" in note and "without --ci" in note, note

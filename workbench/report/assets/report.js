@@ -177,7 +177,7 @@ const WB = (() => {
       const at = page.steps.find((s) => s.index === f.step);
       problems.append(el("div", { class: "failure" },
         el("strong", {}, f.kind), ` at line ${f.line}`, at ? el("span", {}, " · ", el("a", { href: `#/s/${view.id}/${at.pos}` }, `step ${f.step}`)) : null,
-        el("pre", { class: "message" }, f.message)));
+        el("pre", { class: "message" }, f.message), f.diff ? consoleText(f.diff) : null));
     }
     for (const w of row.entry.warnings || []) problems.append(el("div", { class: "skip warning" }, el("strong", {}, "warning: "), w));
     if (row.reason) problems.append(el("div", { class: "skip" }, el("strong", {}, `${row.status}: `), row.reason));
@@ -204,6 +204,14 @@ const WB = (() => {
     }
     if (page.shots.length) root.append(shotsSection(page));
     if (page.cast && page.cast.frames.length) root.append(castSection(page.cast));
+  }
+
+  // What the console (and JUnit) printed under the failure: a short note (where a missing golden goes) is
+  // shown, a screenshot's text diff is folded (the Screenshots section below draws it).
+  function consoleText(text) {
+    const short = text.split("\n").length <= 3;
+    return el("details", { class: "console", open: short }, el("summary", {}, "as the console printed it"),
+      el("pre", { class: "message" }, text));
   }
 
   function filmStrip(page) {
