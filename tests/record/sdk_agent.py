@@ -3,7 +3,9 @@
 directory (`write_file {path, content}`, `run_command {command}`), and loops until the model
 stops calling tools; then it asks for the next prompt. `exit` or EOF ends it.
 
-    python3 sdk_agent.py anthropic|openai-chat|openai-responses|gemini BASE_URL API_KEY [TOOL_SCHEMA_VARIANT]
+    python3 sdk_agent.py anthropic|openai-chat|gemini BASE_URL API_KEY [TOOL_SCHEMA_VARIANT [PROMPT]]
+
+With PROMPT (print mode) it answers that one prompt, shown as if typed, and exits.
 
 The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded" agent, for --drift);
 `own-words` offers `put_file {target, body}` and `terminal {command_line}`, names no agent has;
@@ -203,6 +205,10 @@ class Gemini:
 
 def main() -> None:
     agent = Anthropic() if STYLE == "anthropic" else Gemini() if STYLE == "gemini" else Chat()
+    if len(sys.argv) > 5:
+        say(f"> {sys.argv[5]}\n")
+        agent.turn(sys.argv[5])
+        return
     while True:
         try:
             prompt = input("> ")

@@ -132,3 +132,18 @@ def test_a_recording_replaces_an_earlier_one_and_never_a_scenario_written_by_han
     assert f"# Replay: {replay}\n" in (tmp_path / "scenarios" / "rec.yml").read_text()
     again = workbench(*replay.split()[1:], cwd=tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_a_prompt_on_the_command_line_is_recorded_and_replayed_there(tmp_path: Path) -> None:
+    """With `{prompt}` in the command the prompt is not typed, and it was not recorded either: the scenario
+    had no input, so the replay put its default ('hello') on the agent's command line."""
+    with serve_llm(tmp_path, HELLO) as url:
+        done = record(tmp_path, url, "scenarios/print.yaml", [*agent_command("anthropic"), "plain", "{prompt}"],
+                      "--prompt", "write hello.txt")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    scenario = load_scenario(tmp_path / "scenarios" / "print.yaml", env={})
+    assert scenario.effective_initial_prompt == "write hello.txt"
+    golden = (tmp_path / "screenshots" / "print" / "80x24" / "turn-1.golden").read_text()
+    assert "> write hello.txt" in golden
+    replay = workbench("run", "scenarios/print.yaml", "--mode", "real-agent", "--ci", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stdout + replay.stderr

@@ -197,6 +197,8 @@ class Recorder:
             except OSError as exc:
                 raise RecordError(f"cannot start the agent: {exc}{self._relative_hint()}") from None
             self._session = session
+            if on_command_line and opts.prompt is not None:  # the replay puts its first input where it was
+                self.inputs.append((self.now(), opts.prompt.encode()))
             proxy.on_end = lambda exchange: self._output_at_end.__setitem__(exchange.seq, session.bytes_read)
             if self.stdin_fd is not None and opts.prompt is None:
                 if os.isatty(self.stdin_fd):
