@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -251,3 +253,48 @@ def test_rules_and_scp_folders_have_no_timeline_to_play_as_a_session(tmp_path: P
         served = workbench("serve", "rest", str(path), cwd=tmp_path, timeout=60)
         assert served.returncode == 2, served.stdout + served.stderr
         assert f"{path}: " in served.stderr and "no timeline to play as a session" in served.stderr
+
+
+FRONT_END = """<!doctype html><title>front-end</title><pre id=log></pre><script>
+const base = new URLSearchParams(location.search).get("api");
+const log = (line) => { document.getElementById("log").textContent += line + "\\n"; };
+fetch(base + "/sessions", {method: "POST", headers: {"Content-Type": "application/json"},
+                           body: JSON.stringify({scenario: "build-status"})})
+  .then((r) => r.json()).then((s) => {
+    log("created " + s.id);
+    const events = new EventSource(base + "/sessions/" + s.id + "/events");
+    events.addEventListener("status", (e) => {
+      const status = JSON.parse(e.data).status;
+      log("status " + status);
+      if (status === "completed") { events.close(); log("done"); }
+    });
+  }).catch((e) => log("error " + e));
+</script>"""
+
+
+def test_a_browser_front_end_on_another_origin_creates_a_session_and_follows_it(
+    tmp_path: Path, browser: Any
+) -> None:
+    """A web UI's dev server is another origin than `serve rest`: without CORS the browser refused the POST's
+    preflight and the event stream, and the front-end saw only 'TypeError: Failed to fetch'."""
+    import http.server
+    import threading
+
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    (tmp_path / "index.html").write_text(FRONT_END, encoding="utf-8")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    pages = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=pages.serve_forever, daemon=True).start()
+    try:
+        with serve_rest(SCENARIOS / "simulation" / "build-status.yaml", "max") as url:
+            browser.get(f"http://127.0.0.1:{pages.server_address[1]}/index.html?api={url}")
+            WebDriverWait(browser, 60).until(
+                lambda b: (
+                    "done" in b.find_element("id", "log").text or "error" in b.find_element("id", "log").text
+                )
+            )
+            log = browser.find_element("id", "log").text.splitlines()
+    finally:
+        pages.shutdown()
+    assert log == ["created build-status-2", "status running", "status completed", "done"], log

@@ -79,6 +79,7 @@ class RestServer:
     async def start(self) -> str:
         """Listen; return the API's base URL (``http://HOST:PORT/api/v1``)."""
         app = web.Application(client_max_size=MAX_BODY, middlewares=[_json_errors])
+        app.on_response_prepare.append(_cross_origin)
         app.router.add_get(API, self._root)
         app.router.add_get(API + "/sessions", self._list)
         app.router.add_post(API + "/sessions", self._create)
@@ -282,6 +283,17 @@ def _shape_error(method: str, path: str, headers: dict[str, str], status: int, m
     return _error_response(status, _CODES.get(status, "bad_request"), message)
 
 
+CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+        "Access-Control-Allow-Headers": "Content-Type, Accept, Last-Event-ID", "Access-Control-Max-Age": "600"}  # fmt: skip
+"""Any origin may call the mock: a web front-end's dev server is another origin (another port), and the mock
+holds nothing a page of another site should not read (its sessions are a scenario's, on loopback)."""
+
+
+async def _cross_origin(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer, streams included, carries the CORS headers (before its head is sent)."""
+    response.headers.update(CORS)
+
+
 async def _no_route(request: web.Request) -> str:
     """What a path no route matches should have been: itself without a trailing slash, else the routes."""
     trimmed = request.path.rstrip("/")
@@ -300,7 +312,10 @@ async def _no_route(request: web.Request) -> str:
 
 @web.middleware
 async def _json_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Every error is JSON with its status, including aiohttp's own (unknown path, wrong method, too large)."""
+    """Every error is JSON with its status, including aiohttp's own (unknown path, wrong method, too large);
+    a browser's CORS preflight (``OPTIONS`` before a JSON ``POST``) is allowed, with nothing in the body."""
+    if request.method == "OPTIONS":
+        return web.Response(status=204)
     try:
         return await handler(request)
     except web.HTTPException as exc:
