@@ -324,3 +324,50 @@ def test_a_shard_of_a_matrix_wider_than_the_scenarios_passes_with_empty_reports(
     assert none.returncode == 2 and "no scenario matches the selection" in none.stderr, (
         "a -k that matches nothing"
     )
+
+
+HANGS = """\
+name: hangs
+command: [sh, -c, "echo waiting; exec cat"]
+timeline:
+  - waitFor: waiting
+  - userInputs:
+      - [0, "typed<Enter>"]
+  - waitFor:
+      text: never shown
+      timeoutMs: 600000
+"""
+
+
+def test_a_scenario_a_cancelled_job_stopped_shows_the_steps_it_recorded(tmp_path: Path) -> None:
+    """A CI job cancelled at its timeout, most often because a scenario hung: the report of the run
+    (written on SIGTERM) shows that scenario's steps and recording up to where it hung."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    write(tmp_path, "hangs.yaml", HANGS)
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "run", "hangs.yaml", "--html", "report", "--out", "runs"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60  # only an upper bound: the trace's second step is the condition
+        while not any('"index":1' in p.read_text() for p in (tmp_path / "runs").rglob("trace.jsonl")):
+            assert time.monotonic() < deadline, "the run recorded its first steps"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 143, out + err
+    [row] = _summary(tmp_path / "report")["scenarios"]
+    assert row["status"] == "skipped" and "not run to its end" in row["reason"]
+    page = _page(tmp_path / "report", 0)
+    assert [s["summary"] for s in page["steps"]][:2] == ['waitFor "waiting"', 'input "typed<Enter>"'], page[
+        "steps"
+    ]
+    assert page["cast"] and page["cast"]["frames"], "the recording up to the interruption"

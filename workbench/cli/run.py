@@ -23,7 +23,7 @@ from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from workbench.engine.batch import Candidate, Selection
-    from workbench.engine.report import RunReport
+    from workbench.engine.report import RunReport, ScenarioResult
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -240,19 +240,38 @@ def _write_reports(args: argparse.Namespace, report: RunReport, candidates: list
             print(f"workbench: error: {flag} {path}: cannot write it: {exc.strerror or exc}", file=sys.stderr)
             written = False
     if args.html:
-        written = _write_html(report, candidates, args.html) and written
+        written = _write_html(report, candidates, args.html, args.out) and written
     return written
 
 
-def _write_html(report: RunReport, candidates: list[Candidate], out: Path) -> bool:
+def _write_html(report: RunReport, candidates: list[Candidate], out: Path, runs: Path) -> bool:
     """The HTML report of this run: each scenario's entry with its run folder and tags; False if it could not
-    be written (the error is printed)."""
+    be written (the error is printed).
+
+    A scenario the interruption stopped (a CI job cancelled at its timeout, often because that scenario
+    hung) has no result, but its run folder under ``runs`` has the steps it recorded and its recording:
+    its page shows them, which is where it hung.
+    """
+    import time
+
+    from workbench.engine.batch import NOT_RUN_TO_ITS_END
     from workbench.report.collect import ScenarioInput
+    from workbench.report.inputs import interrupted_run
     from workbench.report.write import ReportError, write_report
 
+    since = time.time() - report.duration_ms / 1000 - 1  # the batch's start (a second early)
+
+    def run_dir(r: ScenarioResult) -> Path | None:
+        if r.run_dir:
+            return Path(r.run_dir)
+        if r.status == "skipped" and (r.skip_reason or "").startswith(NOT_RUN_TO_ITS_END):
+            found = interrupted_run(runs, r.to_json(), since)
+            return found.run_dir if found else None
+        return None
+
     tags = {(c.path.resolve(), c.name): c.tags for c in candidates}
-    items = [ScenarioInput(r.to_json(), Path(r.run_dir) if r.run_dir else None,
-                           tags.get((Path(r.file).resolve(), r.name), ()), reason=r.skip_reason or "")
+    items = [ScenarioInput(r.to_json(), run_dir(r), tags.get((Path(r.file).resolve(), r.name), ()),
+                           reason=r.skip_reason or "")
              for r in report.results]  # fmt: skip
     try:
         index = write_report(items, out, duration_ms=report.duration_ms)

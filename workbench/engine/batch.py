@@ -351,6 +351,9 @@ def run_batch(
     return report
 
 
+NOT_RUN_TO_ITS_END = "not run to its end"  # the reason of a scenario an interruption left without a verdict
+
+
 def not_run(
     report: RunReport, candidates: Iterable[Candidate], options: Any, signal_name: str
 ) -> list[ScenarioResult]:
@@ -359,7 +362,7 @@ def not_run(
     from workbench.engine.matrix import skipped
 
     finished = {(r.file, r.agent) for r in report.results}
-    reason = f"not run to its end: the batch was interrupted ({signal_name})"
+    reason = f"{NOT_RUN_TO_ITS_END}: the batch was interrupted ({signal_name})"
     return [skipped(c.name, display_name(c.path), (c.options or options).mode, c.agent, reason)
             for c in candidates if (display_name(c.path), c.agent) not in finished]  # fmt: skip
 

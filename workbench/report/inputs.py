@@ -62,6 +62,14 @@ def _runs_under(folder: Path) -> dict[tuple[str, str, str], Run]:
     return found
 
 
+def interrupted_run(out: Path, entry: dict[str, Any], since: float) -> Run | None:
+    """The run folder the scenario of ``entry`` was writing when its batch was interrupted: its newest under
+    ``out/<name>/``, if it was written after ``since`` (the batch's start; an older run is not this one)."""
+    folder = out / folder_name(str(entry.get("name", "")))
+    found = _runs_under(folder).get(_key(entry)) if folder.is_dir() else None
+    return found if found and (found.run_dir / TRACE_FILE).stat().st_mtime >= since else None
+
+
 def unfinished(header: dict[str, Any], steps: int) -> dict[str, Any]:
     """The result of a run that wrote no result (it was killed, or the machine went down): an error."""
     message = (f"the run ended after {steps} of its {header.get('steps', '?')} steps without writing its result "
