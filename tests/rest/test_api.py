@@ -121,6 +121,28 @@ def test_last_event_id_resumes_after_that_event(tmp_path: Path) -> None:
     asyncio.run(body())
 
 
+def test_a_reconnect_after_the_last_event_of_a_finished_session_is_a_204(tmp_path: Path) -> None:
+    """A browser's EventSource reconnects whenever a stream ends, with the last id it saw: after a finished
+    session's last event it came back every few seconds forever. HTTP 204 is what tells it to stop."""
+
+    async def body() -> None:
+        async with (
+            served([schedule_of(tmp_path, EVERYTHING)]) as (_, url, tasks),
+            httpx.AsyncClient() as client,
+        ):
+            await asyncio.gather(*tasks)
+            last = len(await follow(url, "everything"))
+            events = f"{url}/sessions/everything/events"
+            done = await client.get(
+                events, headers={"Last-Event-ID": str(last), "Accept": "text/event-stream"}
+            )
+            assert (done.status_code, done.content) == (204, b"")
+            one_left = await client.get(events, headers={"Last-Event-ID": str(last - 1)})
+            assert one_left.status_code == 200 and f"id: {last}\n" in one_left.text
+
+    asyncio.run(body())
+
+
 def test_filters_paging_and_sort(tmp_path: Path) -> None:
     async def body() -> None:
         async with (

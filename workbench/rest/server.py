@@ -10,7 +10,8 @@ Routes, under ``/api/v1``:
   active), ``changes`` (files changed, lines added and removed);
 * ``GET /sessions/{id}/events``: an SSE stream (``id:`` the sequence number,
   ``event:`` the type, ``data:`` the JSON), history first then live events,
-  each once; ``Last-Event-ID`` resumes after an id. With ``Accept:
+  each once; ``Last-Event-ID`` resumes after an id (204 when the session
+  is finished and nothing is left, which stops a browser's reconnects). With ``Accept:
   application/json`` or ``page`` / ``perPage`` / ``sort``, a JSON listing
   ``{"items", "page", "perPage", "total"}`` instead. Filters: ``type``,
   ``level``, ``since``, ``until`` (see :mod:`workbench.rest.query`);
@@ -163,6 +164,8 @@ class RestServer:
             session.listed()
             return web.json_response(_listing(session, query))
         after = _last_event_id(request)
+        if session.finished and after >= len(session.events):
+            return web.Response(status=204)  # nothing more will come: what stops a browser's EventSource
         history, sub = session.subscribe(after)
         sub.transport = request.transport
         peer = request.transport.get_extra_info("peername") if request.transport is not None else None
