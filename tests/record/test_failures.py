@@ -159,7 +159,10 @@ timeline:
 """
 
 
-def test_an_interrupted_recording_writes_what_it_has_marked_partial(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
+def test_an_interrupted_recording_writes_what_it_has_marked_partial(tmp_path: Path, sig: int) -> None:
+    """Ctrl-C, or the terminal closed (SIGHUP: it ended the recorder at once, leaving its workspace and HOME
+    in the temporary folder and nothing written)."""
     with serve_llm(tmp_path, SLOW, "--speed", "1") as url:
         proc = start_record(tmp_path, url, "scenarios/cut.yaml", "write hello.txt")
         deadline = time.monotonic() + 60
@@ -167,7 +170,7 @@ def test_an_interrupted_recording_writes_what_it_has_marked_partial(tmp_path: Pa
             assert time.monotonic() < deadline, "the agent never wrote hello.txt"
             time.sleep(0.1)
         time.sleep(0.5)  # the second request is on its way (its answer takes a minute)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "partial recording (interrupted)" in err

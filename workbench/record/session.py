@@ -52,6 +52,7 @@ QUIET_MS = 500  # as long as a replay lets the screen settle before a screenshot
 DRAW_AFTER_REPLY_S = 5.0
 READY_TIMEOUT_S = 60.0
 JSON_ASSERT_BYTES = 64 * 1024
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the user's terminal closed
 
 
 class RecordError(Exception):
@@ -163,7 +164,7 @@ class Recorder:
         self._workspace = Workspace.create(opts.out.parent, None)
         proxy = RecordingProxy(upstream, self.redactor, self.environ, clock_start=self.t0)
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, self._interrupted)
         saved_tty = None
         code: int | None = None
@@ -248,7 +249,7 @@ class Recorder:
                 if saved_tty is not None:
                     with contextlib.suppress(termios.error):
                         termios.tcsetattr(self.stdin_fd, termios.TCSADRAIN, saved_tty)
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
             if self._session is not None:
                 await self._session.terminate()
