@@ -314,6 +314,7 @@ def test_a_path_relative_to_this_folder_on_the_agents_command_line_is_named(tmp_
             assert done.returncode == 2, done.stderr
             assert (
                 "the agent runs in a fresh, empty workspace, not in this folder: agent/run.sh on its command line "
-                "is a path relative to this folder; give it as an absolute path" in done.stderr
+                "is a path relative to this folder; give it as an absolute path, or install the agent as a command on "
+                "PATH" in done.stderr
             ), done.stderr
             assert "Traceback" not in done.stderr and not (tmp_path / "scenarios").exists()

@@ -293,7 +293,8 @@ class Recorder:
         if not here:
             return ""
         return (f"\nnote: the agent runs in a fresh, empty workspace, not in this folder: {', '.join(here)} on its "
-                "command line is a path relative to this folder; give it as an absolute path")  # fmt: skip
+                "command line is a path relative to this folder; give it as an absolute path, or install the agent "
+                "as a command on PATH (a recording that names it so replays on other machines too)")  # fmt: skip
 
     def _interrupted(self) -> None:
         self.partial = True
