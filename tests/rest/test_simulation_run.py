@@ -298,3 +298,22 @@ def test_a_browser_front_end_on_another_origin_creates_a_session_and_follows_it(
     finally:
         pages.shutdown()
     assert log == ["created build-status-2", "status running", "status completed", "done"], log
+
+
+def test_a_misspelt_placeholder_in_the_clients_command_names_the_nearest(tmp_path: Path) -> None:
+    """`{rest_url}` reached the client as written; it failed to connect to '{rest_url}/sessions/...'."""
+    scenario = write(tmp_path, "typo.yaml", """\
+name: typo
+mode: simulation
+command: [python3, -c, "import sys; print(sys.argv, {})", "{rest_url}", "{session_id}"]
+timeline:
+  - log: x
+""")  # fmt: skip
+    done = workbench("run", str(scenario), "--ci", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (entry,) = report_of(tmp_path / "r.json")["scenarios"]
+    (failure,) = entry["failures"]
+    assert failure["line"] == 3 and failure["message"] == (
+        "`{rest_url}` is no placeholder of simulation mode: did you mean `{rest_base_url}`? "
+        "(the placeholders are {rest_base_url}, {session_id}, {workspace}, {scenario_dir})"
+    ), failure

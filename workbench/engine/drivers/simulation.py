@@ -26,6 +26,8 @@ are the same at every speed.
 from __future__ import annotations
 
 import asyncio
+import difflib
+import re
 import sys
 from typing import Any, assert_never
 
@@ -80,6 +82,7 @@ class SimulationDriver:
         values = {"rest_base_url": base_url, "session_id": self.session.id, "workspace": str(ctx.workspace.path),
                   "scenario_dir": str(ctx.path.parent.resolve())}  # fmt: skip
         if ctx.scenario.command:
+            _check_placeholders(ctx.scenario, values)
             argv = tuple(_fill(word, values) for word in ctx.scenario.command)
         else:
             argv = (sys.executable, "-m", "workbench.rest.viewer", base_url, self.session.id)
@@ -159,6 +162,20 @@ class SimulationDriver:
 
     async def stop(self) -> None:
         await self.server.stop()
+
+
+def _check_placeholders(scenario: m.Scenario, values: dict[str, str]) -> None:
+    """A ``{name}`` in the client's command close to a placeholder but not one (``{rest_url}``) is a typo:
+    fail at `command` naming the nearest (braces that name nothing near, ``{}`` or ``{x}``, are the
+    program's own)."""
+    for word in scenario.command or ():
+        for name in re.findall(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", word):
+            near = difflib.get_close_matches(name, values, n=1, cutoff=0.7)
+            if name not in values and near:
+                known = ", ".join("{" + v + "}" for v in values)
+                pos = scenario.command_pos
+                raise DriverError(f"`{{{name}}}` is no placeholder of simulation mode: did you mean `{{{near[0]}}}`? "
+                                  f"(the placeholders are {known})", at=(0, pos.line, "process") if pos else None)  # fmt: skip
 
 
 def _fill(word: str, values: dict[str, str]) -> str:
