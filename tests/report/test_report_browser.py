@@ -443,3 +443,39 @@ def test_a_missing_golden_says_where_it_would_be_and_how_to_make_it(browser: Any
     _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the scenario page")
     note = _text(browser, "#failures details.console pre")
     assert "no golden at screenshots/hello-agent/80x24/done.golden" in note and "without --ci" in note, note
+
+
+def test_a_report_served_under_jenkins_default_policy_says_why_it_is_blank(
+    failed_run: Path, browser: Any, tmp_path: Path
+) -> None:
+    """Jenkins' HTML publisher serves reports with a Content-Security-Policy that blocks every script: the
+    page says what happened and what to do, rather than 'Loading the report…' for ever."""
+    import functools
+    import http.server
+    import threading
+
+    class Jenkins(http.server.SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:
+            self.send_header("Content-Security-Policy",
+                             "sandbox; default-src 'none'; img-src 'self'; style-src 'self';")  # fmt: skip
+            super().end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    folder = _moved(failed_run / "report", tmp_path)
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Jenkins, directory=str(folder))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        _wait(browser, lambda d: _css(d, "#not-loading"), "the page")
+        hint = _text(browser, "#not-loading")
+        assert "Content-Security-Policy" in hint and "open its index.html" in hint, hint
+    finally:
+        server.shutdown()
+        server.server_close()
+    browser.get((folder / "index.html").as_uri())  # where the scripts run, the report replaces the hint
+    _wait(browser, lambda d: _css(d, "#scenarios tr.row"), "the summary")
+    assert not _css(browser, "#not-loading")
