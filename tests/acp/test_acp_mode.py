@@ -246,3 +246,27 @@ def test_a_scenario_with_no_agent_names_the_acp_adapters(tmp_path: Path) -> None
     (failure,) = _run(path, tmp_path, timeout=60).failures
     assert failure.message.startswith("acp mode needs an ACP agent: `--agent claude-code-acp|"), failure
     assert "real-agent" not in failure.message
+
+
+def test_a_permission_the_agent_never_asked_for_is_named_as_the_scenarios(tmp_path: Path) -> None:
+    """It said only 'the agent asked for no permission', which read as a complaint about the client."""
+    path = scenario_file(tmp_path, f"""\
+        name: ask-before-run
+        command: ["{sys.executable}", "{AGENT}"]
+        server:
+          llmApiStyle: anthropic
+        timeline:
+          - userInputs: [[0, 'Show the date']]
+          - agentPermissionRequest:
+              decision: {{outcome: selected, optionId: "yes"}}
+          - agentToolUse:
+              toolName: runCmd
+              args: {{cmd: "echo today"}}
+              status: ok
+          - llmResponse:
+              - assistant: [[0, 'It is today.']]
+        """)  # fmt: skip
+    result = _run(path, tmp_path)
+    assert [(f.line, f.message) for f in result.failures] == [
+        (7, "the scenario has the agent ask for permission here; it asked for none in this turn")
+    ], result.failures

@@ -100,7 +100,8 @@ def _acp(step: Step, event: m.AcpEvent, turn: TurnRecord) -> list[Expectation]:
                 Expectation(step.index, step.pos.line, f"the agent's last plan was {got}, expected {want}")
             ]
     elif event.name == "agentPermissionRequest" and not turn.permissions:
-        return [Expectation(step.index, step.pos.line, "the agent asked for no permission")]
+        return [Expectation(step.index, step.pos.line,
+                            "the scenario has the agent ask for permission here; it asked for none in this turn")]  # fmt: skip
     elif event.name == "agentExtension":
         method = str(data.get("method"))
         sent = [e for e in turn.extensions if e["method"] == method]
