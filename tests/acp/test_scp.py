@@ -220,3 +220,19 @@ def test_a_failing_assert_shows_the_values_it_compared(tmp_path: Path) -> None:
         "[direct] assert (turn.text, turn.stop_reason) == (expected, 'end_turn'): "
         "turn.text = 'Hello, user', turn.stop_reason = 'end_turn', expected = 'Hello, someone else'"
     )
+
+
+def test_an_agent_that_crashes_is_failed_at_its_own_line(tmp_path: Path) -> None:
+    """The agent's traceback was quoted, but the failure stood at mock_user.py:1, a line with nothing wrong."""
+    folder = tmp_path / "crash"
+    shutil.copytree(ECHO, folder)
+    (folder / "mock_agent.py").write_text('import json\n\njson.loads("{bad")\n')
+    (folder / "scenario.json").write_text('{"name": "crash"}')
+    done = _run(str(folder), "--report", str(tmp_path / "r.json"), cwd=tmp_path)
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    (failure,) = entry["failures"]
+    assert (failure["line"], failure["kind"]) == (3, "process"), failure
+    assert failure["message"].startswith(
+        "[direct] the agent closed the connection before answering initialize"
+    )
+    assert f"{folder / 'mock_agent.py'}:3: process: [direct] the agent closed the connection" in done.stdout

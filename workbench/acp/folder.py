@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import reprlib
 import sys
 import traceback
@@ -90,12 +91,21 @@ async def run_folder(
         except AcpError as exc:
             kind = "timing" if isinstance(exc, AcpTimeout) else "process"
             line = (exc.line if isinstance(exc, AcpTimeout) else 0) or _where(exc, user_path)
-            failures.append(FolderFailure(runner_name, str(user_path), line, kind, str(exc)))
+            crashed = 0 if line else _crash_line(str(exc), agent_path)  # the agent's traceback, quoted
+            failures.append(FolderFailure(runner_name, str(agent_path if crashed else user_path), line or crashed,
+                                          kind, str(exc)))  # fmt: skip
         except Exception as exc:  # the user's script: any error fails the scenario
             failures.append(
                 FolderFailure(runner_name, str(user_path), _where(exc, user_path), "process", _describe(exc))
             )
     return failures
+
+
+def _crash_line(message: str, agent_path: Path) -> int:
+    """The line of ``mock_agent.py`` its quoted traceback went through last (0 when it names none): where an
+    agent that died failed, rather than the user script's first line."""
+    lines = re.findall(rf'File "{re.escape(str(agent_path))}", line (\d+)', message)
+    return int(lines[-1]) if lines else 0
 
 
 def _describe(exc: BaseException) -> str:
