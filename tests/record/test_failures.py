@@ -41,7 +41,7 @@ def test_an_http_error_is_recorded_and_replayed(
         done = record(tmp_path, url, "scenarios/refused.yaml", agent_command("anthropic"), "--prompt", "hi")
     assert done.returncode == 0, done.stderr
     # it may be the session meant (a test of the agent's 401), or a wrong --upstream: the summary says which
-    assert f"warning: the upstream answered every model request with an HTTP error ({status})" in done.stderr
+    assert f"warning: the upstream answered no model request as the API does (HTTP {status})" in done.stderr
     scenario = load_scenario(tmp_path / "scenarios" / "refused.yaml", env={})
     reply = next(e for e in scenario.timeline if isinstance(e, m.LlmResponse))
     error = reply.pieces[0]
@@ -318,3 +318,47 @@ def test_a_path_relative_to_this_folder_on_the_agents_command_line_is_named(tmp_
                 "PATH" in done.stderr
             ), done.stderr
             assert "Traceback" not in done.stderr and not (tmp_path / "scenarios").exists()
+
+
+NOT_THE_API = """\
+import sys
+from aiohttp import web
+
+async def answer(request):
+    await request.read()
+    return web.Response(text="<html><body>Welcome to nginx!</body></html>", content_type="text/html")
+
+app = web.Application()
+app.router.add_route("*", "/{tail:.*}", answer)
+web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=lambda *_: print("ready", flush=True))
+"""
+
+
+def test_an_upstream_that_is_not_the_api_is_said_to_be_so(tmp_path: Path) -> None:
+    """A web server at --upstream answers 200 with a page: that was written as an empty model reply, with
+    nothing said. The scenario says what came, and the summary warns."""
+    import socket
+
+    server = tmp_path / "not_the_api.py"
+    server.write_text(NOT_THE_API)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, str(server), str(port)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        done = record(tmp_path, f"http://127.0.0.1:{port}", "scenarios/page.yaml", agent_command("openai-chat"),
+                      "--prompt", "hi")  # fmt: skip
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    assert done.returncode == 0, done.stderr
+    assert (
+        "warning: the upstream answered no model request as the API does (HTTP 200 text/html" in done.stderr
+    )
+    text = (tmp_path / "scenarios" / "page.yaml").read_text()
+    assert "with what is not the API's answer: \"<html><body>Welcome to nginx!" in text, text
+    replay = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stdout + replay.stderr

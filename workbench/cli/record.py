@@ -103,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
           f"to {count(w.requests, 'request')}; {count(len(w.goldens), 'golden')}; requests for --drift in "
           f"{w.sidecar}", file=sys.stderr)  # fmt: skip
     print(f"workbench record: replay it with: {w.replay}", file=sys.stderr)
-    if w.refused and len(w.refused) == w.replies:
-        statuses = ", ".join(str(status) for status in sorted(set(w.refused)))
-        print(f"workbench record: warning: the upstream answered every model request with an HTTP error "
-              f"({statuses}); if that is not the session you meant to record, check --upstream {args.upstream} "
-              "(the API's own URL, such as https://api.openai.com) and your key (ANTHROPIC_API_KEY, "
-              "OPENAI_API_KEY, GEMINI_API_KEY)", file=sys.stderr)  # fmt: skip
+    if w.unanswered and all(w.unanswered):
+        how = "; ".join(dict.fromkeys(how for how in w.unanswered if how))
+        print(f"workbench record: warning: the upstream answered no model request as the API does ({how}); if "
+              f"that is not the session you meant to record, check --upstream {args.upstream} (the API's own "
+              "URL, such as https://api.openai.com) and your key (ANTHROPIC_API_KEY, OPENAI_API_KEY, "
+              "GEMINI_API_KEY)", file=sys.stderr)  # fmt: skip
     return EXIT_INTERRUPTED if result.partial else EXIT_OK

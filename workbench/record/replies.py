@@ -65,19 +65,25 @@ def read_reply(exchange: Exchange) -> RecordedReply:
 
 def _read(wire: Wire, exchange: Exchange, content_type: str, into: ReplyReader) -> None:
     if "text/event-stream" in content_type:
-        for at, name, data in sse_events(exchange.chunks):
+        events = list(sse_events(exchange.chunks))
+        for at, name, data in events:
             event = _loads(data)
             if isinstance(event, Mapping):
                 wire.read_event(into, at, name, event)
+        if events and not isinstance(_loads(events[0][2]), Mapping) and events[0][2].strip() != "[DONE]":
+            into.reply.malformed = events[0][2]  # its first event is no JSON: the agent could read nothing
     else:
         at = exchange.first_byte or exchange.started
-        body = _loads(exchange.response_body.decode("utf-8", "replace"))
+        text = exchange.response_body.decode("utf-8", "replace")
+        body = _loads(text)
         if isinstance(body, list):  # Gemini's streamGenerateContent without `alt=sse`: one JSON array
             for item in body:
                 if isinstance(item, Mapping):
                     wire.read_event(into, at, "", item)
         elif isinstance(body, Mapping):
             wire.read_body(into, at, body)
+        else:  # a web page, plain text: not the API's answer
+            into.reply.malformed = text
 
 
 def read_error(exchange: Exchange) -> RecordedError:

@@ -109,9 +109,7 @@ class Written:
     replies: int
     requests: int
     replay: str  # the command that replays it, from where it was recorded
-    refused: list[int] = field(
-        default_factory=list
-    )  # the HTTP status of each model response that was an error
+    unanswered: list[str | None] = field(default_factory=list)  # per model response: how it was no answer
 
 
 @dataclass
@@ -156,8 +154,9 @@ def write_recording(rec: Recording, out: Path, goldens_dir: Path, redactor: Reda
     shapes = [redactor.data(request_shape(t.chat, t.exchange.path, places)) for t in turns]
     write_sidecar(sidecar, shapes, lambda path, body: write_atomic(path, redactor.text(body)))
     write_atomic(out, text)
-    refused = [t.reply.error.status for t in turns if t.reply.error is not None]
-    return Written(out, goldens, sidecar, len(turns), len(rec.exchanges), replay, refused)
+    return Written(
+        out, goldens, sidecar, len(turns), len(rec.exchanges), replay, [_unanswered(t) for t in turns]
+    )
 
 
 class WriterError(Exception):
@@ -202,6 +201,16 @@ def _escape(c: str) -> str:
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= COMMENT_CHARS else text[: COMMENT_CHARS - 1] + "…"
+
+
+def _unanswered(turn: _Turn) -> str | None:
+    """How the upstream did not answer ``turn`` as the API does (`HTTP 401`, `HTTP 200 text/html`), or None."""
+    if turn.reply.error is not None:
+        return f"HTTP {turn.reply.error.status}"
+    if turn.reply.malformed is not None and not turn.reply.pieces:
+        kind = turn.exchange.response_headers.get("content-type", "no content type").split(";")[0]
+        return f"HTTP {turn.exchange.status} {kind}, not the API's answer"
+    return None
 
 
 def replay_command(out: Path, agent: str | None, goldens_dir: Path) -> str:
@@ -347,6 +356,10 @@ def _reply(turn: _Turn, later: list[_Turn], rec: Recording, redactor: Redactor) 
         if said:
             return [*out, "        type: partial_response", f"        partial_text: {_q(said)}"]
         return [*out, "        type: network_unreachable"]
+    if reply.malformed is not None and not reply.pieces:
+        kind = ex.response_headers.get("content-type", "no content type")
+        out.append(f"# the upstream answered HTTP {ex.status} ({kind}) with what is not the API's answer: "
+                   f"{_q(_clip(reply.malformed))}; the replay answers with nothing")  # fmt: skip
     body: list[str] = []
     previous = ex.started
     for piece in reply.pieces:

@@ -52,6 +52,7 @@ class RecordedReply:
     pieces: list[Piece] = field(default_factory=list)
     error: RecordedError | None = None
     cut: bool = False  # the stream broke before its end
+    malformed: str | None = None  # a 2xx answer that is not the API's (a web page): the body as it came
 
     @property
     def tool_calls(self) -> list[Piece]:
