@@ -416,3 +416,24 @@ def test_an_unknown_path_says_which_routes_there_are(tmp_path: Path, path: str, 
             assert error["code"] == "not_found" and said in error["message"], error
 
     asyncio.run(body())
+
+
+def test_a_list_filter_given_as_repeated_parameters_takes_every_value(tmp_path: Path) -> None:
+    """`?type=status&type=log` (what httpx, requests and URLSearchParams make of a list) kept only `status`:
+    the logs were dropped without a word. A parameter that takes one value, given twice, is a 400."""
+
+    async def body() -> None:
+        async with (
+            served([schedule_of(tmp_path, EVERYTHING)]) as (_, url, tasks),
+            httpx.AsyncClient() as client,
+        ):
+            await asyncio.gather(*tasks)
+            events = f"{url}/sessions/everything/events"
+            both = (await client.get(events, params={"type": ["status", "log"], "perPage": 200})).json()
+            joined = (await client.get(events, params={"type": "status,log", "perPage": 200})).json()
+            assert both == joined and {e["type"] for e in both["items"]} == {"status", "log"}
+            twice = await client.get(events, params={"page": ["1", "2"]})
+            assert twice.status_code == 400
+            assert twice.json()["error"]["message"] == "`page` is given 2 times; give it once"
+
+    asyncio.run(body())

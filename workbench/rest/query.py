@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .events import EVENT_TYPES, LEVELS, parse_ts
+
+if TYPE_CHECKING:
+    from multidict import MultiMapping  # aiohttp's request.query
 
 PER_PAGE = 50
 MAX_PER_PAGE = 200
@@ -52,10 +55,19 @@ class EventQuery:
         return True
 
 
-def parse_query(params: Mapping[str, str]) -> EventQuery:
-    unknown = sorted(set(params) - set(PARAMS))
+def parse_query(query: MultiMapping[str]) -> EventQuery:
+    unknown = sorted(set(query) - set(PARAMS))
     if unknown:
         raise QueryError(f"unknown parameter `{unknown[0]}`; allowed: {', '.join(PARAMS)}")
+    params: dict[str, str] = {}
+    for key in set(query):
+        values = query.getall(key)
+        if key in LISTS:  # `type=a&type=b` is `type=a,b`: how clients send a list
+            params[key] = ",".join(values)
+        elif len(values) > 1:
+            raise QueryError(f"`{key}` is given {len(values)} times; give it once")
+        else:
+            params[key] = values[0]
     return EventQuery(
         types=_names(params, "type", EVENT_TYPES),
         levels=_names(params, "level", LEVELS),
@@ -66,6 +78,10 @@ def parse_query(params: Mapping[str, str]) -> EventQuery:
         descending=_sort(params) == "desc",
         paged=any(k in params for k in ("page", "perPage", "sort")),
     )
+
+
+LISTS = ("type", "level")
+"""The parameters that take a list (comma-separated, or repeated)."""
 
 
 def _names(params: Mapping[str, str], key: str, allowed: tuple[str, ...]) -> frozenset[str] | None:
