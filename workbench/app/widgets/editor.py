@@ -336,6 +336,17 @@ class ScenarioEditor(TextArea):
             del self._rendered_rows[row]
             self.refresh_line(row)
 
+    def _watch__cursor_visible(self) -> None:
+        """Drop the cursor row's cached strips when the cursor shows or hides (focus came or went).
+
+        Textual's cache key tells the cursor row's strips apart by visibility only while the cursor
+        blinks: with blinking off (the app's snapshots) a row cached before the editor got focus was
+        shown again without its cursor, until something else changed the row."""
+        _, cursor_y = self._cursor_offset
+        for key in [key for key in self._line_cache.keys() if key[2] == cursor_y]:  # noqa: SIM118 (no __iter__)
+            self._line_cache.discard(key)
+        super()._watch__cursor_visible()
+
     _highlighted_rows = (0, 0)
 
     def _watch_scroll_y(self) -> None:
