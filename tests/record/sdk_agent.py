@@ -10,7 +10,8 @@ With PROMPT (print mode) it answers that one prompt, shown as if typed, and exit
 The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded" agent, for --drift);
 `own-words` offers `put_file {target, body}` and `terminal {command_line}`, names no agent has;
 `context` tells the model its working directory, HOME, the time and a folder named after the working
-directory in the system prompt, as agents do; `context-rule` adds a rule after it.
+directory in the system prompt, as agents do; `context-rule` adds a rule after it; `fullscreen` turns on
+the alternate screen, bracketed paste and mouse reports and hides the cursor, as TUIs do.
 """
 
 from __future__ import annotations
@@ -205,6 +206,8 @@ class Gemini:
 
 def main() -> None:
     agent = Anthropic() if STYLE == "anthropic" else Gemini() if STYLE == "gemini" else Chat()
+    if VARIANT == "fullscreen":  # as a TUI: modes it turns off only when it exits by itself (never, here)
+        say("\x1b[?25l\x1b[?1049h\x1b[?2004h\x1b[?1000h\x1b[?1006h")  # the cursor hidden first, as Codex
     if len(sys.argv) > 5:
         say(f"> {sys.argv[5]}\n")
         agent.turn(sys.argv[5])

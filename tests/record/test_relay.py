@@ -48,3 +48,27 @@ def test_the_users_terminal_drives_the_agent_and_its_keys_are_recorded(tmp_path:
     assert "Done: hello.txt is written." in golden.read_text()
     replay = workbench("run", "scenarios", "--mode", "real-agent", "--ci", cwd=tmp_path)
     assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
+async def record_in_a_terminal(tmp_path: Path, url: str) -> tuple[int, bool, bool, bool]:
+    env = {**os.environ, "TMPDIR": str(tmp_path / ".tmp")}
+    argv = [sys.executable, "-m", "workbench", "record", "--upstream", url, "-o", "scenarios/tui.yaml",
+            "--prompt", "write hello.txt", "--", *agent_command("anthropic", "fullscreen")]  # fmt: skip
+    session = await PtySession.spawn(argv, env=env, cwd=str(tmp_path), width=100, height=30)
+    async with session:
+        code = await session.wait_exit(timeout=120)
+        session.drain()
+        screen = session.screen
+        return code, screen.alternate, screen.bracketed_paste, screen.cursor_visible
+
+
+def test_the_users_terminal_is_left_as_it_was_after_a_full_screen_agent(tmp_path: Path) -> None:
+    """A TUI agent stopped at the end of the recording never turned off what it had turned on: the user's
+    terminal stayed on the alternate screen with bracketed paste and mouse reports on and no cursor
+    (Codex left it so)."""
+    (tmp_path / ".tmp").mkdir()
+    with serve_llm(tmp_path, HELLO) as url:
+        code, alternate, bracketed, cursor = asyncio.run(record_in_a_terminal(tmp_path, url))
+    assert code == 0
+    assert (alternate, bracketed, cursor) == (False, False, True)
+    assert (tmp_path / "scenarios" / "tui.yaml").exists()

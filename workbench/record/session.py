@@ -52,6 +52,9 @@ QUIET_MS = 500  # as long as a replay lets the screen settle before a screenshot
 DRAW_AFTER_REPLY_S = 5.0
 READY_TIMEOUT_S = 60.0
 JSON_ASSERT_BYTES = 64 * 1024
+# DEC private modes a program turns on and must turn off again: application cursor keys, mouse reports
+# (X10, button, any-motion, UTF-8, SGR, urxvt), bracketed paste
+LEFT_ON = (1, 1000, 1002, 1003, 1005, 1006, 1015, 2004)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the user's terminal closed
 
 
@@ -253,6 +256,7 @@ class Recorder:
                 loop.remove_signal_handler(sig)
             if self._session is not None:
                 await self._session.terminate()
+                self._leave_modes()
             await proxy.stop()
             self._workspace.close()
             shutil.rmtree(root, ignore_errors=True)
@@ -270,6 +274,24 @@ class Recorder:
             return None
         screen = "\n".join(row.rstrip() for row in session.screen.text_rows()).strip("\n")
         return f"the agent exited (code {session.exit_code}) {what}, so there is no session to record; its screen was:\n{screen}{self._relative_hint()}"
+
+    def _leave_modes(self) -> None:
+        """Turn off on the user's terminal what the agent turned on there and did not turn off (it was stopped
+        at the end of the recording, or crashed): the alternate screen, mouse reports, bracketed paste, a
+        hidden cursor. The agent's own screen model says which are still on."""
+        session = self._session
+        if session is None or self.stdout_fd is None or not os.isatty(self.stdout_fd):
+            return
+        screen = session.screen
+        undo = "\x1b[?1049l" if screen.alternate else ""
+        undo += "".join(
+            f"\x1b[?{mode}l" for mode in LEFT_ON if mode << 5 in screen.vt.mode
+        )  # pyte's private-mode keys
+        if (
+            undo or not screen.cursor_visible
+        ):  # the cursor last: leaving the alternate screen restores its own
+            with contextlib.suppress(OSError):
+                os.write(self.stdout_fd, (undo + "\x1b[?25h\x1b[0m").encode())
 
     def _no_turn(self) -> str:
         """Why a session in which the model was never asked is not written: it would replay green whatever
