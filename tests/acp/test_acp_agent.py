@@ -114,7 +114,10 @@ def test_a_refused_permission_means_the_tool_does_not_run_and_the_expected_answe
     failures = turns[0].meta["workbench"]["failures"]  # type: ignore[index]
     assert [(f["line"], f["message"]) for f in failures] == [
         (16, "permission answer: the client chose `reject`, the scenario expects `allow`"),
-        (25, "runCmd: expected success, the tool failed: 'cat: hello.txt: No such file or directory'"),
+        (
+            25,
+            "runCmd: expected success, the tool failed (exit code 1): 'cat: hello.txt: No such file or directory'",
+        ),
     ]
     assert failures[0]["file"] == agent.scenario.file
 

@@ -753,7 +753,9 @@ def test_compare_mapping_checks_only_its_keys(run: Run, echoed: ToolOutcome) -> 
 def test_compare_success_statuses(run: Run, echoed: ToolOutcome, status: str) -> None:
     assert compare_result(None, echoed, status) is None
     failed = run("runCmd", {"cmd": "echo broken; exit 1"})
-    assert compare_result(None, failed, status) == "expected success, the tool failed: 'broken'"
+    assert compare_result(None, failed, status) == "expected success, the tool failed (exit code 1): 'broken'"
+    silent = run("runCmd", {"cmd": "exit 3"})  # nothing printed: the exit code is all there is to say
+    assert compare_result(None, silent, status) == "expected success, the tool failed (exit code 3): ''"
 
 
 @pytest.mark.parametrize("status", ["error", "failed", "failure", "Error"])

@@ -40,7 +40,9 @@ def compare_result(expected: Json, outcome: ToolOutcome, expected_status: str) -
     """None if the real outcome is what the scenario says; else a short message: expected vs actual."""
     want_status = str(expected_status or "").lower()
     if want_status in OK_STATUSES and outcome.status != "ok":
-        return f"expected success, the tool failed: {short(outcome.result)}"
+        code = outcome.details.get("exitCode")
+        exited = f" (exit code {code})" if isinstance(code, int) and not isinstance(code, bool) else ""
+        return f"expected success, the tool failed{exited}: {short(outcome.result)}"
     if want_status in ERROR_STATUSES and outcome.status != "error":
         return f"expected an error, the tool succeeded: {short(outcome.result)}"
     if expected is None or outcome.tool not in OUTPUT_TOOLS:
