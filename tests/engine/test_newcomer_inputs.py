@@ -413,3 +413,15 @@ def test_a_command_line_that_cannot_be_one_is_refused_before_anything_runs(
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"workbench: error: {message}" in done.stderr
     assert done.stdout == "" and not (tmp_path / "target").exists()
+
+
+def test_a_control_character_quoted_from_a_file_is_printed_as_an_escape(tmp_path: Path) -> None:
+    """A key holding an escape sequence coloured the terminal that showed the diagnostic (and a report
+    reader's): every message, and the file name, writes control characters as escapes."""
+    write(tmp_path, "s\x07.json", json.dumps({"name": "s", "timeline": [{"\x1b[31mred": 1}]}))
+    for args in (("validate", "s\x07.json"), ("run", "--ci", "s\x07.json")):
+        done = workbench(*args, cwd=tmp_path)
+        assert done.returncode == 2, done.stdout + done.stderr
+        said = done.stdout + done.stderr
+        assert "unknown event `\\x1b[31mred`" in said and "s\\x07.json:1:" in said, said
+        assert "\x1b" not in said and "\x07" not in said

@@ -34,7 +34,7 @@ from workbench.engine.report import Failure, RunReport, ScenarioResult, failure_
 from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
 from workbench.records import record
 from workbench.scenario import model as m
-from workbench.scenario.diagnostics import Diagnostic, count
+from workbench.scenario.diagnostics import Diagnostic, count, printable
 from workbench.scenario.loader import discover, display_name
 from workbench.timeline.prepare import prepare
 from workbench.usage import Terminated
@@ -250,9 +250,14 @@ class Console:
         self.live = live
         self.done = 0
 
+    def _write(self, text: str) -> None:
+        """Write ``text``, its control characters as escapes: names and messages come from scenario files."""
+        self.out.write(printable(text))
+
     def started(self, name: str) -> None:
         if self.live:
-            self.out.write(f"\r\x1b[K[{self.done + 1}/{self.total}] running {name} …")
+            self.out.write("\r\x1b[K")
+            self._write(f"[{self.done + 1}/{self.total}] running {name} …")
             self.out.flush()
 
     def finished(self, result: ScenarioResult) -> None:
@@ -263,16 +268,17 @@ class Console:
         if result.skip_reason:
             virtual += f"; {result.skip_reason}"
         name = f"{result.name} [{result.agent}]" if result.agent else result.name
-        self.out.write(f"{prefix}{mark:8}{name}  ({result.duration_ms / 1000:.2f} s{virtual})\n")
+        self.out.write(prefix)
+        self._write(f"{mark:8}{name}  ({result.duration_ms / 1000:.2f} s{virtual})\n")
         for shot in result.screenshots:  # a golden written is news: say where it went
             if shot.status in ("new", "updated"):
-                self.out.write(f"  {shot.status} golden: {shot.golden}\n")
+                self._write(f"  {shot.status} golden: {shot.golden}\n")
         for check in result.skipped_checks:  # not a pass: say that it was not checked
-            self.out.write(f"  skipped check, line {check.line}: {check.reason}\n")
+            self._write(f"  skipped check, line {check.line}: {check.reason}\n")
         for warning in result.warnings:
-            self.out.write(f"  warning: {warning}\n")
+            self._write(f"  warning: {warning}\n")
         if result.run_dir and result.status != "skipped":
-            self.out.write(f"  run folder: {result.run_dir}\n")
+            self._write(f"  run folder: {result.run_dir}\n")
         self.out.flush()
 
     def summary(self, report: RunReport) -> None:
@@ -280,7 +286,7 @@ class Console:
         if failing:
             self.out.write("\n== failures ==\n")
         for r in failing:
-            self.out.write(failure_text(r) + "\n")
+            self._write(failure_text(r) + "\n")
         from workbench.engine.matrix import matrix_table
 
         table = matrix_table(report.results)

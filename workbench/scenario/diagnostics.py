@@ -8,11 +8,20 @@ The command line prints them as ``file:line:col: error: message`` and exits 2.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from workbench.records import frozen, record
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters written as escapes (``\\x1b``), line breaks and tabs kept: a key,
+    a value or a file name quoted from a scenario must not drive the terminal that shows the message."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -24,7 +33,7 @@ class Pos:
     col: int = 1
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return f"{printable(self.file)}:{self.line}:{self.col}"
 
 
 class Severity(StrEnum):
@@ -40,6 +49,10 @@ class Diagnostic:
     message: str
     severity: Severity = Severity.ERROR
     ci_error: bool = False  # a warning that `--ci` (strict) refuses as an error
+
+    def __post_init__(self) -> None:
+        if _CONTROL.search(self.message):  # every reader (console, reports, the app) gets it printable
+            object.__setattr__(self, "message", printable(self.message))
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.severity.value}: {self.message}"
