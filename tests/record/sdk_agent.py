@@ -11,7 +11,8 @@ The variant `renamed` offers `create_file` instead of `write_file` (an "upgraded
 `own-words` offers `put_file {target, body}` and `terminal {command_line}`, names no agent has;
 `context` tells the model its working directory, HOME, the time and a folder named after the working
 directory in the system prompt, as agents do; `context-rule` adds a rule after it; `fullscreen` turns on
-the alternate screen, bracketed paste and mouse reports and hides the cursor, as TUIs do.
+the alternate screen, bracketed paste, mouse and focus reports and kitty keyboard flags and hides the
+cursor, as TUIs do.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ class Gemini:
 def main() -> None:
     agent = Anthropic() if STYLE == "anthropic" else Gemini() if STYLE == "gemini" else Chat()
     if VARIANT == "fullscreen":  # as a TUI: modes it turns off only when it exits by itself (never, here)
-        say("\x1b[?25l\x1b[?1049h\x1b[?2004h\x1b[?1000h\x1b[?1006h")  # the cursor hidden first, as Codex
+        say("\x1b[?25l\x1b[?1049h\x1b[?2004h\x1b[?1000h\x1b[?1006h\x1b[?1004h\x1b[>7u")  # as Codex does
     if len(sys.argv) > 5:
         say(f"> {sys.argv[5]}\n")
         agent.turn(sys.argv[5])

@@ -14,6 +14,7 @@ from tests.record.helpers import HELLO, agent_command, serve_llm
 from workbench.scenario import model as m
 from workbench.scenario.loader import load_scenario
 from workbench.terminal import PtySession
+from workbench.terminal.asciicast import AsciicastRecorder
 
 
 async def drive(tmp_path: Path, url: str) -> int:
@@ -50,16 +51,35 @@ def test_the_users_terminal_drives_the_agent_and_its_keys_are_recorded(tmp_path:
     assert replay.returncode == 0, replay.stdout + replay.stderr
 
 
-async def record_in_a_terminal(tmp_path: Path, url: str) -> tuple[int, bool, bool, bool]:
+class Output(AsciicastRecorder):
+    """Everything the user's terminal was sent, kept in memory."""
+
+    def __init__(self) -> None:
+        self._file = None
+        self.text = ""
+
+    def output(self, text: str) -> None:
+        self.text += text
+
+    def marker(self, label: str) -> None:
+        return None
+
+    def resize(self, width: int, height: int) -> None:
+        return None
+
+
+async def record_in_a_terminal(tmp_path: Path, url: str) -> tuple[int, tuple[bool, ...], str]:
     env = {**os.environ, "TMPDIR": str(tmp_path / ".tmp")}
     argv = [sys.executable, "-m", "workbench", "record", "--upstream", url, "-o", "scenarios/tui.yaml",
             "--prompt", "write hello.txt", "--", *agent_command("anthropic", "fullscreen")]  # fmt: skip
-    session = await PtySession.spawn(argv, env=env, cwd=str(tmp_path), width=100, height=30)
+    output = Output()
+    session = await PtySession.spawn(argv, env=env, cwd=str(tmp_path), width=100, height=30, recorder=output)
     async with session:
         code = await session.wait_exit(timeout=120)
         session.drain()
         screen = session.screen
-        return code, screen.alternate, screen.bracketed_paste, screen.cursor_visible
+        focus = (1004 << 5) in screen.vt.mode
+        return code, (screen.alternate, screen.bracketed_paste, focus, screen.cursor_visible), output.text
 
 
 def test_the_users_terminal_is_left_as_it_was_after_a_full_screen_agent(tmp_path: Path) -> None:
@@ -68,7 +88,8 @@ def test_the_users_terminal_is_left_as_it_was_after_a_full_screen_agent(tmp_path
     (Codex left it so)."""
     (tmp_path / ".tmp").mkdir()
     with serve_llm(tmp_path, HELLO) as url:
-        code, alternate, bracketed, cursor = asyncio.run(record_in_a_terminal(tmp_path, url))
+        code, modes, sent = asyncio.run(record_in_a_terminal(tmp_path, url))
     assert code == 0
-    assert (alternate, bracketed, cursor) == (False, False, True)
+    assert modes == (False, False, False, True)  # main screen, no bracketed paste, no focus reports, a cursor
+    assert "\x1b[<1u" in sent[sent.index("\x1b[>7u") :], "the kitty keyboard flags pushed are popped"
     assert (tmp_path / "scenarios" / "tui.yaml").exists()

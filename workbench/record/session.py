@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import secrets
 import selectors
 import shutil
@@ -53,8 +54,9 @@ DRAW_AFTER_REPLY_S = 5.0
 READY_TIMEOUT_S = 60.0
 JSON_ASSERT_BYTES = 64 * 1024
 # DEC private modes a program turns on and must turn off again: application cursor keys, mouse reports
-# (X10, button, any-motion, UTF-8, SGR, urxvt), bracketed paste
-LEFT_ON = (1, 1000, 1002, 1003, 1005, 1006, 1015, 2004)
+# (X10, button, any-motion, UTF-8, SGR, urxvt), focus reports, bracketed paste
+LEFT_ON = (1, 1000, 1002, 1003, 1004, 1005, 1006, 1015, 2004)
+_KEYBOARD_STACK = re.compile(r"\x1b\[(?:(>)\d*|<(\d*))u")  # kitty keyboard protocol: push flags, pop N
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the user's terminal closed
 
 
@@ -95,8 +97,13 @@ class _Relay(AsciicastRecorder):
     def __init__(self, fd: int | None) -> None:  # no file: nothing of the session is written to disk here
         self._file = None
         self.fd = fd
+        self.keyboard_pushes = 0  # kitty keyboard-protocol flags pushed (`CSI > n u`) and not popped
 
     def output(self, text: str) -> None:
+        for push, pops in _KEYBOARD_STACK.findall(text):
+            self.keyboard_pushes = (
+                self.keyboard_pushes + 1 if push else max(0, self.keyboard_pushes - int(pops or 1))
+            )
         if self.fd is not None and text:
             with contextlib.suppress(OSError):
                 os.write(self.fd, text.encode("utf-8", "replace"))
@@ -134,6 +141,7 @@ class Recorder:
         self._workspace: Workspace | None = None
         self._snapshot: Mapping[str, tuple[int, ...]] = {}
         self._masks: tuple[str, ...] = ()
+        self._relay = _Relay(stdout_fd)
         self._output_at_end: dict[int, int] = {}  # exchange seq -> the agent's output read when it ended
 
     def now(self) -> float:
@@ -197,7 +205,7 @@ class Recorder:
             try:
                 session = await PtySession.spawn(argv, env=env, cwd=str(self._workspace.path),
                                                  width=opts.width, height=opts.height,
-                                                 recorder=_Relay(self.stdout_fd))  # fmt: skip
+                                                 recorder=self._relay)  # fmt: skip
             except OSError as exc:
                 raise RecordError(f"cannot start the agent: {exc}{self._relative_hint()}") from None
             self._session = session
@@ -277,19 +285,19 @@ class Recorder:
 
     def _leave_modes(self) -> None:
         """Turn off on the user's terminal what the agent turned on there and did not turn off (it was stopped
-        at the end of the recording, or crashed): the alternate screen, mouse reports, bracketed paste, a
-        hidden cursor. The agent's own screen model says which are still on."""
+        at the end of the recording, or crashed): the alternate screen, mouse and focus reports, bracketed
+        paste, kitty keyboard flags, a hidden cursor. The agent's own screen model (and, for the keyboard
+        flags it does not keep, the relay) says which are still on; the cursor goes last, since leaving the
+        alternate screen restores the cursor saved with it."""
         session = self._session
         if session is None or self.stdout_fd is None or not os.isatty(self.stdout_fd):
             return
         screen = session.screen
         undo = "\x1b[?1049l" if screen.alternate else ""
-        undo += "".join(
-            f"\x1b[?{mode}l" for mode in LEFT_ON if mode << 5 in screen.vt.mode
-        )  # pyte's private-mode keys
-        if (
-            undo or not screen.cursor_visible
-        ):  # the cursor last: leaving the alternate screen restores its own
+        undo += "".join(f"\x1b[?{mode}l" for mode in LEFT_ON if mode << 5 in screen.vt.mode)  # pyte's keys
+        if self._relay.keyboard_pushes:
+            undo += f"\x1b[<{self._relay.keyboard_pushes}u"
+        if undo or not screen.cursor_visible:
             with contextlib.suppress(OSError):
                 os.write(self.stdout_fd, (undo + "\x1b[?25h\x1b[0m").encode())
 
