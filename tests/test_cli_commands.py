@@ -141,3 +141,16 @@ def test_out_takes_the_actual_screenshots_too(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "runs/hello/80x24/screenshots/done.golden").is_file()
     assert not (tmp_path / "target").exists()  # nothing written beside --out
+
+
+@pytest.mark.parametrize(("kind", "picked_by"), [("rest", 'POST /sessions {"scenario": NAME}'),
+                                                 ("llm", "the `x-scenario-name` header")])  # fmt: skip
+def test_a_server_refuses_two_scenarios_of_one_name(tmp_path: Path, kind: str, picked_by: str) -> None:
+    """A client picks a scenario by its name: with two files of one name only one could ever be served,
+    and nothing said so (serve rest started the last; serve llm the first)."""
+    write(tmp_path, "a.yaml", "name: same\ntimeline:\n  - log: first file\n")
+    write(tmp_path, "b.yaml", "name: same\ntimeline:\n  - log: second file\n")
+    done = run("serve", kind, "a.yaml", "b.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"2 scenarios are named 'same' (a.yaml, b.yaml); a client picks a scenario by its name ({picked_by}): " \
+           "give each its own `name:`" in done.stderr  # fmt: skip

@@ -30,10 +30,14 @@ def server_speed(speed: str, port: int = 0) -> float | None:
     return parse_speed(speed)
 
 
-def server_inputs(args: argparse.Namespace, prog: str) -> tuple[float | None, list[Prepared]] | None:
+def server_inputs(
+    args: argparse.Namespace, prog: str, picked_by: str
+) -> tuple[float | None, list[Prepared]] | None:
     """A scenario server's checked ``--speed``/``--port`` and its prepared scenarios, or None (exit 2).
 
-    Every reason it is None is on stderr already: a bad flag, or the scenarios' diagnostics.
+    Every reason it is None is on stderr already: a bad flag, the scenarios' diagnostics, or two
+    scenarios of one name (a client picks a scenario by its name, ``picked_by`` says how, so only one
+    of them could ever be served).
     """
     try:
         speed = server_speed(args.speed, args.port)
@@ -41,7 +45,17 @@ def server_inputs(args: argparse.Namespace, prog: str) -> tuple[float | None, li
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return None
     prepared = prepare_to_serve(args.paths, defines=args.define, prog=prog)
-    return None if prepared is None else (speed, prepared)
+    if prepared is None:
+        return None
+    files: dict[str, list[str]] = {}
+    for scenario in (p.scenario for p in prepared if p.scenario is not None):
+        files.setdefault(scenario.name, []).append(scenario.file)
+    for name, named in files.items():
+        if len(named) > 1:
+            print(f"{prog}: error: {len(named)} scenarios are named {name!r} ({', '.join(named)}); a client picks "
+                  f"a scenario by its name ({picked_by}): give each its own `name:`", file=sys.stderr)  # fmt: skip
+            return None
+    return speed, prepared
 
 
 async def until_stopped() -> None:

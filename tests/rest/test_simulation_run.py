@@ -188,19 +188,6 @@ timeline:
     ]
 
 
-def test_serve_rest_refuses_two_scenarios_of_one_name(tmp_path: Path) -> None:
-    """A session is started by its scenario's name (`POST /sessions {"scenario": NAME}`): with two files
-    of one name, only the last could ever be started again, and nothing said so."""
-    write(tmp_path, "a.yaml", "name: same\ntimeline:\n  - log: first file\n")
-    write(tmp_path, "b.yaml", "name: same\ntimeline:\n  - log: second file\n")
-    done = workbench(
-        "serve", "rest", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), cwd=tmp_path, timeout=60
-    )
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "2 scenarios are named 'same'" in done.stderr
-    assert "a.yaml" in done.stderr and "b.yaml" in done.stderr and "`name:`" in done.stderr
-
-
 def test_the_built_in_viewer_exits_at_the_end_of_the_stream_when_an_exit_code_is_expected(
     tmp_path: Path,
 ) -> None:

@@ -80,7 +80,7 @@ def serve_llm_main(argv: Sequence[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the scenarios of parsed ``args`` until Ctrl-C or SIGTERM."""
-    inputs = server_inputs(args, PROG)
+    inputs = server_inputs(args, PROG, "the `x-scenario-name` header")
     if inputs is None:
         return EXIT_INVALID
     speed, prepared = inputs

@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    inputs = server_inputs(args, PROG)
+    inputs = server_inputs(args, PROG, 'POST /sessions {"scenario": NAME}')
     if inputs is None:
         return EXIT_INVALID
     speed, prepared = inputs
@@ -53,25 +53,9 @@ def run(args: argparse.Namespace) -> int:
         if (why := no_timeline(schedule.scenario)) is not None:
             print(f"{PROG}: error: {schedule.scenario.file}: {why}", file=sys.stderr)
             return EXIT_INVALID
-    if (clash := _same_names(schedules)) is not None:
-        print(f"{PROG}: error: {clash}", file=sys.stderr)
-        return EXIT_INVALID
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(_serve(schedules, args.host, args.port, speed))
     return EXIT_OK
-
-
-def _same_names(schedules: list[Schedule]) -> str | None:
-    """Why these scenarios cannot be served together: two of one name (a session is started by its
-    scenario's name, so only one of them could be), or None."""
-    files: dict[str, list[str]] = {}
-    for schedule in schedules:
-        files.setdefault(schedule.scenario.name, []).append(schedule.scenario.file)
-    for name, named in files.items():
-        if len(named) > 1:
-            return (f"{len(named)} scenarios are named {name!r} ({', '.join(named)}); a session is started by its "
-                    "scenario's name (POST /sessions {\"scenario\": NAME}): give each its own `name:`")  # fmt: skip
-    return None
 
 
 async def _serve(schedules: list[Schedule], host: str, port: int, speed: float | None) -> int:
