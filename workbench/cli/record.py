@@ -24,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upstream", required=True, metavar="URL",
                    help="the real API (e.g. https://api.anthropic.com); the style comes from each request's path")  # fmt: skip
     p.add_argument("-o", "--output", required=True, type=Path, metavar="SCENARIO.yaml",
-                   help="the scenario to write; goldens go under --goldens, the request sidecar beside it")  # fmt: skip
+                   help="the scenario to write (an earlier recording there is replaced, a hand-written file never); goldens go under --goldens, the request sidecar beside it")  # fmt: skip
     p.add_argument("--prompt", metavar="TEXT",
                    help="type this one prompt (or put it in COMMAND's {prompt}) and stop once the agent is idle")  # fmt: skip
     p.add_argument("--agent", metavar="NAME", help="a known agent's preset instead of COMMAND")
@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=600.0, metavar="S",
                    help="stop (and write what was recorded, marked partial) after S seconds; default 600")  # fmt: skip
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- COMMAND",
-                   help="the agent's command line, with {base_url}, {openai_base_url}, {api_key}, {workspace}, {prompt}")  # fmt: skip
+                   help="the agent's command line, with {base_url}, {openai_base_url}, {api_key}, {workspace}, {prompt}; it runs in a fresh, empty workspace")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
