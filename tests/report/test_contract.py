@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -79,6 +80,7 @@ def test_every_entry_has_every_key_of_the_contract_and_junit_points_at_the_faili
         node = case.find(status)
         assert node is not None and node.get("message") == first["message"], name
     assert cases["hello-agent"].get("line") is None and cases["needs-tool"].find("skipped") is not None
+    assert cases["hello-agent"].get("classname") == "hello-agent", "CI splits at the last dot: not `yaml`"
     assert entries["invalid"]["failures"][0]["col"] == 5, "the column of the unknown key"
     merged = workbench("report", "merge", "r.json", "--junit", "m.xml", cwd=tmp_path)
     assert merged.returncode == 2, "exit codes as the run's: a scenario that did not load is invalid input"
@@ -121,3 +123,14 @@ def test_junit_is_well_formed_xml_whatever_a_message_holds(message: str, reason:
             assert got == sent.replace("\r", "\n") or got == sent
         else:
             assert "\\x" in got or "\\u" in got
+
+
+@pytest.mark.parametrize(
+    ("file", "classname"),
+    [("scenarios/hello-agent.yaml", "scenarios.hello-agent"), ("a.b.json", "a.b"), ("scp/case", "scp.case"),
+     ("v1.2/rules", "v1.2.rules")],
+)  # fmt: skip
+def test_a_junit_class_is_the_scenarios_path_dotted_without_its_suffix(file: str, classname: str) -> None:
+    from workbench.engine.report import junit_class
+
+    assert junit_class(file) == classname

@@ -203,15 +203,14 @@ class RunReport:
             case = ET.SubElement(
                 suite,
                 "testcase",
-                classname=r.file,
+                classname=junit_class(r.file),
                 name=f"{r.name} [{r.agent}]" if r.agent else r.name,
                 time=f"{r.duration_ms / 1000:.3f}",
                 file=r.file,
             )
-            if r.status in ("failed", "error") and r.failures:  # where a CI page annotates the file
-                case.set("line", str(r.failures[0].line))
             if r.status in ("failed", "error") and r.failures:
                 first = r.failures[0]
+                case.set("line", str(first.line))  # where a CI page annotates the file
                 tag = "failure" if r.status == "failed" else "error"
                 node = ET.SubElement(case, tag, message=first.message, type=first.kind)
                 node.text = failure_text(r)
@@ -230,6 +229,14 @@ def xml_safe(text: str) -> str:
     quote program output: one such character in a message (an escape sequence a scenario quoted) made
     the whole JUnit file unreadable to CI, which then showed no test at all."""
     return _NOT_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def junit_class(file: str) -> str:
+    """A testcase's ``classname``: the scenario's path without its suffix, dotted (``scenarios.hello-agent``).
+    CI viewers split a class name at its last dot into package and class: the path itself made every class
+    ``yaml``."""
+    stem, dot, _suffix = file.rpartition(".")
+    return (stem if dot and "/" not in _suffix else file).replace("/", ".")
 
 
 def failure_text(r: ScenarioResult) -> str:
