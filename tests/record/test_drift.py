@@ -142,3 +142,16 @@ def test_a_change_seen_in_many_requests_is_one_line_naming_them() -> None:
         "parameter `temperature` newly sent: 0.2",
         "parameter `top_p` no longer sent (it was 1)",
     ]
+
+
+def test_a_replay_with_fewer_or_more_requests_says_so_in_the_singular_where_there_is_one() -> None:
+    recorded = request_shape(ChatRequest("anthropic", "m", (Message("user", ("hi",)),)), "/v1/messages", [])
+    fewer = DriftCheck([recorded, recorded], [])
+    assert changes(fewer, ChatRequest("anthropic", "m", (Message("user", ("hi",)),))) == [
+        "the agent sent 1 conversation request, the recording 2"
+    ]
+    more = DriftCheck([recorded], [])
+    more.check(ChatRequest("anthropic", "m", (Message("user", ("hi",)),)), "/v1/messages")
+    assert changes(more, ChatRequest("anthropic", "m", (Message("user", ("hi",)),))) == [
+        "request 2: the recording has only 1 request"
+    ]

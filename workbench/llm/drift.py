@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.scenario.diagnostics import count
+
 from .conversation import ChatRequest
 
 SIDECAR_SUFFIX = ".requests.json"
@@ -140,7 +142,9 @@ def _read(path: Path) -> tuple[int, list[dict[str, Any]]]:
         raise DriftError(f"{path}: not a request sidecar: {exc}") from None
     requests = data.get("requests") if isinstance(data, dict) else None
     if not isinstance(requests, list) or not all(isinstance(r, dict) for r in requests):
-        raise DriftError(f'{path}: not a request sidecar (expected {{"version": 2, "requests": [...]}})')
+        raise DriftError(
+            f'{path}: not a request sidecar (expected {{"version": {SIDECAR_VERSION}, "requests": [...]}})'
+        )
     version = data.get("version")
     return (version if isinstance(version, int) else SIDECAR_VERSION), requests
 
@@ -229,7 +233,7 @@ class DriftCheck:
         self.seen += 1
         now = request_shape(chat, path, self.places, version=self.version)
         if index >= len(self.recorded):
-            self.found.append((index + 1, f"the recording has only {len(self.recorded)} requests"))
+            self.found.append((index + 1, f"the recording has only {count(len(self.recorded), 'request')}"))
         else:
             self.found += [(index + 1, change) for change in compare(self.recorded[index], now)]
 
@@ -238,6 +242,6 @@ class DriftCheck:
         lines = fold(self.found)
         if self.seen < len(self.recorded):
             lines.append(
-                f"the agent sent {self.seen} conversation requests, the recording {len(self.recorded)}"
+                f"the agent sent {count(self.seen, 'conversation request')}, the recording {len(self.recorded)}"
             )
         return lines
