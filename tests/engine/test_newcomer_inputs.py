@@ -425,3 +425,17 @@ def test_a_control_character_quoted_from_a_file_is_printed_as_an_escape(tmp_path
         said = done.stdout + done.stderr
         assert "unknown event `\\x1b[31mred`" in said and "s\\x07.json:1:" in said, said
         assert "\x1b" not in said and "\x07" not in said
+
+
+def test_validate_says_everything_wrong_with_a_file_at_once_in_file_order(tmp_path: Path) -> None:
+    """What cannot pass (`timeout: fast`) was looked for only once the file loaded: beside an unknown event
+    it went unsaid, to be found at the next try (trialreport's newcomer fixed one error per run)."""
+    write(tmp_path, "multi.yaml", "name: multi\ntimeline:\n  - asert: {}\n  - runCmd: {cmd: ls, timeout: fast}\n"
+                                  "  - screnshot: x\n")  # fmt: skip
+    done = workbench("validate", "--ci", "multi.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = [line.split(": ", 2)[:2] for line in done.stderr.splitlines() if line.startswith("multi.yaml:")]
+    assert said == [["multi.yaml:3:5", "error"], ["multi.yaml:4:5", "error"], ["multi.yaml:5:5", "error"]], (
+        said
+    )
+    assert "`timeout: fast`" in done.stderr

@@ -80,6 +80,9 @@ def load_scenario(
             raise ScenarioError.at(Pos(name), "the file is empty; a scenario needs at least `timeline`")
         doc = rules.resolve(doc, rules.symbols_from(defines, env))
         scenario = agent_harbor.load_agent_harbor(doc, name, base_dir, reporter)
+    from .cannot_pass import check_cannot_pass
+
+    check_cannot_pass(scenario, reporter)  # also beside items that failed to load: every finding at once
     reporter.raise_if_errors()
     result: Scenario = scenario
     return result

@@ -14,7 +14,6 @@ from dataclasses import field
 from pathlib import Path
 
 from workbench.records import record
-from workbench.scenario.cannot_pass import check_cannot_pass
 from workbench.scenario.diagnostics import Diagnostic, Pos, Reporter, ScenarioError, Severity
 from workbench.scenario.loader import discover, everything_found, load_scenario
 from workbench.scenario.model import Scenario
@@ -56,21 +55,23 @@ def prepare(
     try:
         scenario = load_scenario(path, defines=defines, reporter=reporter, text=text)
     except ScenarioError as exc:
-        return Prepared(path, diagnostics=everything_found(reporter, exc), text=text)
+        return Prepared(path, diagnostics=in_file_order(everything_found(reporter, exc)), text=text)
     except OSError as exc:
         return Prepared(
             path, diagnostics=[Diagnostic(Pos(str(path), 1, 1), f"cannot read: {exc.strerror or exc}")]
         )
-    check_cannot_pass(scenario, reporter)
-    prepared = Prepared(path, scenario, diagnostics=list(reporter.diagnostics), text=text)
-    if any(d.severity == Severity.ERROR for d in prepared.diagnostics):
-        return prepared  # strict: a doubtful finding stops the file, as an unknown key does
+    prepared = Prepared(path, scenario, diagnostics=in_file_order(reporter.diagnostics), text=text)
     try:
         prepared.schedule = compile_schedule(scenario)
         prepared.diagnostics += early_inputs(prepared.schedule)
     except ScenarioError as exc:
         prepared.diagnostics += exc.diagnostics
     return prepared
+
+
+def in_file_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """``diagnostics`` by place in the file (a check that runs after the loader finds what is above)."""
+    return sorted(diagnostics, key=lambda d: (d.pos.line, d.pos.col))
 
 
 def prepare_all(paths: Iterable[Path], *, defines: Sequence[str] = ()) -> list[Prepared]:
