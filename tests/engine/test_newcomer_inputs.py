@@ -439,3 +439,21 @@ def test_validate_says_everything_wrong_with_a_file_at_once_in_file_order(tmp_pa
         said
     )
     assert "`timeout: fast`" in done.stderr
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
+def test_a_timeout_that_is_not_a_positive_number_of_seconds_is_refused(tmp_path: Path, value: str) -> None:
+    """`--timeout nan` was taken, and every scenario failed at once as timed out."""
+    write(tmp_path, "typed.yaml", TYPED)
+    done = workbench("run", "typed.yaml", "--timeout", value, cwd=tmp_path)
+    assert done.returncode == 2 and "--timeout must be a positive number of seconds" in done.stderr, (
+        done.stderr
+    )
+
+
+def test_agent_alone_picks_the_agent_mode_as_in_the_pytest_plugin(tmp_path: Path) -> None:
+    """`run --agent NAME` said `--agent needs --mode acp or --mode real-agent`, also for a recording whose
+    file says `mode: real-agent`; it is the real-agent mode's agent now (here one no registry knows)."""
+    write(tmp_path, "typed.yaml", TYPED)
+    done = workbench("run", "typed.yaml", "--agent", "nope", cwd=tmp_path)
+    assert done.returncode == 2 and "unknown agent `nope` for mode real-agent" in done.stderr, done.stderr

@@ -32,16 +32,19 @@ def test_validate_says_what_ci_refuses_and_validate_ci_refuses_it_like_run_ci(tm
     write(tmp_path, "s.yaml", CANNOT_PASS)
     plain = workbench("validate", "s.yaml", cwd=tmp_path)
     assert plain.returncode == 0
-    assert plain.stderr.splitlines() == [  # in file order, the loader's and the checks' of the loaded scenario
-        "s.yaml:2:5: warning: `runCmd` has `timeout: fast`; a timeout is a positive number of milliseconds, "
-        "so the tool would refuse it (an error with --ci)",
-        "s.yaml:6:9: warning: `runCmd` has `timeout: -5`; a timeout is a positive number of milliseconds, "
-        "so the tool would refuse it (an error with --ci)",
-        "s.yaml:7:5: warning: screenshot `one` is also taken at line 3, at another moment: both compare against "
-        "one golden; give each moment its own label (an error with --ci)",
-        "s.yaml:9:19: warning: unknown key `exist` in `assert.fs` ignored; did you mean `exists`? "
-        "(an error with --ci)",
-    ]
+    assert (
+        plain.stderr.splitlines()
+        == [  # in file order, the loader's and the checks' of the loaded scenario
+            "s.yaml:2:5: warning: `runCmd` has `timeout: fast`; a timeout is a positive number of milliseconds, "
+            "so the tool would refuse it (an error with --ci)",
+            "s.yaml:6:9: warning: `runCmd` has `timeout: -5`; a timeout is a positive number of milliseconds, "
+            "so the tool would refuse it (an error with --ci)",
+            "s.yaml:7:5: warning: screenshot `one` is also taken at line 3, at another moment: both compare against "
+            "one golden; give each moment its own label (an error with --ci)",
+            "s.yaml:9:19: warning: unknown key `exist` in `assert.fs` ignored; did you mean `exists`? "
+            "(an error with --ci)",
+        ]
+    )
     lines = plain.stderr.splitlines()
     assert len(lines) == 4 and all(line.endswith("(an error with --ci)") for line in lines)
     assert not any(":8:" in line for line in lines), "the same moment twice (nothing between) is fine"

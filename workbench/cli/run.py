@@ -38,11 +38,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say how shell commands are confined here (the sandbox level; the JSON report has it too)")  # fmt: skip
-    from workbench.engine.drivers import DEFAULT_MODE, driver_summaries
+    from workbench.engine.drivers import AGENT_MODE, DEFAULT_MODE, driver_summaries
 
     modes = driver_summaries()
-    p.add_argument("--mode", default=DEFAULT_MODE, choices=list(modes), metavar="MODE",
-                   help="how the scenario is played: " + "; ".join(f"{k}: {v}" for k, v in modes.items()))  # fmt: skip
+    p.add_argument("--mode", choices=list(modes), metavar="MODE",
+                   help=f"how the scenario is played (default: the scenario's `mode:`, else {DEFAULT_MODE}; "
+                        f"{AGENT_MODE} when --agent is given): "
+                        + "; ".join(f"{k}: {v}" for k, v in modes.items()))  # fmt: skip
     p.add_argument(
         "--speed", default="max", help="1 = real time, 4 = four times faster, max = no waiting (default)"
     )
@@ -116,17 +118,19 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.jobs < 1:
         raise UsageError("-j must be at least 1")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    if not 0 < args.timeout < float("inf"):  # nan too
+        raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
     check_masks(args.mask)
     try:
         command = command_argv(args.program) if args.program is not None else ()
     except ValueError as exc:
         raise UsageError(f"--command {args.program!r}: {exc}") from None
-    from workbench.engine.drivers import ModeError, mode_options
+    from workbench.engine.drivers import AGENT_MODE, DEFAULT_MODE, ModeError, mode_options
     from workbench.engine.matrix import agent_list
 
     given = mode_option_values(args)
+    if args.mode is None:  # `--agent` alone picks the agent mode, as in the pytest plugin
+        args.mode = AGENT_MODE if given.get("agent") else DEFAULT_MODE
     agents = agent_list(given.get("agent"))  # `--agent a,b,c`: the cross-agent matrix
     try:
         chosen = mode_options(args.mode, {**given, "agent": agents[0]} if agents else given)
