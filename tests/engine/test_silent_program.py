@@ -9,6 +9,19 @@ from pathlib import Path
 
 from tests.conftest import write
 
+
+def run_with_allowance(folder: Path, scenario: str, seconds: float) -> subprocess.CompletedProcess[str]:
+    """`workbench run --timeout 60 SCENARIO` in ``folder`` with a start allowance of ``seconds``."""
+    code = (
+        "import sys, workbench.engine.drivers.program as p\n"
+        f"p.SILENT_START_S = {seconds!r}\n"
+        "from workbench.cli import main\n"
+        f"sys.exit(main(['run', {scenario!r}, '--timeout', '60']))\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, check=False,
+                          timeout=120)  # fmt: skip
+
+
 RAW_SILENT = """\
 import os, tty
 tty.setraw(0)  # raw mode, and nothing drawn: not ready as far as anyone can tell
@@ -30,14 +43,7 @@ def test_a_program_that_neither_shows_nor_reads_a_line_is_typed_to_after_its_sta
         f"name: raw\ncommand: [{sys.executable}, {program}]\ntimeline:\n"
         '  - userInputs: [[0, "hello"]]\n  - waitFor: got hello\n',
     )  # fmt: skip
-    code = (
-        "import sys, workbench.engine.drivers.program as p\n"
-        "p.SILENT_START_S = 0.5\n"
-        "from workbench.cli import main\n"
-        "sys.exit(main(['run', 'raw.yaml', '--timeout', '60']))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False,
-                          timeout=120)  # fmt: skip
+    done = run_with_allowance(tmp_path, "raw.yaml", 0.5)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -50,12 +56,5 @@ def test_a_silent_program_that_reads_its_terminal_is_typed_to_at_once(tmp_path: 
         'name: cat\ncommand: [cat]\ntimeline:\n  - userInputs: [[0, "hello<Enter>"]]\n'
         "  - waitFor: hello\n  - userInputs: [[0, \"<C-d>\"]]\nexpect:\n  exitCode: 0\n",
     )  # fmt: skip
-    code = (
-        "import sys, workbench.engine.drivers.program as p\n"
-        "p.SILENT_START_S = 3600.0\n"
-        "from workbench.cli import main\n"
-        "sys.exit(main(['run', 'cat.yaml', '--timeout', '60']))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False,
-                          timeout=120)  # fmt: skip
+    done = run_with_allowance(tmp_path, "cat.yaml", 3600.0)
     assert done.returncode == 0, done.stdout + done.stderr
