@@ -120,6 +120,10 @@ def test_a_folder_named_after_the_workspace_is_the_workspace() -> None:
         "at <path>/m and <path>"
     )
     assert stable_system("a tmp-r-wb-ws-p1-ab-cd", ["/tmp/r/wb-ws-p1-ab"]) == "a tmp-r-wb-ws-p#-ab-cd"
+    # a random name that ends or starts with `_` (one in 37 of tempfile's): its folded `-` is the folder's too
+    for workspace in ("/tmp/r/wb-ws-p1-abc1_", "/tmp/r/wb-ws-p1-_abc1", "/tmp/r/wb-ws-p1-ab__"):
+        folded = workspace.replace("/", "-").replace("_", "-")
+        assert stable_system(f"in {folded}/m", [workspace]) == "in <path>/m", workspace
     recorded = request_shape(chat("/tmp/r/wb-ws-p1-x_7k"), "/v1/messages", ["/tmp/r/wb-ws-p1-x_7k"])
     replay = DriftCheck([recorded], ["/tmp/r/wb-ws-p2-qzw9"])
     assert changes(replay, chat("/tmp/r/wb-ws-p2-qzw9")) == []

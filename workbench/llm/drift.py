@@ -75,12 +75,15 @@ def stable_system(text: str, places: Sequence[str], *, folded: bool = True) -> s
 
 
 def _folded(place: str) -> re.Pattern[str]:
-    """``place`` with any separators (not spaces) between its names, and before them if it starts with one:
-    ``/tmp/run/wb-ws-x_1`` also as ``-tmp-run-wb-ws-x-1``, a folder an agent names after its working one."""
+    """``place`` with any separators (not spaces) between its names, and before and after them if it starts or
+    ends with one: ``/tmp/run/wb-ws-x_1`` also as ``-tmp-run-wb-ws-x-1``, a folder an agent names after its
+    working one. (A temporary folder's random name may end in ``_``: its folded ``-`` was left behind, a
+    character more in the system prompt of one run in 37.)"""
     sep = r"[^A-Za-z0-9\s]+"
     names = re.findall(r"[A-Za-z0-9]+", place)
     lead = r"[^A-Za-z0-9\s]" if re.match(r"[^A-Za-z0-9]", place) else r"(?<![A-Za-z0-9])"
-    return re.compile(lead + sep.join(map(re.escape, names)) + r"(?![A-Za-z0-9])")
+    trail = sep if re.search(r"[^A-Za-z0-9]\Z", place) else ""
+    return re.compile(lead + sep.join(map(re.escape, names)) + trail + r"(?![A-Za-z0-9])")
 
 
 def _stated_cwd(chat: ChatRequest, whole_line: bool) -> str | None:
