@@ -125,6 +125,19 @@ def test_junit_is_well_formed_xml_whatever_a_message_holds(message: str, reason:
             assert "\\x" in got or "\\u" in got
 
 
+def test_junit_escapes_exactly_the_characters_xml_cannot_hold() -> None:
+    """Every code point, against XML 1.0's ``Char`` production: those outside it are escaped, the rest kept."""
+    from workbench.engine.report import xml_safe
+
+    def xml_char(code: int) -> bool:
+        return (
+            code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000
+        )
+
+    kept = [code for code in range(0x110000) if xml_safe(chr(code)) == chr(code)]
+    assert kept == [code for code in range(0x110000) if xml_char(code)]
+
+
 @pytest.mark.parametrize(
     ("file", "classname"),
     [("scenarios/hello-agent.yaml", "scenarios.hello-agent"), ("a.b.json", "a.b"), ("scp/case", "scp.case"),
