@@ -11,6 +11,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -22,8 +23,16 @@ def write_atomic(path: Path, text: str) -> None:
     A reader never sees half a file, and a kill at any moment leaves either the old or
     the new one. An existing file keeps its permissions; a new one gets the usual
     ``0666 & ~umask`` (0644 under umask 022), not the 0600 of a private temp file.
+
+    What is there and is no regular file (``/dev/stdout``, ``/dev/null``, a named pipe a CI step
+    reads) is written into, not replaced: a rename would put a file where the device or the pipe
+    was (as root, for every program on the machine) and the reader would get nothing.
     """
     path = Path(path)
+    if _is_special(path):
+        with open(path, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _write_temp(path, text)
     try:
@@ -32,6 +41,15 @@ def write_atomic(path: Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
         raise
     _fsync_folder(path.parent)
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` leads (through any symlinks) to something that is neither a file nor a folder."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # not there (or not reachable): a new file is made, or the write says why not
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _write_temp(path: Path, text: str, suffix: str = ".tmp", durable: bool = True) -> Path:
