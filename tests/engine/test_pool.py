@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import time
 from typing import Any, get_args
 
 import pytest
@@ -11,9 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from workbench.engine.batch import _from_worker, _to_parent
-from workbench.engine.pool import WorkerDied, run_forked
+from workbench.engine.pool import WorkerDied, interrupted_by, run_forked
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, ShotStatus, SkippedCheck, Status
 from workbench.scenario.outcomes import FailureKind
+from workbench.usage import Terminated
 
 
 def collect(count: int, jobs: int, task: Any) -> dict[int, dict[str, Any]]:
@@ -23,7 +27,11 @@ def collect(count: int, jobs: int, task: Any) -> dict[int, dict[str, Any]]:
         assert index not in results
         results[index] = result
 
-    run_forked(count, jobs, task, on_result, lambda: None)
+    def on_lost(index: int, how: str) -> None:
+        assert index not in results
+        results[index] = {"lost": how}
+
+    run_forked(count, jobs, task, on_result, lambda: None, on_lost)
     return results
 
 
@@ -58,14 +66,77 @@ def test_a_task_that_raises_is_reported_with_its_traceback() -> None:
         collect(4, 2, task)
 
 
-def test_a_worker_that_dies_mid_task_is_reported() -> None:
+def test_a_worker_that_dies_mid_task_loses_that_task_only_and_a_new_worker_takes_the_rest() -> None:
+    """It was an internal error ("this is a bug") that cancelled every other scenario: an out-of-memory
+    kill or a stray `kill` of a worker is no bug of ours, and costs its own scenario only."""
+
     def task(index: int) -> dict[str, Any]:
         if index == 1:
             os._exit(9)
+        if index == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return {"pid": os.getpid()}
+
+    results = collect(5, 1, task)
+    assert results[1] == {"lost": "exited with 9"} and results[2] == {"lost": "was killed by SIGKILL"}
+    assert results[0]["pid"] != results[3]["pid"] == results[4]["pid"]  # a new worker after each that died
+
+
+def test_what_a_killed_worker_started_is_ended_also_what_left_its_group() -> None:
+    """A killed worker's program under test ignores SIGHUP (the pty's end) and outlived it, with its own
+    children: the parent adopts them (a subreaper) and ends them."""
+    pids: list[int] = []
+    read, write = os.pipe()
+
+    def task(index: int) -> dict[str, Any]:
+        if index == 0:
+            child = subprocess.Popen(
+                ["sh", "-c", "trap '' HUP TERM; sleep 300 & (setsid sleep 301 &); echo $!; wait"],
+                stdout=write, start_new_session=True,
+            )  # fmt: skip
+            os.write(write, b"%d\n" % child.pid)
+            time.sleep(0.5)  # its children started (a slow machine: they are found however late)
+            os.kill(os.getpid(), signal.SIGKILL)
         return {}
 
-    with pytest.raises(WorkerDied, match="ended while it ran"):
+    results = collect(2, 1, task)
+    os.close(write)
+    with os.fdopen(read) as started:
+        pids = [int(line) for line in started.read().split()]
+    assert results[0] == {"lost": "was killed by SIGKILL"} and results[1] == {}
+    assert len(pids) == 2 and all(not _alive(pid) for pid in pids)
+    below = [p for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == os.getpid()]
+    assert below == []  # nothing adopted is left, not even a zombie
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+
+
+@pytest.mark.parametrize(
+    ("sig", "raised"), [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)]
+)
+def test_a_worker_whose_run_a_signal_cancelled_interrupts_the_batch_as_that_signal(
+    sig: int, raised: type[BaseException]
+) -> None:
+    def task(index: int) -> dict[str, Any]:
+        interrupted_by(sig)
+
+    with pytest.raises(raised) as caught:
         collect(3, 1, task)
+    assert type(caught.value) is raised
 
 
 def test_a_result_that_is_not_json_is_reported_with_its_traceback() -> None:

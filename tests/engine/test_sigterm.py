@@ -158,3 +158,58 @@ def test_workers_end_their_runs_when_the_parent_is_killed(tmp_path: Path) -> Non
     for sleep in sleeps:
         assert running(f"sleep {sleep}") == []
     assert list(tmp.iterdir()) == []
+
+
+def _worker_of(pid: int, parent: int) -> int:
+    """The `-j` worker (a child of ``parent``) that ``pid`` descends from."""
+    while True:
+        up = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        if up == parent:
+            return pid
+        assert up > 1, "not below the run"
+        pid = up
+
+
+def test_a_worker_killed_from_outside_costs_its_own_scenario_and_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
+    """The out-of-memory killer (SIGKILL) or a stray `kill` of one `-j` worker was an internal error ("this
+    is a bug", exit 3) that cancelled every other scenario, and the killed worker's programs ran on."""
+    sleep = unique_seconds(600)
+    long_scenario(tmp_path, "long", sleep)
+    for name in ("quick1", "quick2"):
+        write(tmp_path, f"suite/{name}.yaml", f"name: {name}\ntimeline:\n  - advanceMs: 1\n")
+    proc, tmp = start(tmp_path, "suite", "-j", "2", "--report", "r.json")
+    wait_until(lambda: running(f"sleep {sleep}"), "the escaped program")
+    (escaped,) = running(f"sleep {sleep}")
+    os.kill(_worker_of(escaped, proc.pid), signal.SIGKILL)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, out + err
+    assert "Traceback" not in err and "this is a bug" not in err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [(s["name"], s["status"]) for s in report["scenarios"]] == [
+        ("long", "error"), ("quick1", "passed"), ("quick2", "passed")]  # fmt: skip
+    (failure,) = report["scenarios"][0]["failures"]
+    assert "the worker process that ran it was killed by SIGKILL" in failure["message"]
+    assert running(f"sleep {sleep}") == []
+    assert running(str(tmp_path)) == []
+    assert list(tmp.iterdir()) == []  # the killed worker's workspace and folders too
+
+
+def test_ctrl_c_sent_to_one_worker_interrupts_the_batch_as_ctrl_c(tmp_path: Path) -> None:
+    sleeps = [unique_seconds(600), unique_seconds(600)]
+    for i, sleep in enumerate(sleeps):
+        long_scenario(tmp_path, f"long{i}", sleep)
+    proc, tmp = start(tmp_path, "suite", "-j", "2", "--report", "r.json")
+    wait_until(lambda: all(running(f"sleep {s}") for s in sleeps), "both escaped programs")
+    (escaped,) = running(f"sleep {sleeps[0]}")
+    os.kill(_worker_of(escaped, proc.pid), signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err and "this is a bug" not in err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [s["status"] for s in report["scenarios"]] == ["skipped", "skipped"]
+    for sleep in sleeps:
+        assert running(f"sleep {sleep}") == []
+    assert running(str(tmp_path)) == []
+    assert list(tmp.iterdir()) == []

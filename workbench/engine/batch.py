@@ -133,29 +133,37 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
     group) cancel the run once, however many arrive: a second signal must not
     cut its cleanup short, as asyncio's own Ctrl-C handling would.
     """
+    from workbench.engine.pool import interrupted_by
     from workbench.engine.runner import run_scenario
+
+    cancelled_by: list[int] = []
 
     async def cancellable() -> ScenarioResult:
         task = asyncio.current_task()
         assert task is not None
 
-        def cancel_once() -> None:
+        def cancel_once(sig: int) -> None:
             if not task.cancelling():
+                cancelled_by.append(sig)
                 task.cancel()
 
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, cancel_once)
+            loop.add_signal_handler(sig, cancel_once, sig)
         return await run_scenario(Path(path), options)
 
     try:
         result = asyncio.run(cancellable())
     except asyncio.CancelledError:
-        raise KeyboardInterrupt() from None
+        cancelled = True
+    else:
+        cancelled = False
     finally:
         _idle_signals()  # idle again: the parent decides
         if os.getppid() != _parent:  # the parent died (PR_SET_PDEATHSIG cancelled the run): nobody waits
             os._exit(1)
+    if cancelled:  # the parent learns which signal it was: the batch is interrupted as by that signal
+        interrupted_by(cancelled_by[0] if cancelled_by else signal.SIGINT)
     return _to_parent(result)
 
 
@@ -360,6 +368,18 @@ def run_batch(
 NOT_RUN_TO_ITS_END = "not run to its end"  # the reason of a scenario an interruption left without a verdict
 
 
+def lost_result(candidate: Candidate, options: Any, how: str) -> ScenarioResult:
+    """The result of a scenario whose worker ended before it had one (`-j N`): an error that says how, so
+    that a worker the out-of-memory killer or a stray ``kill`` ended costs its own scenario only."""
+    file = display_name(candidate.path)
+    message = (f"not run to its end: the worker process that ran it {how} (not by the workbench: the "
+               "out-of-memory killer, or a signal from outside?); what its programs left running was ended")  # fmt: skip
+    result = ScenarioResult(name=candidate.name, file=file, mode=(candidate.options or options).mode,
+                            status="error", agent=candidate.agent)  # fmt: skip
+    result.failures.append(Failure(0, 1, "process", message, file))
+    return result
+
+
 def not_run(
     report: RunReport, candidates: Iterable[Candidate], options: Any, signal_name: str
 ) -> list[ScenarioResult]:
@@ -450,7 +470,10 @@ def _parallel(
         console.finished(result)
         results.append(result)
 
-    pool.run_forked(len(ordered), jobs, play, finished, _init_worker)
+    def lost(index: int, how: str) -> None:
+        finished(index, _to_parent(lost_result(ordered[index], options, how)))
+
+    pool.run_forked(len(ordered), jobs, play, finished, _init_worker, lost)
 
 
 def parse_selection(k: str | None, tags: str | None, shard: str | None) -> Selection:

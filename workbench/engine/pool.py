@@ -9,6 +9,13 @@ feeder threads and pickling (about 50 ms of CPU time for 20 short scenarios, a t
 
 The parent runs no task itself: if it is killed (SIGKILL cannot be handled), the kernel tells each
 worker (``PR_SET_PDEATHSIG``, see :func:`start_worker`), which ends its run and cleans up after it.
+
+A worker can end while it runs a task without the parent's say: the out-of-memory killer, someone's
+``kill`` of its pid. A signal that cancels a run (SIGINT, SIGTERM: it exits with 128 + the signal, see
+:func:`interrupted_by`) interrupts the whole batch, as it would have without ``-j``. Any other end
+(SIGKILL, a crash) loses that task only: ``on_lost`` reports it, what the worker's programs left
+running is killed (the parent is a child subreaper while workers run, so a dead worker's orphans come
+to it), and a new worker takes the tasks that wait.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from dataclasses import field
 from typing import Any, NoReturn
 
 from workbench.records import record
+from workbench.terminal import descendants
+from workbench.usage import Terminated
 
 Task = Callable[[int], dict[str, Any]]
 """Runs in a worker: the task with this index, its result as a dict of JSON values."""
@@ -41,6 +50,7 @@ class _Worker:
     results: int  # the parent's end of the pipe of results
     task: int | None = None
     pending: bytearray = field(default_factory=bytearray)
+    reaped: bool = False  # waited for: its pid may be another process's now, never to be signalled
 
 
 def run_forked(
@@ -49,9 +59,11 @@ def run_forked(
     task: Task,
     on_result: Callable[[int, dict[str, Any]], None],
     start_worker: Callable[[], None],
+    on_lost: Callable[[int, str], None],
 ) -> None:
     """Run tasks ``0 .. count - 1`` in ``jobs`` forked workers; ``on_result(index, result)`` runs in
-    this process as each result comes back. ``start_worker`` runs first in each worker (its signals).
+    this process as each result comes back, ``on_lost(index, how)`` when a worker ended without one
+    (``how``: `was killed by SIGKILL`...). ``start_worker`` runs first in each worker (its signals).
 
     If anything interrupts this process (Ctrl-C, :class:`~workbench.usage.Terminated`), each busy
     worker gets SIGINT, which cancels its run (a worker's run ends its programs and removes its
@@ -59,35 +71,78 @@ def run_forked(
     queue = list(range(count))
     queue.reverse()  # popped from the end: task 0 first
     workers: list[_Worker] = []
+    adopting = descendants.subreaper(True)
     try:
-        for _ in range(min(jobs, count)):
-            workers.append(_fork_worker(workers, task, start_worker))
         with selectors.DefaultSelector() as selector:
-            for worker in workers:
+
+            def start() -> None:
+                worker = _fork_worker(workers, task, start_worker)
+                workers.append(worker)
                 selector.register(worker.results, selectors.EVENT_READ, worker)
                 _hand_out(worker, queue)
+
+            for _ in range(min(jobs, count)):
+                start()
             while any(w.task is not None for w in workers):
                 for key, _events in selector.select():
                     worker = key.data
                     if worker.task is None:  # its pipe ended: it has no task left
                         selector.unregister(worker.results)
                         continue
-                    for result in _read_results(worker):
+                    results = _read_results(worker)
+                    if results is None:  # it ended without the result of its task
+                        selector.unregister(worker.results)
+                        lost, worker.task = worker.task, None
+                        how = _ended(worker)
+                        if adopting:
+                            descendants.kill_adopted(keep={w.pid for w in workers if not w.reaped})
+                        on_lost(lost, how)
+                        if queue:
+                            start()
+                        continue
+                    for result in results:
                         index, worker.task = worker.task, None
                         assert index is not None
                         on_result(index, result)
                         _hand_out(worker, queue)
     except BaseException:
         for worker in workers:
-            if worker.task is not None:
+            if worker.task is not None and not worker.reaped:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(worker.pid, signal.SIGINT)
         raise
     finally:
         for worker in workers:
             _close(worker)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(worker.pid, 0)
+            if not worker.reaped:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(worker.pid, 0)
+        if adopting:
+            descendants.subreaper(False)
+
+
+def _ended(worker: _Worker) -> str:
+    """Reap a worker that closed its pipe with a task in hand and say how it ended; a run it cancelled
+    on a signal (SIGINT, SIGTERM) interrupts the batch: KeyboardInterrupt, or Terminated for SIGTERM."""
+    _close(worker)
+    try:
+        _, status = os.waitpid(worker.pid, 0)
+    except ChildProcessError:
+        status = 0
+    worker.reaped = True
+    code = os.waitstatus_to_exitcode(status)
+    if code == 128 + signal.SIGTERM:
+        raise Terminated()
+    if code == 128 + signal.SIGINT:
+        raise KeyboardInterrupt()
+    if code < 0:
+        return f"was killed by {signal.Signals(-code).name}"
+    return f"exited with {code}"
+
+
+def interrupted_by(sig: int) -> NoReturn:
+    """End a worker whose run a signal cancelled, so that the parent knows it (see :func:`_ended`)."""
+    os._exit(128 + sig)
 
 
 def _hand_out(worker: _Worker, queue: list[int]) -> None:
@@ -99,10 +154,11 @@ def _hand_out(worker: _Worker, queue: list[int]) -> None:
         worker.tasks = -1
 
 
-def _read_results(worker: _Worker) -> list[dict[str, Any]]:
+def _read_results(worker: _Worker) -> list[dict[str, Any]] | None:
+    """The results that came in whole (maybe none yet); None if the worker's pipe ended."""
     chunk = os.read(worker.results, 1 << 16)
     if not chunk:
-        raise WorkerDied(f"a worker (pid {worker.pid}) ended while it ran a scenario")
+        return None
     worker.pending += chunk
     lines = worker.pending.split(b"\n")
     worker.pending = bytearray(lines.pop())

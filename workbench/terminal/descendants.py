@@ -33,7 +33,7 @@ import functools
 import os
 import secrets
 import signal
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from workbench.names import Env
 
@@ -179,6 +179,8 @@ def _reap(pids: Iterable[int]) -> None:
 
 def signal_all(pids: Iterable[int], sig: int) -> None:
     for pid in pids:
+        if pid <= 0:  # 0 and -1 are every process of a group, or every process there is: never meant
+            continue
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
@@ -194,3 +196,28 @@ def kill_all(token: str, leader: int, since: int = 0, seen: Seen | None = None) 
         killed += [p for p in alive if p not in killed]
     _reap(p for p in killed if p != leader)
     return killed
+
+
+def kill_adopted(keep: Collection[int]) -> list[int]:
+    """SIGKILL every process this one adopted as a subreaper (a child of it that is not in ``keep``, its
+    own children) and everything below those, until none is left; reap them; return the pids killed.
+
+    For what a process that ran sessions left when it was killed itself (`run -j`'s worker, SIGKILLed):
+    its programs, their groups and the orphans they adopted. A scan of ``/proc`` per pass; rare."""
+    if not available():
+        return []
+    me, killed = os.getpid(), set[int]()
+    for _ in range(_MAX_PASSES):
+        parents = {pid: stat[1] for pid in _pids() if (stat := _stat(pid)) is not None and pid != me}
+        below = {pid for pid, parent in parents.items() if parent == me and pid not in keep}
+        grown = True
+        while grown:
+            more = {pid for pid, parent in parents.items() if parent in below and pid not in below}
+            below |= more
+            grown = bool(more)
+        if not below:
+            break
+        signal_all(below, signal.SIGKILL)
+        _reap(below)
+        killed |= below
+    return sorted(killed)
