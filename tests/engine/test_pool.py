@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.terminal.helpers import alive
 from workbench.engine.batch import _from_worker, _to_parent
 from workbench.engine.pool import WorkerDied, interrupted_by, run_forked
 from workbench.engine.report import Failure, ScenarioResult, ShotResult, ShotStatus, SkippedCheck, Status
@@ -104,17 +105,9 @@ def test_what_a_killed_worker_started_is_ended_also_what_left_its_group() -> Non
     with os.fdopen(read) as started:
         pids = [int(line) for line in started.read().split()]
     assert results[0] == {"lost": "was killed by SIGKILL"} and results[1] == {}
-    assert len(pids) == 2 and all(not _alive(pid) for pid in pids)
+    assert len(pids) == 2 and all(not alive(pid) for pid in pids)
     below = [p for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == os.getpid()]
     assert below == []  # nothing adopted is left, not even a zombie
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def _parent(pid: int) -> int:
