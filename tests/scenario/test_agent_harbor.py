@@ -189,7 +189,7 @@ def test_unknown_keys_warn_and_do_not_fail(tmp_path: Path) -> None:
     ("text", "expected"),
     [
         ("timeline:\n  - screenshot: [a\n", "3:1: invalid YAML"),
-        ("timeline:\n  - fly: away\n", "2:5: unknown event `fly`; allowed events: `llmResponse`"),
+        ("timeline:\n  - fly: away\n", "2:5: unknown event `fly`; allowed events: `readFile`"),
         ("timeline: 3\n", "1:11: `timeline` must be a list, got an integer"),
         ("timeline:\n  - advanceMs: -5\n", "2:16: the time advance (ms) must be >= 0, got -5"),
         (

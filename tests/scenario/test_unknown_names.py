@@ -83,6 +83,19 @@ def test_an_unknown_event_gets_one_suggestion_not_the_list(tmp_path: Path) -> No
     assert errors == ["2:5: unknown event `screnshot`; did you mean `screenshot`?"]
 
 
+def test_with_nothing_near_a_long_list_is_cut_to_its_nearest_few_and_says_how_many_more(
+    tmp_path: Path,
+) -> None:
+    """All 48 events in one line were a wall nobody reads: the six nearest, and where the rest are."""
+    errors = lines(load(tmp_path, "timeline:\n  - bogusEvent: a\n"), "error")
+    assert errors == [
+        "2:5: unknown event `bogusEvent`; allowed events: `userEdits`, `userInputs`, `screenshot`, `agentPlan`, "
+        "`agentEdits`, `userCommand` and 41 more (`workbench schema` lists them)"
+    ]
+    (warning,) = lines(load(tmp_path, "timeline:\n  - assert:\n      zzzzqqq: 1\n"), "warning")
+    assert warning.endswith("known keys: `fs`, `text`, `json`, `git`, `acp`")  # a short list stays whole
+
+
 def test_the_list_is_given_only_when_nothing_is_near(tmp_path: Path) -> None:
     (error,) = lines(load(tmp_path, "timeline:\n  - zzzzqqq: a\n"), "error")
     assert "did you mean" not in error and "allowed events: `" in error

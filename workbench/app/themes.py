@@ -92,7 +92,8 @@ def load_theme(path: Path) -> Theme:
     for key in data:
         if key not in FILE_KEYS:
             raise ThemeError(
-                _key_pos(text, path, key), f"unknown key `{key}`; {did_you_mean(key, FILE_KEYS)}"
+                _key_pos(text, path, key),
+                f"unknown key `{key}`; {did_you_mean(key, FILE_KEYS, every='docs/app.md lists them')}",
             )
     if "primary" not in data:
         raise ThemeError(Pos(str(path)), 'a theme needs at least `primary` (a colour such as "#1A5F99")')

@@ -530,7 +530,7 @@ def _item(item: Any, pos: Pos, ctx: _Context) -> list[m.Event]:
         return [_typed_step(entry, ctx)]
     keys = [k for k in entry if k not in ("_meta", "meta")]
     if not keys:
-        raise ScenarioError.at(pos, f"empty timeline item; allowed events: {one_of(ALL_EVENTS)}")
+        raise ScenarioError.at(pos, f"empty timeline item; {did_you_mean('', ALL_EVENTS, 'allowed events:')}")
     name = keys[0]
     parsers = EVENT_KEYS
     if name not in parsers:

@@ -9,7 +9,7 @@ The command line prints them as ``file:line:col: error: message`` and exits 2.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -136,15 +136,39 @@ def nearest(word: str, names: Iterable[str]) -> str | None:
     return by_lower[close[0]] if close else None
 
 
-def did_you_mean(word: str, names: Iterable[str], listing: str = "allowed:") -> str:
-    """``did you mean `x`?`` when a name is close; otherwise the list of allowed names.
+FEW = 6  # a list of allowed names longer than LONG is cut to its FEW nearest
+LONG = 12
 
-    One suggestion reads better than forty names; the list is only useful when
-    nothing is near.
+
+def did_you_mean(
+    word: str, names: Iterable[str], listing: str = "allowed:", every: str = "`workbench schema` lists them"
+) -> str:
+    """``did you mean `x`?`` when a name is close; otherwise the allowed names, or of a list longer than
+    :data:`LONG` (the 48 events) the :data:`FEW` nearest ``word``, how many more there are and where
+    ``every`` one is.
+
+    One suggestion reads better than forty names, and so do a few over a wall of them.
     """
     names = tuple(names)
     close = nearest(word, names)
-    return f"did you mean `{close}`?" if close else f"{listing} {one_of(names)}"
+    if close:
+        return f"did you mean `{close}`?"
+    if len(names) <= LONG:
+        return f"{listing} {one_of(names)}"
+    return f"{listing} {one_of(nearest_few(word, names))} and {len(names) - FEW} more ({every})"
+
+
+def nearest_few(word: str, names: Sequence[str]) -> list[str]:
+    """The :data:`FEW` names most like ``word`` (by :class:`difflib.SequenceMatcher`), most alike first."""
+    import difflib
+
+    matcher = difflib.SequenceMatcher(b=word.lower())
+    scores = []
+    for name in names:
+        matcher.set_seq1(name.lower())
+        scores.append(matcher.ratio())
+    order = sorted(range(len(names)), key=lambda i: -scores[i])  # stable: ties keep the names' order
+    return [names[i] for i in order[:FEW]]
 
 
 def count(n: int, noun: str) -> str:
