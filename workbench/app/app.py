@@ -138,11 +138,13 @@ class WorkbenchApp(InOrderKeys):
         self._own_themes = {theme.name: theme for theme in themes}
         names = {t.name for t in themes}
         wanted = self._theme_name or saved_theme() or DEFAULT_THEME
-        if wanted in names or wanted in self.available_themes:
+        if wanted in names:
             self.theme = wanted
         else:
             self._startup_warnings.append(f"unknown theme {wanted!r}; themes: {', '.join(sorted(names))}")
             self.theme = DEFAULT_THEME
+        for name in set(self.available_themes) - names:  # Textual's own: no syntax colours, no contrast check
+            self.unregister_theme(name)
         self._themes_ready = True
         if self._keymap_override is not None:
             keymap: dict[str, str] = self._keymap_override

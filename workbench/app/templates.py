@@ -2,7 +2,8 @@
 
 Each template validates and runs as it is (a test checks that, as a `--ci` run
 like the app's), so a new file starts green and the user edits from something
-that works. None has a `screenshot` step: a new file has no goldens yet, and
+that works. Each line fits the 60 columns the editor always shows
+(``workbench.app.layout.YAML_COLUMNS``), so nothing of a new file is out of sight. None has a `screenshot` step: a new file has no goldens yet, and
 the app adds one with its golden when the user records (alt+r, ctrl+backslash).
 ``{name}`` is replaced by the scenario's name. No Textual here.
 """
@@ -24,8 +25,9 @@ class Template:
 
 
 MOCK_AGENT = """\
-# The built-in mock agent plays the timeline: the user asks, the agent thinks,
-# works with real tools in a private workspace, and the screen is checked.
+# The built-in mock agent plays the timeline: the user asks,
+# the agent thinks, works with real tools in a private
+# workspace, and the screen is checked.
 name: {name}
 tags: [mock-agent]
 repo:
@@ -54,8 +56,10 @@ timeline:
 """
 
 PROGRAM = """\
-# Any terminal program is the program under test: `command` is its argv (here the
-# Python REPL). Record keys into it with alt+r (F8 first to start it), or write them here.
+# Any terminal program is the program under test: `command`
+# is its argv (here the Python REPL). Write its keys here or
+# record them: alt+r starts a run and what you type becomes
+# steps (ctrl+backslash adds a screenshot, ctrl+] ends).
 name: {name}
 tags: [program]
 command: [env, PYTHON_BASIC_REPL=1, python3, -q]
@@ -76,10 +80,11 @@ timeline:
 """
 
 REAL_AGENT = """\
-# A real coding agent talks to the mock LLM server, which answers with the
-# `llmResponse` steps below. Run it with:
-#   workbench run --mode real-agent --agent claude-code {name}.yaml
-# (the app: choose the mode with the command palette, "run: mode real-agent").
+# A real coding agent talks to the mock LLM server, which
+# answers with the `llmResponse` steps below. Run it with
+#   workbench run --mode real-agent --agent claude-code
+# and this file; in the app, choose the mode in the command
+# palette ("run: mode real-agent").
 name: {name}
 tags: [real-agent]
 repo:
@@ -97,12 +102,15 @@ timeline:
 """
 
 SIMULATION = """\
-# Simulation: the program under test is a *client* of an agent service. The mock
-# REST/SSE server plays this timeline as a session and runs `command` as the
-# client, with {rest_base_url}, {session_id} and {scenario_dir} filled in (also
-# $WORKBENCH_REST_URL and $WORKBENCH_SESSION_ID), for example
-#   command: [python3, "{scenario_dir}/my_client.py", "{rest_base_url}", "{session_id}"]
-# Without a `command`, as here, a built-in viewer prints one line per event.
+# Simulation: the program under test is a *client* of an
+# agent service. The mock REST/SSE server plays the timeline
+# as a session and runs `command` as the client, with
+# {rest_base_url}, {session_id} and {scenario_dir} filled in
+# (also $WORKBENCH_REST_URL and $WORKBENCH_SESSION_ID):
+#   command: [python3, "{scenario_dir}/my_client.py",
+#             "{rest_base_url}", "{session_id}"]
+# Without a `command`, as here, a built-in viewer prints one
+# line per event.
 name: {name}
 mode: simulation
 tags: [simulation]
@@ -119,7 +127,7 @@ timeline:
       args: {cmd: "make test"}
       toolExecution:
         events:
-          - {type: stdout, timeMs: 100, content: "12 passed"}
+          - {type: stdout, timeMs: 100, content: 12 passed}
           - {type: completion, timeMs: 200, exitCode: 0}
       result: "all tests pass"
   - llmResponse:
@@ -128,7 +136,9 @@ timeline:
   - complete: true
   - assert:
       text:
-        contains: ["runCmd: all tests pass", "status: completed"]
+        contains:
+          - "runCmd: all tests pass"
+          - "status: completed"
 """
 
 TEMPLATES: tuple[Template, ...] = (

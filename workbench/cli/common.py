@@ -86,7 +86,7 @@ def check_masks(masks: list[str]) -> None:
 
 def add_theme(p: argparse.ArgumentParser) -> None:
     p.add_argument("--theme", metavar="NAME",
-                   help="workbench-dark (default), workbench-light, workbench-high-contrast, or a Textual theme")  # fmt: skip
+                   help="workbench-dark (default), workbench-light, workbench-high-contrast, or one of yours (~/.config/workbench/themes/)")  # fmt: skip
 
 
 def add_scenario_paths(p: argparse.ArgumentParser) -> None:

@@ -19,15 +19,17 @@ def binding_owners() -> list[tuple[str, type[Any]]]:
     from workbench.app.screens.confirm import ConfirmScreen
     from workbench.app.screens.main import MainScreen
     from workbench.app.screens.new import NewScenarioScreen
+    from workbench.app.screens.record import RecordScreen
     from workbench.app.widgets.diff import ScreenshotDiff
-    from workbench.app.widgets.editor import FindBar
+    from workbench.app.widgets.editor import FindBar, ScenarioEditor
     from workbench.app.widgets.terminal import TerminalView
     from workbench.app.widgets.timeline import TimelineBar
 
     return [
-        ("everywhere", WorkbenchApp), ("main screen", MainScreen), ("find bar", FindBar),
-        ("timeline", TimelineBar), ("terminal (focus mode)", TerminalView), ("screenshot list", ScreenshotDiff),
-        ("dialogs", ConfirmScreen), ("new scenario", NewScenarioScreen), ("help", HelpScreen),
+        ("everywhere", WorkbenchApp), ("main screen", MainScreen), ("editor", ScenarioEditor), ("find bar", FindBar),
+        ("timeline", TimelineBar), ("terminal", TerminalView), ("screenshot list", ScreenshotDiff),
+        ("dialogs", ConfirmScreen), ("new scenario", NewScenarioScreen), ("record a session", RecordScreen),
+        ("help", HelpScreen),
     ]  # fmt: skip
 
 
@@ -39,7 +41,8 @@ watch the program under test and accept or reject its screenshots.
   one; typing filters the list. It follows the folder: new files appear by themselves.
 • [b]Editor[/b]: diagnostics appear as you type; choose one to jump to it; saves are atomic.
   ctrl+f finds (":42" goes to line 42); Enter keeps the YAML indentation; the step the
-  timeline is at is the highlighted line.
+  timeline is at is the highlighted line. The usual editing keys work: ctrl+z undo, ctrl+y redo,
+  ctrl+x/ctrl+c/ctrl+v cut, copy and paste (ctrl+c stops a run while one goes on), ctrl+k deletes to the line end.
 • [b]Timeline[/b] (bottom): one mark per step, coloured by actor; · pending, ● passed, ✗ failed.
   Moving the cursor (arrows, a click, or dragging along it) to a step that ran shows the
   screen recorded there. Esc or ctrl+c stops a run (it is then recorded as cancelled).

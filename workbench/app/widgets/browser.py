@@ -71,6 +71,8 @@ class ScenarioBrowser(SafeOptionList):
         text-wrap: nowrap;
         text-overflow: ellipsis;
         width: 28;
+        height: 1fr;  /* the whole column, as the editor beside it: a short list is no shorter box */
+        max-height: 100%;
         border: round $foreground 30%;
         border-title-color: $text;
         border-subtitle-color: $text;

@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Tabs
 from textual.widgets._tabs import Tab
+from textual.widgets._toast import ToastRack
 
 from workbench.app.actions import VIEW_LABELS, VIEWS
 from workbench.app.layout import Plan, plan
@@ -112,7 +113,8 @@ class Workspace(Vertical):
 
     def apply_layout(self) -> None:
         """Share the width by :func:`workbench.app.layout.plan` (again at every resize or toggle)."""
-        layout = self._layout(self.size.width or self.app.size.width)
+        width = self.size.width or self.app.size.width
+        layout = self._layout(width)
         self.tabs = layout.tabs
         self.set_class(layout.tabs, "-tabs")
         if layout.tabs or self.query("#views"):
@@ -132,6 +134,19 @@ class Workspace(Vertical):
             panes.display = True
             panes.styles.width = layout.panes_width
         panes.diff.stacked = layout.stacked_diff
+        self._place_toasts(width, 0 if layout.tabs else layout.panes_width)
+
+    def _place_toasts(self, width: int, right_column: int) -> None:
+        """Toasts (a welcome, a verdict, a saved file) sit over the right column, never over the editor's text:
+        the rack starts where that column does. One pane at a time, there is no other column: the right half, as
+        Textual has it."""
+        try:
+            rack = self.screen.get_child_by_type(ToastRack)
+        except NoMatches:
+            return
+        column = right_column or width - width // 2
+        rack.styles.width = column
+        rack.styles.margin = (1, 0, 0, width - column)
 
     def pane_of(self, view: str) -> Widget:
         """The pane shown as view ``view`` (a number key's)."""

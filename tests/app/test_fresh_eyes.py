@@ -1,0 +1,129 @@
+"""What a developer who has never seen the app ran into on a first try (120x40, 80x24, 200x50, in tmux)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets._toast import Toast
+
+from tests.app.conftest import make_app, run, screen_text, settle, wait_until
+
+
+@pytest.mark.parametrize("size", [(100, 30), (120, 40), (200, 50)])
+def test_a_toast_never_covers_the_editor(work: Path, size: tuple[int, int]) -> None:
+    """The welcome (it stays until a key is pressed) sat over 14 columns of YAML at 120x40: toasts go over the
+    right column, which shows nothing yet."""
+
+    async def body() -> None:
+        app = make_app(work / "scenarios", work)
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await settle(pilot)
+            await wait_until(pilot, lambda: bool(app.screen.query(Toast)), what="the welcome")
+            await pilot.pause(0.1)
+            editor = app.main_screen.editor_pane.region
+            for toast in app.screen.query(Toast):
+                assert toast.region.x >= editor.right, (toast.region, editor)
+                assert toast.region.right <= size[0], "a toast stays inside the window"
+            app.main_screen.editor_pane.save()  # a later toast too
+            await pilot.pause(0.1)
+            assert all(t.region.x >= editor.right for t in app.screen.query(Toast))
+
+    run(body)
+
+
+def test_the_theme_picker_offers_only_the_workbench_themes(work: Path) -> None:
+    """The palette's theme picker listed Textual's 20 themes beside ours; theirs have no syntax colours and no
+    contrast check (docs/app.md, Themes), so choosing one left the editor in another theme's colours."""
+    from workbench.app.themes import load_themes
+
+    ours = {theme.name for theme in load_themes()[0]}
+
+    async def body() -> None:
+        app = make_app(work / "scenarios" / "hello-agent.yaml", work, theme_name="textual-light")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert set(app.available_themes) == ours
+            assert app.theme == "workbench-dark", "not ours: a warning, and the default theme"
+            assert any("unknown theme 'textual-light'" in warning for warning in app._startup_warnings)
+            await pilot.press("ctrl+p", *"theme")
+            await wait_until(pilot, lambda: "Change the current theme" in "".join(screen_text(app)),
+                             what="the theme command")  # fmt: skip
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "workbench-light" in "".join(screen_text(app)), what="the picker")
+            shown = "\n".join(screen_text(app))
+            assert not any(name in shown for name in ("textual-dark", "dracula", "nord", "gruvbox"))
+            assert all(name in shown for name in ours)
+
+    run(body)
+
+
+def _classes_with_keys() -> list[type]:
+    """Every class of the app's package that declares key bindings of its own."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import workbench.app
+
+    found: list[type] = []
+    for info in pkgutil.walk_packages(workbench.app.__path__, "workbench.app."):
+        module = importlib.import_module(info.name)
+        found += [cls for _, cls in inspect.getmembers(module, inspect.isclass)
+                  if cls.__module__ == module.__name__ and cls.__dict__.get("BINDINGS")]  # fmt: skip
+    return found
+
+
+def test_the_help_lists_the_keys_of_every_class_that_has_some(work: Path) -> None:
+    """The editor's ctrl+home/ctrl+end and the record dialog's Esc were in no help row: the help's list of owners
+    was written by hand. Every class with bindings is found here by walking the package."""
+    from workbench.app.screens.help import HelpScreen, binding_owners
+
+    owners = {owner for _, owner in binding_owners()}
+    missing = [cls.__name__ for cls in _classes_with_keys() if cls not in owners]
+    assert not missing, f"classes whose keys the help does not list: {missing}"
+
+    async def body() -> None:
+        app = make_app(work / "scenarios" / "hello-agent.yaml", work)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("f1")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+            ids = {row[3] for row in app.screen.rows}
+            assert {"editor-document-start", "editor-select-document-end", "record-cancel"} <= ids
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+def test_the_scenario_list_fills_its_column(work: Path, size: tuple[int, int]) -> None:
+    """At 200x50 the list's box ended under its last file, half-way down beside a full-height editor."""
+
+    async def body() -> None:
+        app = make_app(work / "scenarios", work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            if main.workspace.tabs:
+                await pilot.press("alt+1")
+                await wait_until(pilot, lambda: main.browser.display, what="the scenario list's tab")
+                await pilot.pause(0.05)
+                assert main.browser.region.bottom == main.timeline.region.y
+            else:
+                assert main.browser.display
+                assert main.browser.region.height == main.editor_pane.region.height
+
+    run(body)
+
+
+@pytest.mark.parametrize("key", ["mock-agent", "program", "real-agent", "simulation"])
+def test_a_new_scenario_fits_the_editors_width(key: str) -> None:
+    """A new file from the program template opened with its two comment lines cut at the editor's edge (88
+    columns in 60): what it said was out of sight, and its advice (F8 before alt+r) was out of date."""
+    from workbench.app.layout import YAML_COLUMNS
+    from workbench.app.templates import template_named
+
+    text = template_named(key).render("a-scenario-of-mine")
+    wide = [line for line in text.splitlines() if len(line) > YAML_COLUMNS]
+    assert not wide, wide
+    assert "F8 first" not in text
