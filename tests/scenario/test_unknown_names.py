@@ -33,7 +33,7 @@ NESTED_TYPOS = [
     ("timeline:\n  - runCmd:\n      cmnd: ls\n", "3:7", "cmnd", "cmd"),
     ("timeline:\n  - agentToolUse:\n      toolName: runCmd\n      arg: {cmd: ls}\n", "4:7", "arg", "args"),
     ("timeline: []\nexpect:\n  exitcode: 0\n", "3:3", "exitcode", "exitCode"),
-    ("repo:\n  intit: true\ntimeline: []\n", "2:3", "intit", "init"),
+    ("repo:\n  intit: true\ntimeline:\n  - screenshot: a\n", "2:3", "intit", "init"),
 ]
 
 
@@ -67,9 +67,20 @@ def test_exist_for_exists_does_not_pass_quietly(tmp_path: Path) -> None:
     assert not load(tmp_path, text, strict=True).ok
 
 
+def test_an_empty_timeline_with_nothing_expected_is_warned_of_as_checking_nothing(tmp_path: Path) -> None:
+    """`timeline: []` passed whatever the program did, without a word."""
+    for key in ("timeline", "steps"):
+        assert lines(load(tmp_path, f"command: [sh, -c, 'exit 3']\n{key}: []\n"), "warning") == [
+            f"2:{len(key) + 3}: `{key}` is empty and there is no `expect`: the scenario checks nothing and passes "
+            "whatever the program does; add steps (an `assert`, a `screenshot`) or `expect: {exitCode: 0}`"
+        ]
+    for checked in ("timeline: []\nexpect: {exitCode: 0}\n", "timeline:\n  - screenshot: a\n"):
+        assert lines(load(tmp_path, checked), "warning") == []
+
+
 def test_a_top_level_typo_stays_a_warning_when_strict(tmp_path: Path) -> None:
     """`comand:` is unknown at the top level: a warning naming `command`, also in --ci."""
-    text = "comand: [python3, -q]\ntimeline: []\n"
+    text = "comand: [python3, -q]\ntimeline:\n  - screenshot: a\n"
     for strict in (False, True):
         result = load(tmp_path, text, strict=strict)
         assert result.ok and result.scenario is not None and result.scenario.command is None

@@ -125,6 +125,7 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
 
     timeline = _timeline_source(doc, ctx)
     events = tuple(timeline)
+    _warn_if_nothing_checked(doc, ctx)
     acp = _acp(doc, ctx)
     _check_acp(acp, ctx)
     return m.Scenario(
@@ -500,6 +501,16 @@ def _timeline_source(doc: PMap, ctx: _Context) -> list[m.Event]:
         for item, pos in items.items_with_pos():
             events.extend(_collecting(_turn, item, pos, ctx))
     return events
+
+
+def _warn_if_nothing_checked(doc: PMap, ctx: _Context) -> None:
+    """`timeline: []` and no `expect` runs the program and passes, whatever it does: worth a word."""
+    keys = [k for k in ("timeline", "steps", "turns") if k in doc]
+    if "expect" in doc or not keys or any(not isinstance(doc[k], PList) or doc[k] for k in keys):
+        return
+    ctx.reporter.warn(doc.at_value(keys[0]), f"`{keys[0]}` is empty and there is no `expect`: the scenario "
+                      "checks nothing and passes whatever the program does; add steps (an `assert`, a "
+                      "`screenshot`) or `expect: {exitCode: 0}`")  # fmt: skip
 
 
 def _collecting(
