@@ -224,3 +224,17 @@ def test_a_skip_reason_reaches_the_report_junit_and_the_merge(tmp_path: Path) ->
     )
     done = workbench("report", "merge", "bad.json", cwd=tmp_path)
     assert done.returncode == 2 and "scenarios[0].skip_reason" in done.stderr, done.stderr
+
+
+def test_each_failure_names_its_own_file_in_the_json_and_in_the_merge(tmp_path: Path) -> None:
+    """A failure of a `--define` (or of any file but the scenario) lost its file in the JSON report: the
+    merge then placed it at the scenario's line 1."""
+    write(tmp_path, "s.yaml", "name: s\ntimeline:\n  - runCmd: {cmd: 'exit 5', status: ok}\n")
+    assert workbench("run", "s.yaml", "--report", "tool.json", cwd=tmp_path).returncode == 1
+    assert workbench("run", "s.yaml", "--define", "=x", "--report", "define.json", cwd=tmp_path).returncode == 2
+    (tool,) = json.loads((tmp_path / "tool.json").read_text())["scenarios"][0]["failures"]
+    (define,) = json.loads((tmp_path / "define.json").read_text())["scenarios"][0]["failures"]
+    assert (tool["file"], tool["line"]) == ("s.yaml", 3) and (define["file"], define["line"]) == ("--define", 1)
+    merged = workbench("report", "merge", "define.json", "--report", "merged.json", cwd=tmp_path)
+    assert merged.returncode == 2 and "--define:1:1: validation: invalid define `=x`" in merged.stdout
+    assert json.loads((tmp_path / "merged.json").read_text())["scenarios"][0]["failures"] == [define]

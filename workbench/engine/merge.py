@@ -117,8 +117,9 @@ def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
         for key, kind in (("step", int), ("line", int), ("kind", str), ("message", str)):
             _expect(path, f"{at}.{key}", failure.get(key), kind)
         _one_of(path, f"{at}.kind", failure["kind"], KINDS)
-        if "diff" in failure:
-            _expect(path, f"{at}.diff", failure["diff"], str)
+        for key in ("diff", "file"):
+            if key in failure:
+                _expect(path, f"{at}.{key}", failure[key], str)
         if "col" in failure:
             _expect(path, f"{at}.col", failure["col"], int)
     for n, shot in enumerate(entry["screenshots"]):
@@ -134,7 +135,7 @@ def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
                                    "agent") if k in entry}  # fmt: skip
     if entry["status"] == "skipped" and not known.get("skip_reason") and entry.get("reason"):
         known["skip_reason"] = entry["reason"]  # the contract's name for it, from a report that has only that
-    known["failures"] = [{k: f[k] for k in ("step", "line", "col", "kind", "message", "diff") if k in f}
+    known["failures"] = [{k: f[k] for k in ("step", "line", "col", "kind", "message", "diff", "file") if k in f}
                          for f in entry["failures"]]  # fmt: skip
     known["screenshots"] = [
         {k: s[k] for k in ("label", "golden", "actual", "status")} for s in entry["screenshots"]

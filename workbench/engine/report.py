@@ -35,8 +35,11 @@ class Failure:
     diff: str = ""
     col: int = 0  # the column, when the failure is a diagnostic about a place (in the JSON when there is one)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, scenario_file: str = "") -> dict[str, Any]:
+        """The report's entry; its ``file`` is the failure's own (a `--define`, an included file) or else
+        ``scenario_file``, so that a reader of the JSON or a merged report places it without the scenario."""
         data: dict[str, Any] = {
+            "file": self.file or scenario_file,
             "step": self.step,
             "line": self.line,
             "kind": self.kind,
@@ -110,7 +113,7 @@ class ScenarioResult:
             "agent": self.agent,
             "duration_ms": self.duration_ms,
             "virtual_ms": self.virtual_ms,
-            "failures": [f.to_json() for f in self.failures],
+            "failures": [f.to_json(self.file) for f in self.failures],
             "screenshots": [asdict(s) for s in self.screenshots],
         }
         if self.skipped_checks:
