@@ -231,10 +231,15 @@ def test_each_failure_names_its_own_file_in_the_json_and_in_the_merge(tmp_path: 
     merge then placed it at the scenario's line 1."""
     write(tmp_path, "s.yaml", "name: s\ntimeline:\n  - runCmd: {cmd: 'exit 5', status: ok}\n")
     assert workbench("run", "s.yaml", "--report", "tool.json", cwd=tmp_path).returncode == 1
-    assert workbench("run", "s.yaml", "--define", "=x", "--report", "define.json", cwd=tmp_path).returncode == 2
+    assert (
+        workbench("run", "s.yaml", "--define", "=x", "--report", "define.json", cwd=tmp_path).returncode == 2
+    )
     (tool,) = json.loads((tmp_path / "tool.json").read_text())["scenarios"][0]["failures"]
     (define,) = json.loads((tmp_path / "define.json").read_text())["scenarios"][0]["failures"]
-    assert (tool["file"], tool["line"]) == ("s.yaml", 3) and (define["file"], define["line"]) == ("--define", 1)
+    assert (tool["file"], tool["line"]) == ("s.yaml", 3) and (define["file"], define["line"]) == (
+        "--define",
+        1,
+    )
     merged = workbench("report", "merge", "define.json", "--report", "merged.json", cwd=tmp_path)
     assert merged.returncode == 2 and "--define:1:1: validation: invalid define `=x`" in merged.stdout
     assert json.loads((tmp_path / "merged.json").read_text())["scenarios"][0]["failures"] == [define]
