@@ -70,9 +70,13 @@ def test_a_session_object_shows_status_recent_events_and_changes(tmp_path: Path)
             listing = (await client.get(f"{url}/sessions")).json()
             assert [s["id"] for s in listing["items"]] == ["two", "everything"] and listing["total"] == 2
             two = (await client.get(f"{url}/sessions/two")).json()
-            assert two["status"] == "running"
+            # its timeline ended without `complete`: completed all the same, as Agent Harbor's playback has
+            # it (it was `running` for ever, and a client waiting for the end waited for ever)
+            assert two["status"] == "completed" and two["recent_events"] == []
             assert two["changes"] == {"files_changed": 2, "lines_added": 6, "lines_removed": 1}
-            assert [e["file_path"] for e in two["recent_events"]] == ["a.txt", "b.txt", "a.txt"]
+            frames = await follow(url, "two")
+            assert [d["type"] for _, _, d in frames] == ["status", *["file_edit"] * 3, "status"]
+            assert frames[-1][2]["status"] == "completed"
             done = (await client.get(f"{url}/sessions/everything")).json()
             assert (
                 done["status"] == "completed" and done["recent_events"] == []
@@ -102,10 +106,10 @@ def test_late_and_concurrent_subscribers_get_history_then_live_events_each_once(
                 late.append(asyncio.create_task(follow(url, "paced")))
             await player
             results = [await early, *[await t for t in late]]
-        expected = ["running"] + [f"event {i}" for i in range(40)]
+        expected = ["running"] + [f"event {i}" for i in range(40)] + ["completed"]
         for frames in results:
             assert [d.get("message", d.get("status")) for _, _, d in frames] == expected
-            assert [int(i) for i, _, _ in frames] == list(range(1, 42))
+            assert [int(i) for i, _, _ in frames] == list(range(1, 43))
 
     asyncio.run(body())
 
@@ -368,7 +372,7 @@ def test_streams_are_paced_at_speed_1_and_identical_at_max(tmp_path: Path) -> No
     paced, times = asyncio.run(arrivals(1.0))
     fast, _ = asyncio.run(arrivals(None))
     assert paced == fast  # the same events, the same virtual `ts`, at every speed
-    assert [e.get("message") for e in paced[1:]] == ["first", "second", "third"]
+    assert [e.get("message", e.get("status")) for e in paced[1:]] == ["first", "second", "third", "completed"]
     # Lower bounds only (a loaded machine may be later, never earlier): scenario time is real time at speed 1.
     assert times[2] >= 0.4 and times[3] >= 0.8
 

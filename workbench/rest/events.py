@@ -108,7 +108,7 @@ class EventMaker:
                 piece = step.error
                 message = piece.message or piece.error_type
                 out.events.append({"type": "error", "message": str(message), "ts": ts(at)})
-                out.events.append(_status("failed", at))
+                out.events.append(status_event("failed", at))
             case StepKind.TOOL_START:
                 tool = step.tool
                 out.events.append({"type": "tool_use", "tool_name": tool.tool_name, "tool_args": dict(tool.args),
@@ -146,12 +146,12 @@ class EventMaker:
         if isinstance(event, m.Log):
             out.events.append(_log("info", event.message, None, at))
         elif isinstance(event, m.Status):
-            out.events.append(_status(event.status, at))
+            out.events.append(status_event(event.status, at))
         elif isinstance(event, m.Complete) and event.value:
-            out.events.append(_status("completed", at))
+            out.events.append(status_event("completed", at))
         elif isinstance(event, m.Merge) and event.value:
             out.events.append(_log("info", "merged", None, at))
-            out.events.append(_status("completed", at))
+            out.events.append(status_event("completed", at))
         elif isinstance(event, m.UserCommand):
             command = event.cmd if event.cmd is not None else " ".join(event.argv or ())
             out.events.append(_log("info", f"user command [cwd: {event.cwd or '.'}]: {command}", None, at))
@@ -213,7 +213,7 @@ def _log(level: str, message: str, exec_id: str | None, at: int) -> dict[str, An
     return {"type": "log", "level": level, "message": message, "tool_execution_id": exec_id, "ts": ts(at)}
 
 
-def _status(status: str, at: int) -> dict[str, Any]:
+def status_event(status: str, at: int) -> dict[str, Any]:
     return {"type": "status", "status": status, "ts": ts(at)}
 
 
@@ -254,7 +254,7 @@ def _tail(text: str) -> str:
 
 def initial_events(at_ms: int = 0) -> list[dict[str, Any]]:
     """What every session says first: it is running."""
-    return [_status("running", at_ms)]
+    return [status_event("running", at_ms)]
 
 
 def status_of(events: list[dict[str, Any]]) -> str:

@@ -16,8 +16,8 @@ from workbench.clock import VirtualClock
 from workbench.scenario import model as m
 from workbench.timeline import Schedule, StepKind
 
-from .events import EventMaker
-from .session import RestSession
+from .events import EventMaker, status_event
+from .session import ACTIVE, RestSession
 
 
 def new_session(session_id: str, scenario: m.Scenario, schedule: Schedule) -> RestSession:
@@ -49,7 +49,11 @@ def no_timeline(scenario: m.Scenario) -> str | None:
 
 
 async def play(session: RestSession, schedule: Schedule, clock: VirtualClock) -> None:
-    """Every step of ``schedule`` at its time; then the session is finished (its streams end after history)."""
+    """Every step of ``schedule`` at its time; then the session is finished (its streams end after history).
+
+    A timeline that ends without `complete` (or a failure) ends with ``status`` ``completed``, as Agent
+    Harbor's playback does: the session was listed as `running` for ever, and a client that waits for it
+    to end waited for ever too."""
     maker = EventMaker(session.id)
     for step in schedule.steps:
         await clock.gate(step.index)
@@ -57,6 +61,9 @@ async def play(session: RestSession, schedule: Schedule, clock: VirtualClock) ->
         session.play(maker.step(step))
         if not clock.speed:
             await asyncio.sleep(0)  # let subscribers run between steps even at max speed
+    if session.status in ACTIVE:
+        await clock.sleep_until(schedule.duration_ms)
+        session.publish(status_event("completed", schedule.duration_ms))
     session.close()
 
 
