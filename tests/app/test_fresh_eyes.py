@@ -127,3 +127,44 @@ def test_a_new_scenario_fits_the_editors_width(key: str) -> None:
     wide = [line for line in text.splitlines() if len(line) > YAML_COLUMNS]
     assert not wide, wide
     assert "F8 first" not in text
+
+
+def test_steps_recorded_into_a_running_run_leave_its_steps_at_their_lines(work: Path) -> None:
+    """alt+r into a new program scenario, two keys and a screenshot, ctrl+]: the steps went into the editor, but
+    the run's timeline kept the old line numbers, so F8 then lit up a recorded line for the template's
+    `print(6 * 7)` step, and the status line said nothing of the steps made while recording."""
+    from workbench.app.templates import template_named
+
+    path = work / "scenarios" / "mine.yaml"
+    path.write_text(template_named("program").render("mine"), encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("alt+r")
+            await wait_until(pilot, lambda: main.recorder is not None, what="recording")
+            await wait_until(pilot, lambda: ">>>" in main.terminal.text(), what="the prompt")
+            await pilot.press(*"1+1", "enter")
+            await wait_until(pilot, lambda: "\n2\n" in main.terminal.text(), what="the answer")
+            await pilot.pause(0.1)
+            await pilot.press("ctrl+backslash")
+            await wait_until(pilot, lambda: "recording: 3 step(s) so far" in main.timeline.status,
+                             what="the count of steps in the status line")  # fmt: skip
+            assert "Esc stops" not in main.timeline.status, "Esc goes to the program while recording"
+            await pilot.press("ctrl+right_square_bracket")
+            await wait_until(pilot, lambda: "recorded-1" in main.editor.text, what="the steps in the editor")
+            await settle(pilot)
+            assert main.live
+            lines = main.editor.text.splitlines()
+            step_lines = [lines[mark.line - 1].strip() for mark in main.timeline.marks]
+            assert step_lines == ["- advanceMs: 300", '- [0, "print(6 * 7)<Enter>"]', "- advanceMs: 300",
+                                  "- assert:", '- [0, "<C-d>"]', "- advanceMs: 100"], step_lines  # fmt: skip
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: 1 in main.records, what="the next step")
+            await pilot.pause(0.1)
+            shown = main.editor.current_step_line
+            assert shown is not None and "print(6 * 7)" in lines[shown], (shown, lines)
+
+    run(body)

@@ -353,8 +353,11 @@ class MainScreen(Screen[None]):
         """The editor cursor is on a step's lines: the timeline selects it (unless it is at that line)."""
         marks, cursor = self.timeline.marks, self.timeline.cursor
         line = self.editor.cursor_location[0] + 1
-        if event.index < len(marks) and not (0 <= cursor < len(marks) and marks[cursor].line == line):
-            self.timeline.cursor = event.index
+        index = event.index
+        if self.live:  # the run's steps are those of the file it started from: the step is found by its line
+            index = next((mark.index for mark in marks if mark.line == event.line), -1)
+        if 0 <= index < len(marks) and not (0 <= cursor < len(marks) and marks[cursor].line == line):
+            self.timeline.cursor = index
 
     # ------------------------------------------------------------------ runs
 
@@ -441,7 +444,7 @@ class MainScreen(Screen[None]):
         self._shown_result = result
 
     def show_status(self) -> None:
-        self.timeline.show_run_status(recording=self.recorder is not None)
+        self.timeline.show_run_status(recording=None if self.recorder is None else len(self.recorder.steps()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane" and parameters[1] == "stop":  # Esc and ctrl+c stop a run, else keep their meaning

@@ -49,11 +49,12 @@ class EditorPane(Vertical):
             self.path = path
 
     class StepChosen(Message):
-        """The user moved the cursor onto step ``index``'s lines."""
+        """The user moved the cursor onto step ``index``'s lines; the step is written at ``line``."""
 
-        def __init__(self, index: int) -> None:
+        def __init__(self, index: int, line: int) -> None:
             super().__init__()
             self.index = index
+            self.line = line
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -183,7 +184,7 @@ class EditorPane(Vertical):
             return
         step = self.validation.schedule.step_at_line(event.selection.end[0] + 1)
         if step is not None:
-            self.post_message(self.StepChosen(step.index))
+            self.post_message(self.StepChosen(step.index, step.pos.line))
 
     # ------------------------------------------------------------------ finding
 

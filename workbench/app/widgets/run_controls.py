@@ -106,16 +106,17 @@ class RunControls(TimelineBar):
         records = sorted(self.session.records.values(), key=lambda r: r.index)
         self.set_acp(messages_by_step(records, self._acp.read()))
 
-    def show_run_status(self, *, recording: bool) -> None:
-        """The status line: what the run does and which keys go on; the footer shows Stop only while it runs."""
+    def show_run_status(self, *, recording: int | None) -> None:
+        """The status line: what the run does and which keys go on, and while recording how many steps it has
+        made so far (they go into the editor when it ends); the footer shows Stop only while a run goes on."""
         session = self.session
         text = session.status_text()
         if session.run is None:
             text = "idle: F5 play, F8 step, F9 run to cursor  ·  " + text.split("  ·  ", 1)[1]
-        elif session.live:
+        elif session.live and recording is None:  # while recording, Esc goes to the program
             text += "  ·  Esc stops"
-        if recording:
-            text += "  ·  ● recording (ctrl+\\ screenshot, ctrl+] ends)"
+        if recording is not None:
+            text += f"  ·  ● recording: {recording} step(s) so far (ctrl+\\ screenshot, ctrl+] ends)"
         self.status = text
         if session.live != self._footer_live:  # Esc and ctrl+c stop only a live run: the footer says so
             self._footer_live = session.live

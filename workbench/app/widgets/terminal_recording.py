@@ -85,6 +85,7 @@ class TerminalRecording:
             return
         if self.recorder is not None:
             self.recorder.typed(data)
+            self.host.show_status()  # how many steps so far
 
     def screenshot(self) -> None:
         """A screenshot step here, and what the screen shows now as its golden (the user saw it and asked)."""
@@ -92,6 +93,7 @@ class TerminalRecording:
             return
         host = self.host
         label = self.recorder.screenshot()
+        host.show_status()
         scenario = host.validation.scenario if host.validation is not None else None
         if scenario is None:
             host.notify(
@@ -115,7 +117,13 @@ class TerminalRecording:
         host.terminal.recording = False
         if recorder is not None and recorder.steps():
             row = host.editor.cursor_location[0]
+            yaml = recorder.yaml(indent=host.editor.step_indent(row))
             host.workspace.show_view("editor")  # first: the editor scrolls to the steps with its own width
-            host.editor.insert_steps(recorder.yaml(indent=host.editor.step_indent(row)))
-            host.notify(f"recorded {len(recorder.steps())} step(s) into the editor; ctrl+s saves", timeout=4)
+            host.editor.insert_steps(yaml)
+            if host.live:  # the run goes on with the steps it started with, now further down the file
+                host.timeline.lines_inserted(row + 1, yaml.count("\n"))
+            steps = len(recorder.steps())
+            host.notify(f"recorded {steps} step(s) into the editor; ctrl+s saves"
+                        + ("; they run from the next run on (ctrl+r restarts)" if host.live else ""),
+                        timeout=4)  # fmt: skip
         host.show_status()

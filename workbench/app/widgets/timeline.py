@@ -127,6 +127,14 @@ class TimelineBar(Widget, can_focus=True):
         self.cursor = min(self.cursor, len(marks) - 1)
         self.refresh()
 
+    def lines_inserted(self, after: int, count: int) -> None:
+        """``count`` lines went into the scenario after line ``after`` (steps recorded while a run goes on): the
+        marks below it follow their steps' lines. The run's steps stay those of the file it started from."""
+        for mark in self.marks:
+            if mark.line > after:
+                mark.line += count
+        self.refresh()
+
     def set_state(self, index: int, state: str, files: tuple[str, ...] | None = None) -> None:
         if 0 <= index < len(self.marks):
             self.marks[index].state = state
