@@ -41,3 +41,19 @@ def test_a_report_into_a_named_pipe_is_written_into_it_not_put_in_its_place(
         assert json.loads(read)["summary"]["passed"] == 1
     else:
         assert read.startswith("<?xml") and 'name="shot"' in read
+
+
+def test_input_typed_after_the_program_ended_fails_at_that_step_naming_the_exit_code(tmp_path: Path) -> None:
+    """A program that exited 3 mid-run was typed to, and the run passed: the exit code is `expect.exitCode`'s
+    to check, but input nothing can read is a mistake of the scenario's, said at its line."""
+    write(tmp_path, "ends.yaml", 'name: ends\ncommand: ["sh", "-c", "echo bye; exit 3"]\ntimeline:\n'
+          "  - waitFor: bye\n  - userInputs: [[0, 'hello<Enter>']]\n  - screenshot: after\n")  # fmt: skip
+    write(tmp_path, "ends-checked.yaml", 'name: ends-checked\ncommand: ["sh", "-c", "echo bye; exit 3"]\n'
+          "timeline:\n  - waitFor: bye\nexpect:\n  exitCode: 3\n")  # fmt: skip
+    done = workbench("run", "ends.yaml", "ends-checked.yaml", "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    entries = {s["name"]: s for s in json.loads((tmp_path / "r.json").read_text())["scenarios"]}
+    assert entries["ends"]["status"] == "failed" and entries["ends-checked"]["status"] == "passed"
+    (failure,) = entries["ends"]["failures"]
+    assert (failure["line"], failure["kind"]) == (5, "process")
+    assert failure["message"].startswith("the program exited with 3 before this input, so nothing reads it")

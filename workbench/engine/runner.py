@@ -362,11 +362,11 @@ class ScenarioRun:
     async def _play(self, step: Step) -> Checks:
         match step.kind:
             case StepKind.INPUT:
-                await self._typed(step.input.text)
+                await self._typed(step, step.input.text)
                 return []
             case StepKind.KEY:
                 assert isinstance(step.event, m.KeyPress)
-                await self._typed(key_notation(step.event.key))
+                await self._typed(step, key_notation(step.event.key))
                 return []
             case StepKind.CONTROL:
                 return await self._control(step)
@@ -399,11 +399,17 @@ class ScenarioRun:
         message = f"input for target `{target}` not typed: this run drives a terminal (targets tui, cli)"
         return [skipped(message)]
 
-    async def _typed(self, text: str) -> None:
+    async def _typed(self, step: Step, text: str) -> None:
         # Typed the way a person types: once the screen has settled, so what the program shows does not
         # depend on how fast the run goes, and into a TUI a key per read (RunContext.type).
         assert self._ctx is not None
         await self._ctx.settle()
+        session = self._session
+        if session is not None and not session.alive:  # typed into nothing, the run passed all the same
+            code = session.exit_code
+            raise DriverError(f"the program exited with {code} before this input, so nothing reads it; end the "
+                              f"timeline where the program ends (`expect: {{exitCode: {code}}}` checks how)",
+                              at=(step.index, step.pos.line, "process"))  # fmt: skip
         await self._ctx.type(text)
 
     async def _screenshot(self, step: Step) -> Checks:
