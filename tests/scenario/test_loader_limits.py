@@ -265,6 +265,29 @@ def test_bad_tagged_scalars_are_diagnostics(tmp_path: Path, tagged: str) -> None
 
 
 @pytest.mark.parametrize(
+    ("text", "tag"),
+    [
+        ("name: !!python/object:os.system x\n", "!!python/object:os.system"),
+        ("name: !custom x\n", "!custom"),
+        ("repo: !!python/object/apply:os.system {args: [ls]}\n", "!!python/object/apply:os.system"),
+        ("repo: !custom\n  init: true\n", "!custom"),
+        ("tags: !custom [a]\n", "!custom"),
+    ],
+)
+def test_a_tag_no_scenario_can_hold_is_named_as_written_on_a_value_a_mapping_or_a_list(
+    tmp_path: Path, text: str, tag: str
+) -> None:
+    """`!custom x` said "invalid custom value: could not determine a constructor for the tag '!custom'"
+    (Python's words), and on a mapping or a list the tag was dropped without a word."""
+    errors = errors_of(tmp_path, "t.yaml", text + "timeline: []\n")
+    assert errors == [f"1:{text.index('!') + 1}: the YAML tag `{tag}` is not allowed: a scenario holds plain "
+                      "values (text, numbers, booleans, lists and mappings); remove the tag"]  # fmt: skip
+    assert (
+        errors_of(tmp_path, "ok.yaml", "name: !!str x\nrepo: !!map {init: true}\ntimeline: !!seq []\n") == []
+    )
+
+
+@pytest.mark.parametrize(
     ("name", "text", "line"),
     [
         ("d.yaml", "name: a\ntimeline: []\nname: b\n", 3),

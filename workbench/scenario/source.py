@@ -123,6 +123,8 @@ _MERGE = "tag:yaml.org,2002:merge"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _INT = "tag:yaml.org,2002:int"
 _BINARY = "tag:yaml.org,2002:binary"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
 _RESOLVER = yaml.resolver.Resolver()
 
 MAX_DEPTH = 100
@@ -236,6 +238,8 @@ class _Builder:
                     and isinstance(self.stack[-1].container, PMap)
                 ):
                     raise ScenarioError.at(self.pos(event), "mapping keys must be plain scalars")
+                if event.tag not in (None, "!", _MAP if isinstance(event, yaml.MappingStartEvent) else _SEQ):
+                    raise ScenarioError.at(self.pos(event), unknown_tag(event.tag))  # `!!python/object/apply`
                 container: PMap | PList = (
                     PMap(self.pos(event))
                     if isinstance(event, yaml.MappingStartEvent)
@@ -284,6 +288,8 @@ class _Builder:
                                    "booleans; write it as a string")  # fmt: skip
         if tag == _INT and integer_digits(event.value) > _MAX_DIGITS:  # before PyYAML computes it
             raise ScenarioError.at(self.pos(event), TOO_LONG_INTEGER)
+        if tag not in type(self.constructor).yaml_constructors:  # `!custom x`, `!!python/object:...`
+            raise ScenarioError.at(self.pos(event), unknown_tag(tag))
         node = yaml.ScalarNode(tag, event.value, style=event.style)  # marks: our diagnostic has the place
         try:
             return self.constructor.construct_object(node, deep=True), tag
@@ -482,6 +488,13 @@ def long_integer(text: str, file: str, exc: ValueError) -> ScenarioError:
     m = _LONG_INT.search(text)
     pos = offset_pos(text, m.start(), file) if m else Pos(file)
     return ScenarioError.at(pos, value_message("integer", exc))
+
+
+def unknown_tag(tag: str) -> str:
+    """A YAML tag no scenario can hold (an application's own, or a Python object's), as the file wrote it."""
+    written = "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
+    return (f"the YAML tag `{written}` is not allowed: a scenario holds plain values (text, numbers, "
+            "booleans, lists and mappings); remove the tag")  # fmt: skip
 
 
 def value_message(what: str, exc: Exception) -> str:
