@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets._toast import Toast
 
-from tests.app.conftest import make_app, run, screen_text, settle, wait_until
+from tests.app.conftest import make_app, opened, run, screen_text, settle, wait_until
 
 
 @pytest.mark.parametrize("size", [(100, 30), (120, 40), (200, 50)])
@@ -40,9 +40,10 @@ def test_the_theme_picker_offers_only_the_workbench_themes(work: Path) -> None:
     ours = {theme.name for theme in load_themes()[0]}
 
     async def body() -> None:
-        app = make_app(work / "scenarios" / "hello-agent.yaml", work, theme_name="textual-light")
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot)
+        async with opened(
+            work / "scenarios" / "hello-agent.yaml", work, (120, 40), theme_name="textual-light"
+        ) as pilot:
+            app = pilot.app
             assert set(app.available_themes) == ours
             assert app.theme == "workbench-dark", "not ours: a warning, and the default theme"
             assert any("unknown theme 'textual-light'" in warning for warning in app._startup_warnings)
@@ -84,9 +85,8 @@ def test_the_help_lists_the_keys_of_every_class_that_has_some(work: Path) -> Non
     assert not missing, f"classes whose keys the help does not list: {missing}"
 
     async def body() -> None:
-        app = make_app(work / "scenarios" / "hello-agent.yaml", work)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot)
+        async with opened(work / "scenarios" / "hello-agent.yaml", work, (120, 40)) as pilot:
+            app = pilot.app
             await pilot.press("f1")
             await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
             ids = {row[3] for row in app.screen.rows}
@@ -100,10 +100,8 @@ def test_the_scenario_list_fills_its_column(work: Path, size: tuple[int, int]) -
     """At 200x50 the list's box ended under its last file, half-way down beside a full-height editor."""
 
     async def body() -> None:
-        app = make_app(work / "scenarios", work)
-        async with app.run_test(size=size) as pilot:
-            await settle(pilot)
-            main = app.main_screen
+        async with opened(work / "scenarios", work, size) as pilot:
+            main = pilot.app.main_screen
             if main.workspace.tabs:
                 await pilot.press("alt+1")
                 await wait_until(pilot, lambda: main.browser.display, what="the scenario list's tab")
@@ -139,10 +137,8 @@ def test_steps_recorded_into_a_running_run_leave_its_steps_at_their_lines(work: 
     path.write_text(template_named("program").render("mine"), encoding="utf-8")
 
     async def body() -> None:
-        app = make_app(path, work)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot)
-            main = app.main_screen
+        async with opened(path, work, (120, 40)) as pilot:
+            main = pilot.app.main_screen
             await pilot.press("alt+r")
             await wait_until(pilot, lambda: main.recorder is not None, what="recording")
             await wait_until(pilot, lambda: ">>>" in main.terminal.text(), what="the prompt")
