@@ -96,6 +96,9 @@ MAIN_ACTIONS: tuple[Action, ...] = (
            pane="StepInspector", anywhere=True),
     Action("find", "ctrl+f", "Find", "find", "editor: find / go to line", "find text, or :N for line N",
            pane="EditorPane", anywhere=True),
+    Action("complete", "ctrl+space,ctrl+@", "Complete", "complete", "editor: complete",  # a terminal sends ^@
+           "the events, keys and values the scenario format allows at the cursor", pane="EditorPane",
+           anywhere=True),
     *(Action(f"view('{name}')", f"{n},alt+{n}", label, f"view-{name}", f"view: pane {n} {label.lower()}",
              f"bring the {label.lower()} forward", pane="Workspace", anywhere=True) for n, (name, label) in
       enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),

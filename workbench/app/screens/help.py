@@ -16,6 +16,7 @@ from textual.widgets import Static
 def binding_owners() -> list[tuple[str, type[Any]]]:
     """Every class that has key bindings, with the place its keys work (for the help screen and its test)."""
     from workbench.app.app import WorkbenchApp
+    from workbench.app.screens.complete import CompleteScreen
     from workbench.app.screens.confirm import ConfirmScreen
     from workbench.app.screens.main import MainScreen
     from workbench.app.screens.new import NewScenarioScreen
@@ -29,7 +30,7 @@ def binding_owners() -> list[tuple[str, type[Any]]]:
         ("everywhere", WorkbenchApp), ("main screen", MainScreen), ("editor", ScenarioEditor), ("find bar", FindBar),
         ("timeline", TimelineBar), ("terminal", TerminalView), ("screenshot list", ScreenshotDiff),
         ("dialogs", ConfirmScreen), ("new scenario", NewScenarioScreen), ("record a session", RecordScreen),
-        ("help", HelpScreen),
+        ("completion list", CompleteScreen), ("help", HelpScreen),
     ]  # fmt: skip
 
 
@@ -40,6 +41,8 @@ watch the program under test and accept or reject its screenshots.
 • [b]Scenarios[/b] (left, ctrl+b shows/hides): every scenario file with its last verdict; Enter opens
   one; typing filters the list. It follows the folder: new files appear by themselves.
 • [b]Editor[/b]: diagnostics appear as you type; choose one to jump to it; saves are atomic.
+  [b]ctrl+space[/b] completes: the events after `- ` in the timeline, the keys of the mapping the cursor
+  is in, a key's values after `key: ` (from the format's schema, as `workbench schema` writes it).
   ctrl+f finds (":42" goes to line 42); Enter keeps the YAML indentation; the step the
   timeline is at is the highlighted line. The usual editing keys work: ctrl+z undo, ctrl+y redo,
   ctrl+x/ctrl+c/ctrl+v cut, copy and paste (ctrl+c stops a run while one goes on), ctrl+k deletes to the line end.

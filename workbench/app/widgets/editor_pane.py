@@ -23,6 +23,7 @@ from workbench.app.widgets.editor import DiagnosticsList, FindBar, ScenarioEdito
 from workbench.scenario.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:  # the schema and the loader load with the first validation
+    from workbench.app.core.complete import Choice, Completion
     from workbench.app.model import Validation
 
 VALIDATE_DELAY_S = 0.3
@@ -128,6 +129,43 @@ class EditorPane(Vertical):
 
     def action_save(self) -> None:
         self.save()
+
+    # ------------------------------------------------------------------ completion
+
+    def action_complete(self) -> None:
+        """The events, keys or values the scenario format allows at the cursor (ctrl+space): one is written at
+        once, several are listed beside the cursor."""
+        from workbench.app.core.complete import complete_at
+
+        editor = self.editor
+        if editor.read_only:
+            self.notify("a recorded run's scenario is read-only", severity="warning")
+            return
+        editor.focus()
+        row, column = editor.cursor_location
+        completion = complete_at(editor.document.lines, row, column)
+        if completion is None or not completion.choices:
+            self.notify("nothing the scenario format names fits here: type a key at the start of a line, an "
+                        "event after `- ` in the timeline, or a value after `key: `", severity="warning", timeout=4)  # fmt: skip
+            return
+        if len(completion.choices) == 1:
+            self._write_choice(completion, completion.choices[0])
+            return
+        from workbench.app.screens.complete import CompleteScreen
+
+        def chosen(answer: object) -> None:
+            if isinstance(answer, str):  # typing went on
+                editor.insert(answer)
+            elif answer is not None:
+                self._write_choice(completion, answer)  # type: ignore[arg-type]
+
+        self.app.push_screen(CompleteScreen(completion.choices, editor.cursor_screen_offset), chosen)
+
+    def _write_choice(self, completion: Completion, choice: Choice) -> None:
+        from workbench.app.core.complete import insertion
+
+        row, column = self.editor.cursor_location
+        self.editor.replace(insertion(choice, completion), (row, completion.start), (row, column))
 
     # ------------------------------------------------------------------ validation
 
