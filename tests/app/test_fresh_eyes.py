@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets._toast import Toast
 
-from tests.app.conftest import make_app, opened, run, screen_text, settle, wait_until
+from tests.app.conftest import make_app, opened, play_to_end, run, screen_text, settle, wait_until
 
 
 @pytest.mark.parametrize("size", [(100, 30), (120, 40), (200, 50)])
@@ -162,5 +162,35 @@ def test_steps_recorded_into_a_running_run_leave_its_steps_at_their_lines(work: 
             await pilot.pause(0.1)
             shown = main.editor.current_step_line
             assert shown is not None and "print(6 * 7)" in lines[shown], (shown, lines)
+
+    run(body)
+
+
+def test_the_screenshot_message_counts_rows_in_english_and_never_for_a_missing_capture(work: Path) -> None:
+    """A one-word change said "5 cells in 1 rows differ"; a golden with no capture (a recording's, not saved)
+    said "10 cells in 3 rows differ", counting the golden against an empty screen."""
+    from workbench.app.widgets.diff import ScreenshotDiff
+
+    folder = work / "goldens" / "hello-agent" / "80x24"
+    done = folder / "done.golden"
+    done.write_text(
+        done.read_text(encoding="utf-8").replace("Done: hello.py", "Done: HELLO.py"), encoding="utf-8"
+    )
+    (folder / "unsaved.golden").write_text("a screen no step of the file takes\n", encoding="utf-8")
+
+    def message(diff: ScreenshotDiff) -> str:
+        return str(diff.query_one("#shot-message").render())
+
+    async def body() -> None:
+        async with opened(work / "scenarios" / "hello-agent.yaml", work, (120, 40)) as pilot:
+            await play_to_end(pilot)
+            await pilot.press("ctrl+t")
+            diff = pilot.app.main_screen.diff
+            labels = [pair.label for pair in diff.pairs]
+            await wait_until(pilot, lambda: "done: mismatch" in message(diff), what="the mismatch")
+            assert "5 cells in 1 row differ" in message(diff), message(diff)
+            await pilot.press(*["down"] * (labels.index("unsaved") - labels.index("done")))
+            await wait_until(pilot, lambda: message(diff).startswith("unsaved:"), what="the unsaved golden")
+            assert "differ" not in message(diff), message(diff)
 
     run(body)

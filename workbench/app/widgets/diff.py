@@ -329,7 +329,8 @@ class ScreenshotDiff(Vertical, can_focus=False):
         else:
             hint = ""
         cells, rows = self._changed
-        changed = f"{cells} cells in {rows} rows differ (marked)" if cells and pair.golden is not None else ""
+        changed = (f"{cells} cell{'s' * (cells != 1)} in {rows} row{'s' * (rows != 1)} differ (marked)"
+                   if cells and pair.golden is not None and pair.actual is not None else "")  # fmt: skip
         sides = {"both": "golden | actual", "actual": "the actual", "golden": "the golden"}[self.sides]
         self.query_one("#shot-message", Static).update(
             Text(f"{pair.label}: {pair.status}{hint}\n" + " · ".join(
