@@ -194,3 +194,31 @@ def test_the_screenshot_message_counts_rows_in_english_and_never_for_a_missing_c
             assert "differ" not in message(diff), message(diff)
 
     run(body)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_a_long_scenario_line_in_the_step_inspector_wraps_beside_its_number(
+    work: Path, size: tuple[int, int]
+) -> None:
+    """Step 3 of hello-agent at 120x40: `content: I'll create hello.py.` wrapped to the pane's left edge, under
+    the line numbers, as if it were a line of its own."""
+
+    async def body() -> None:
+        async with opened(work / "scenarios" / "hello-agent.yaml", work, size) as pilot:
+            main = pilot.app.main_screen
+            await play_to_end(pilot)
+            main.show_step(2)
+            await pilot.press("f11")
+            await wait_until(pilot, lambda: main.inspector.details is not None and main.inspector.details.index == 2,
+                             what="step 3 in the inspector")  # fmt: skip
+            await pilot.pause(0.1)
+            box = main.inspector.content_region
+            rows = [row[box.x : box.right] for row in screen_text(pilot.app)[box.y : box.bottom]]
+            start = next(i for i, row in enumerate(rows) if "Scenario line 18" in row)
+            end = next(i for i, row in enumerate(rows) if "Screen before" in row)
+            block = [row for row in rows[start + 1 : end] if row.strip()]
+            assert "hello.py." in "".join(block), block
+            assert all("│" in row for row in block), f"a wrapped line keeps the gutter: {block}"
+            assert len({row.index("│") for row in block}) == 1, block
+
+    run(body)

@@ -25,6 +25,7 @@ from workbench.app.actions import MAIN_ACTIONS, bindings
 from workbench.app.model import ShotPair, actual_shot, shot_pairs
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.widgets.option_list import SafeOptionList
+from workbench.scenario.diagnostics import count
 
 if TYPE_CHECKING:  # the screen model loads with the first screenshots shown, after the first frame
     from workbench.terminal import GoldenStore, Shot
@@ -329,7 +330,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
         else:
             hint = ""
         cells, rows = self._changed
-        changed = (f"{cells} cell{'s' * (cells != 1)} in {rows} row{'s' * (rows != 1)} differ (marked)"
+        changed = (f"{count(cells, 'cell')} in {count(rows, 'row')} differ (marked)"
                    if cells and pair.golden is not None and pair.actual is not None else "")  # fmt: skip
         sides = {"both": "golden | actual", "actual": "the actual", "golden": "the golden"}[self.sides]
         self.query_one("#shot-message", Static).update(

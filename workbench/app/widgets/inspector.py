@@ -12,8 +12,10 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.style import Style as RichStyle
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import ScrollableContainer, VerticalScroll
@@ -79,11 +81,12 @@ def render_details(details: StepDetails, changed: RichStyle) -> RenderableType:
             if i < len(details.files) - 1:
                 files.append("\n")
         parts += [_heading("Files changed"), files]
-    if details.source:
-        source = Text()
+    if details.source:  # a long line wraps beside its number, under its own start
+        source = Table(box=box.MINIMAL, show_header=False, show_edge=False, pad_edge=False, border_style="dim")
+        source.add_column(justify="right", style="dim", no_wrap=True)
+        source.add_column(overflow="fold")
         for offset, line in enumerate(details.source):
-            source.append(f"{details.line + offset:>4} │ ", style="dim")
-            source.append(line + ("\n" if offset < len(details.source) - 1 else ""))
+            source.add_row(str(details.line + offset), Text(line))
         parts += [_heading(f"Scenario line {details.line}"), source]
     if details.conversation:
         parts += [_heading("Messages of this step"), Text("\n\n".join(details.conversation))]
