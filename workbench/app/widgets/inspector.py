@@ -82,7 +82,9 @@ def render_details(details: StepDetails, changed: RichStyle) -> RenderableType:
                 files.append("\n")
         parts += [_heading("Files changed"), files]
     if details.source:  # a long line wraps beside its number, under its own start
-        source = Table(box=box.MINIMAL, show_header=False, show_edge=False, pad_edge=False, border_style="dim")
+        source = Table(
+            box=box.MINIMAL, show_header=False, show_edge=False, pad_edge=False, border_style="dim"
+        )
         source.add_column(justify="right", style="dim", no_wrap=True)
         source.add_column(overflow="fold")
         for offset, line in enumerate(details.source):
