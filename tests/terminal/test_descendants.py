@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,128 @@ def test_children_of_this_process_survive_a_session_end(tmp_path: Path) -> None:
         for child in children:
             child.kill()
             child.wait()
+
+
+def scan_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a kernel that lists no children: every process in /proc is read."""
+    monkeypatch.setattr(descendants, "children_listed", lambda: False)
+
+
+def no_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    def scan() -> list[int]:
+        raise AssertionError("every process on the machine was read")
+
+    monkeypatch.setattr(descendants, "_pids", scan)
+
+
+@pytest.mark.skipif(not descendants.children_listed(), reason="the kernel lists no children")
+def test_the_walk_down_the_tree_finds_what_the_scan_of_every_process_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A setsid double fork with the token, one without it below the leader, an adopted orphan that left
+    the leader's session, a child of this process of no session: the same pids either way, without a scan."""
+    import subprocess
+
+    kept, clean, adopted, mine = (unique_seconds(600) for _ in range(4))
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN)
+    other = subprocess.Popen(["sleep", mine], start_new_session=True)
+
+    async def go() -> None:
+        escape = await PtySession.spawn([sys.executable, str(write_escape(tmp_path)), kept, "keep"],
+                                        env=term_env(), cwd=str(tmp_path))  # fmt: skip
+        below = await PtySession.spawn(["sh", "-c", f"env -i /bin/sleep {clean}; sleep 600"],
+                                       env=term_env(), cwd=str(tmp_path))  # fmt: skip
+        orphan = await PtySession.spawn(
+            [sys.executable, str(script), adopted], env=term_env(), cwd=str(tmp_path)
+        )
+        sessions = (escape, below, orphan)
+        try:
+            await escape.wait_for_text("escaped", timeout=20)
+            await orphan.wait_for_text("forked", timeout=20)
+            for needle in (kept, clean, adopted):
+                assert wait_running(needle)
+            orphan.track()
+            orphan.write("go\r")
+            await orphan.wait_for_text("orphaned", timeout=20)
+            orphan.write("exit\r")
+            assert await orphan.wait_exit(20) == 0
+            (grandchild,) = running(adopted)
+            assert parent(grandchild) == os.getpid()
+
+            def found() -> list[list[int]]:
+                return [descendants.find(s.token, s.pid, s._since, set(s._seen)) for s in sessions]
+
+            with monkeypatch.context() as patched:
+                no_scan(patched)
+                walked = found()
+            with monkeypatch.context() as patched:
+                scan_only(patched)
+                scanned = found()
+            assert walked == scanned
+            assert set(running(kept)) <= set(walked[0]) and set(running(clean)) <= set(walked[1])
+            assert walked[2] == [grandchild] and all(other.pid not in pids for pids in walked)
+        finally:
+            for session in sessions:
+                await session.terminate()
+
+    try:
+        asyncio.run(go())
+        assert [running(needle) for needle in (kept, clean, adopted)] == [[], [], []]
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+@pytest.mark.skipif(not descendants.children_listed(), reason="the kernel lists no children")
+def test_ending_a_session_reads_no_process_outside_this_ones_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_scan(monkeypatch)
+    sleep = unique_seconds(600)
+
+    async def go() -> None:
+        session = await PtySession.spawn([sys.executable, str(write_escape(tmp_path)), sleep, "clean"],
+                                         env=term_env(), cwd=str(tmp_path))  # fmt: skip
+        try:
+            await session.wait_for_text("escaped", timeout=20)
+            assert wait_running(f"sleep {sleep}")
+        finally:
+            await session.terminate()
+
+    asyncio.run(go())
+    assert running(sleep) == []
+
+
+def test_without_the_kernels_lists_of_children_or_a_subreaper_every_process_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The scan stays where the walk could miss a session's process (see the module's docstring)."""
+    import subprocess
+
+    marker = unique_seconds(600)
+    child = subprocess.Popen(["sleep", marker])
+    try:
+        assert wait_running(marker)
+        real = descendants._pids
+        for situation in ("no lists", "no subreaper"):
+            scanned: list[int] = []
+
+            def counted(scanned: list[int] = scanned) -> Iterable[int]:
+                scanned.extend(real())
+                return scanned
+
+            with monkeypatch.context() as patched:
+                patched.setattr(descendants, "_pids", counted)
+                if situation == "no lists":
+                    scan_only(patched)
+                    descendants.subreaper(True)
+                else:
+                    descendants.subreaper(False)
+                found = descendants.find(descendants.new_token(), os.getpid())
+                descendants.subreaper(False)
+            assert child.pid in found and scanned, situation
+    finally:
+        child.kill()
+        child.wait()

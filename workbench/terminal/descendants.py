@@ -5,9 +5,8 @@ Killing a program's process group misses a child that called ``setsid()`` (or
 is adopted by init, so neither the group nor the parent chain leads to it.
 Each session therefore marks its program's environment with a token
 (:data:`TOKEN_VAR`), which every descendant inherits across ``fork`` and
-``exec``; :func:`find` scans ``/proc`` for the token, and for descendants of
-the session's leader (in case one cleared its environment but is still below
-it). :func:`kill_all` signals what it finds until nothing is left, so a
+``exec``; :func:`find` looks for the token, and for descendants of the
+session's leader (in case one cleared its environment but is still below it). :func:`kill_all` signals what it finds until nothing is left, so a
 process that forks while it is being killed is caught by the next pass.
 
 A process that clears its environment *and* leaves the tree (its parent exits)
@@ -21,6 +20,16 @@ while the session ran saw it in the tree (the ``seen`` set a session keeps and
 refreshes at each :func:`find`). Children this process started itself
 (``git``, tool shells, other sessions) match neither rule and are never touched;
 adopted zombies of the session are reaped, so none is left behind.
+
+Where to look: while this process is a subreaper and the leader is below it,
+nothing the session started can leave this process's tree (an orphan goes to
+the nearest subreaper above it, the leader or this process), so the tree is
+walked from ``/proc/<pid>/task/*/children``: the few processes below this one,
+not every process on the machine. Where the kernel lists no children
+(``CONFIG_PROC_CHILDREN`` off) or this process is no subreaper, every process
+in ``/proc`` is read instead. (Either way, a process that a server outside,
+such as a running tmux server, starts at the session's request is not below
+it: the scan found it only when the server passed the environment on.)
 
 Where there is no ``/proc`` (macOS), only the process group is ended.
 """
@@ -41,6 +50,7 @@ TOKEN_VAR = Env.SESSION
 _PROC = "/proc"
 _MAX_PASSES = 50
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_GET_CHILD_SUBREAPER = 37
 
 #: (pid, start time) of processes seen in a session's tree: a pid alone could be reused.
 Seen = set[tuple[int, int]]
@@ -78,6 +88,57 @@ def subreaper(on: bool) -> bool:
     with contextlib.suppress(OSError, AttributeError):
         return bool(_libc().prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
     return False
+
+
+def _is_subreaper() -> bool:
+    flag = ctypes.c_int(0)
+    with contextlib.suppress(OSError, AttributeError):
+        return bool(_libc().prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value)
+    return False
+
+
+@functools.cache
+def children_listed() -> bool:
+    """Whether the kernel lists each thread's children (``/proc/<pid>/task/<tid>/children``)."""
+    return os.path.exists(f"{_PROC}/self/task/{os.getpid()}/children")
+
+
+def _children(pid: int) -> list[int]:
+    """The children of every thread of ``pid`` (a thread that started a child is its parent)."""
+    try:
+        tasks = os.listdir(f"{_PROC}/{pid}/task")
+    except OSError:  # gone
+        return []
+    found: list[int] = []
+    for task in tasks:
+        with contextlib.suppress(OSError, ValueError):
+            found += map(int, _read(f"{_PROC}/{pid}/task/{task}/children").split())
+    return found
+
+
+def _below(pid: int) -> list[int]:
+    """Every process below ``pid`` (not itself), walked down the kernel's lists of children."""
+    found: list[int] = []
+    known = {pid}
+    todo = [pid]
+    while todo:
+        for child in _children(todo.pop()):
+            if child not in known:
+                known.add(child)
+                found.append(child)
+                todo.append(child)
+    return found
+
+
+def _candidates(leader: int) -> Iterable[int]:
+    """Where a session's processes can be: below this process if it is a subreaper with the leader below
+    it (see the module's docstring), else anywhere."""
+    me = os.getpid()
+    if children_listed() and _is_subreaper():
+        below = _below(me)
+        if leader == me or leader in below or _stat(leader) is None:
+            return below
+    return _pids()
 
 
 def _pids() -> Iterable[int]:
@@ -128,7 +189,7 @@ def find(token: str, leader: int, since: int = 0, seen: Seen | None = None) -> l
     docstring), and anything below those. ``seen`` is updated with what is
     found, and the session's adopted zombies are reaped. ``since`` (the leader's
     :func:`start_time`) skips the environment of processes older than the
-    session, which cannot be of it: most of them, so the scan is cheap.
+    session, which cannot be of it: most of them, so a scan is cheap.
     """
     if not available():
         return []
@@ -139,7 +200,7 @@ def find(token: str, leader: int, since: int = 0, seen: Seen | None = None) -> l
     starts: dict[int, int] = {}
     found: set[int] = set()
     roots = {leader}
-    for pid in _pids():
+    for pid in _candidates(leader):
         stat = _stat(pid)
         if stat is None or pid == me:
             continue
@@ -203,12 +264,14 @@ def kill_adopted(keep: Collection[int]) -> list[int]:
     own children) and everything below those, until none is left; reap them; return the pids killed.
 
     For what a process that ran sessions left when it was killed itself (`run -j`'s worker, SIGKILLed):
-    its programs, their groups and the orphans they adopted. A scan of ``/proc`` per pass; rare."""
+    its programs, their groups and the orphans they adopted. A walk of this process's tree per pass (a
+    scan of ``/proc`` where the kernel lists no children); rare."""
     if not available():
         return []
     me, killed = os.getpid(), set[int]()
     for _ in range(_MAX_PASSES):
-        parents = {pid: stat[1] for pid in _pids() if (stat := _stat(pid)) is not None and pid != me}
+        where = _below(me) if children_listed() else _pids()
+        parents = {pid: stat[1] for pid in where if (stat := _stat(pid)) is not None and pid != me}
         below = {pid for pid, parent in parents.items() if parent == me and pid not in keep}
         grown = True
         while grown:
