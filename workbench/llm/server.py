@@ -70,7 +70,7 @@ from .ids import IdMaker
 from .profiles import GENERIC, MapContext, ToolProfile
 from .recorder import RequestLog, RequestRecorder, summary
 from .reply import ApiError, Reply, ToolCallBlock, limit_tokens, text_reply
-from .responders import AssertHook, Hooks, Responder, StepHook, TurnContext
+from .responders import AssertHook, Hooks, PromptHook, Responder, StepHook, TurnContext
 from .responders.rules import RulesResponder
 from .responders.timeline import TimelineResponder
 from .sessions import SelectionError, Session, SessionStore
@@ -109,6 +109,8 @@ class LlmServer:
     * ``on_step(step)``: called for every non-agent step as the timeline passes
       it (before the next reply is sent; not for a request with no reply left,
       which is answered at once).
+    * ``on_prompt(step, prompt, holds)``: a request reached the input ``step`` with the agent's own
+      prompt (``holds``: it holds what the step types), before the step's hook.
     * ``profile``: force a tool profile (`claude-code`, `codex`, `pi`,
       `generic`) instead of detecting it from each request's tools.
     * ``limits``: header, body and idle timeouts and the connection limit
@@ -134,6 +136,7 @@ class LlmServer:
         workspace: Path | None = None,
         on_assert: AssertHook | None = None,
         on_step: StepHook | None = None,
+        on_prompt: PromptHook | None = None,
         profile: ToolProfile | None = None,
         on_request: Callable[[RequestLog], None] | None = None,
         wires: Sequence[Wire] = WIRES,
@@ -145,7 +148,7 @@ class LlmServer:
         self.speed = speed
         self.strict_tools = strict_tools
         self.out_dir = out_dir
-        self.hooks = Hooks(workspace, on_assert, on_step)
+        self.hooks = Hooks(workspace, on_assert, on_step, on_prompt)
         self.profile = profile
         self.failures: list[LlmFailure] = []
         self.fatal: LlmFailure | None = None  # the failure that ends the run at once (see LlmFailure.fatal)

@@ -70,6 +70,9 @@ class RealAgentDriver:
         self._finished = False
         self._last_agent_step = -1
         self._drawn_from: int | None = None  # output read when the last reply went out, until it is drawn
+        self._asked: dict[
+            int, tuple[str, bool]
+        ] = {}  # input step -> the agent's prompt at it, whether it holds it
 
     # ------------------------------------------------------------------ start
 
@@ -100,7 +103,8 @@ class RealAgentDriver:
             self._last_agent_step = max(steps, default=-1)
         self.server = self.new_server(
             speed=options.speed, out_dir=ctx.run_dir, workspace=ctx.workspace.path,
-            on_assert=self._on_assert, on_step=self._on_step, profile=preset.profile if preset else None,
+            on_assert=self._on_assert, on_step=self._on_step, on_prompt=self._on_prompt,
+            profile=preset.profile if preset else None,
             drift=self._drift(),
         )  # fmt: skip
         base_url = await self.server.start()
@@ -176,7 +180,8 @@ class RealAgentDriver:
                 if self.ui == "print" and not self._typed_prompt:
                     self._typed_prompt = True  # it is the agent's command-line prompt
                     return []
-                await self._wait_ready(step)
+                if await self._wait_ready(step):
+                    return []  # the agent has it already: it asked the model with it
                 # Typed, then submitted once the agent has drawn it: text and Enter in one write look
                 # like a paste to some TUIs (the Enter becomes a newline).
                 text = step.input.text
@@ -236,12 +241,14 @@ class RealAgentDriver:
                 f"{inputs[1].pos.line} is never read: drive its TUI (no `{{prompt}}` in `command`, "
                 "no --agent-ui print) for a conversation")  # fmt: skip
 
-    async def _wait_ready(self, step: Step) -> None:
+    async def _wait_ready(self, step: Step) -> bool:
         """Before the first key: the preset's ready text, else until the program's terminal asks for input
-        (:mod:`workbench.terminal.reading`); a program that never does ends the run with its screen."""
+        (:mod:`workbench.terminal.reading`); a program that never does ends the run with its screen. True
+        when nothing is to be typed: before anything was typed, the agent asked the model with this input as
+        its prompt (it took it from its command line)."""
         session = self.ctx.session
         if session is None or self._ready_seen:
-            return
+            return False
         if self.ready is not None:
             try:
                 await session.wait_for_text(
@@ -256,6 +263,8 @@ class RealAgentDriver:
 
             deadline = asyncio.get_running_loop().time() + min(READY_TIMEOUT_S, self.ctx.options.timeout_s)
             while not reads_input(session.fd):
+                if self._given(step, blocked=True):
+                    return True
                 if not session.alive:
                     raise DriverError(f"the agent exited (code {session.exit_code}) before it took input"
                                       f"{self._print_hint(step)}; {self.ctx.the_screen()}")  # fmt: skip
@@ -263,7 +272,34 @@ class RealAgentDriver:
                     raise DriverError(f"the agent never asked for input (its terminal stayed in line mode and "
                                       f"nothing read it); {self.ctx.the_screen()}")  # fmt: skip
                 await asyncio.sleep(0.05)
+        if self._given(step):
+            return True
         self._ready_seen = True
+        return False
+
+    def _on_prompt(self, step: Step, prompt: str, holds: bool) -> None:
+        self._asked[step.index] = (prompt, holds)
+
+    def _given(self, step: Step, blocked: bool = False) -> bool:
+        """Whether the agent asked the model before anything was typed, as a program does that takes its
+        prompt from its command line: with this input as its prompt, the input is given (True). With another,
+        from an agent that is ``blocked`` (it does not read its terminal: it waits for that answer), the replay
+        cannot go on, since the scenario answers that input: a failure naming both, at once. (One that reads
+        its terminal is typed to: its request was one of its own, a warm-up, and is answered after the input.)"""
+        asked = self._asked.get(step.index)
+        if asked is None or self.ctx.typed_bytes:
+            return False
+        prompt, holds = asked
+        if holds or not blocked:
+            return holds
+        typed = step.input.text if step.kind is StepKind.INPUT else step.summary
+        shown = " ".join(prompt.split())
+        raise DriverError(
+            f"the agent asked the model before the input at line {step.pos.line} was typed, with a prompt of its "
+            f"own ({shown[:80]!r}) that is not the scenario's input ({typed[:80]!r}): the replay answers that "
+            "input, so it cannot go on. An agent that takes its prompt on its command line gets the scenario's "
+            "with `{prompt}` in its `command`"
+        )
 
     async def _wait_exit(self) -> None:
         session = self.ctx.session

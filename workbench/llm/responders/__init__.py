@@ -27,6 +27,9 @@ Record = Callable[[LlmFailure], None]
 
 AssertHook = Callable[[Step], "list[LlmFailure] | Awaitable[list[LlmFailure]]"]
 StepHook = Callable[[Step], "Awaitable[None] | None"]
+PromptHook = Callable[[Step, str, bool], None]
+"""``on_prompt(step, prompt, holds)``: a request reached the input ``step`` with the agent's own prompt,
+and whether that prompt holds what the step types."""
 
 
 @dataclass
@@ -36,6 +39,7 @@ class Hooks:
     workspace: Path | None = None
     on_assert: AssertHook | None = None
     on_step: StepHook | None = None
+    on_prompt: PromptHook | None = None
 
     async def assert_step(self, step: Step) -> list[LlmFailure] | None:
         """The engine's verdict on an assert step, or None without a hook."""
@@ -45,6 +49,10 @@ class Hooks:
         if inspect.isawaitable(result):
             result = await result
         return list(result)
+
+    def prompt(self, step: Step, prompt: str, holds: bool) -> None:
+        if self.on_prompt is not None:
+            self.on_prompt(step, prompt, holds)
 
     async def step(self, step: Step) -> None:
         if self.on_step is not None:

@@ -299,10 +299,17 @@ class TimelineResponder:
             self._position = max(self._position, step.index)
 
     def _compare_input(self, step: Step, item: m.InputItem, ctx: TurnContext) -> None:
-        """A note when the agent's new prompt is not what the scenario's user typed
-        (scenario drift, or the agent rewrote the prompt); never a failure."""
+        """A note when the agent's new prompt is not what the scenario's user typed (scenario drift, or the
+        agent rewrote the prompt); never a failure here. The engine hears of the prompt either way: a request
+        that reaches an input the run has not typed yet shows that the agent has its prompt from elsewhere
+        (its command line), and the engine decides what that means (:class:`Hooks.prompt`)."""
         typed = " ".join(_KEYS.sub(" ", item.text).split())
-        if typed and not ctx.chat.ends_with_tool_results() and not ctx.chat.last_prompt_has(typed):
+        if not typed or ctx.chat.ends_with_tool_results():
+            return
+        holds = ctx.chat.last_prompt_has(typed)
+        if ctx.chat.last_prompt():
+            self.hooks.prompt(step, ctx.chat.last_prompt(), holds)
+        if not holds:
             prompt = " ".join(ctx.chat.last_prompt()[:200].split())
             self._fail("note", f"the scenario's input {typed[:60]!r} is not in the agent's prompt {prompt[:60]!r}",
                        step.pos.line, step.index)  # fmt: skip

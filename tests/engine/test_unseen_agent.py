@@ -1,0 +1,59 @@
+"""An agent the product has never seen (tests/responses_agent.py: the OpenAI Responses API, tools of its own,
+its prompt on its command line or read from its terminal) under a scenario written for any agent, as a team
+would first try it: `workbench run --mode real-agent --command '...'`, with nothing of the agent's in the
+product."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.engine.test_real_agent import workbench
+
+pytestmark = pytest.mark.slow
+
+AGENT = Path(__file__).parent.parent / "responses_agent.py"
+ANY_AGENT = Path(__file__).parent.parent.parent / "scenarios" / "any-agent.yaml"
+PROMPT = "Create notes.txt, fix its last line and show it"  # the first input of scenarios/any-agent.yaml
+
+
+def run_any_agent(tmp_path: Path, *command: str) -> tuple[int, str, dict]:  # type: ignore[type-arg]
+    """scenarios/any-agent.yaml under ``command`` (--command), with the JSON report's entry."""
+    line = shlex.join([sys.executable, str(AGENT), *command])
+    done = workbench("run", "--ci", "--mode", "real-agent", str(ANY_AGENT), "--command", line,
+                     "--report", "r.json", "--timeout", "30", cwd=tmp_path)  # fmt: skip
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    return done.returncode, done.stdout + done.stderr, entry
+
+
+def test_an_agent_that_reads_its_prompt_from_the_terminal_passes(tmp_path: Path) -> None:
+    code, out, entry = run_any_agent(tmp_path)
+    assert code == 0, out
+    notes = "\n".join(entry["notes"])
+    for mapping in ("`runCmd` -> `exec`", "`readFile` -> `open_file`", "`editFile` -> `patch_file`"):
+        assert mapping in notes, notes
+
+
+def test_an_agent_given_the_scenarios_prompt_on_its_command_line_is_not_typed_to(tmp_path: Path) -> None:
+    """It asks the model before anything is typed and never reads its terminal: the replay waited for it to
+    ask for input while the model's answer waited for that input to be typed (until --timeout)."""
+    code, out, _ = run_any_agent(tmp_path, PROMPT)
+    assert code == 0, out
+    cast = next(tmp_path.glob("target/tmp/workbench/any-agent/*/*/terminal.cast")).read_text()
+    typed = [json.loads(line)[2] for line in cast.splitlines()[1:] if json.loads(line)[1] == "i"]
+    assert typed == [], typed
+
+
+def test_an_agent_with_a_prompt_of_its_own_fails_at_once_naming_both(tmp_path: Path) -> None:
+    code, out, entry = run_any_agent(tmp_path, "Delete every file here")
+    assert code == 1, out
+    assert (
+        "scenarios/any-agent.yaml:9: process: the agent asked the model before the input at line 9 was typed"
+        in out
+    )
+    assert "('Delete every file here')" in out and f"({PROMPT!r})" in out and "`{prompt}`" in out
+    assert "timed out" not in out and entry["failures"][0]["line"] == 9, out
