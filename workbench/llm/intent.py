@@ -265,10 +265,23 @@ def reverse(tool: ToolDef, args: Mapping[str, Any]) -> list[tuple[str, Args]]:
                     break
                 continue
             taken.add(prop.name)
-            found[_CANONICAL_KEY[role]] = args[prop.name]
+            found[_CANONICAL_KEY[role]] = _unshaped(role, args[prop.name], prop)
         else:
             out.append((canon, {**{k: v for k, v in args.items() if k not in taken}, **found}))
     return out
+
+
+def _unshaped(role: str, value: Any, prop: Prop) -> Any:
+    """A value as the scenario writes it, :func:`_shaped` undone: a command sent as a list (an argv such as
+    ``exec {argv: [bash, -lc, CMD]}``, or a list of commands) is one string, as ``runCmd``'s ``cmd`` is."""
+    if role != "command" or prop.kind != "array" or not isinstance(value, list):
+        return value
+    words = [str(w) for w in value]
+    if prop.plural:
+        return " && ".join(words)
+    if len(words) == 3 and words[0] in ("bash", "sh") and words[1] in ("-lc", "-c"):
+        return words[2]
+    return shlex.join(words)
 
 
 def _edit_as_write(args: Mapping[str, Any], tools: list[ToolDef], where: Where) -> list[Candidate]:
