@@ -125,19 +125,11 @@ def _run(args: argparse.Namespace) -> int:
         command = command_argv(args.program) if args.program is not None else ()
     except ValueError as exc:
         raise UsageError(f"--command {args.program!r}: {exc}") from None
-    from workbench.engine.drivers import AGENT_MODE, DEFAULT_MODE, ModeError, mode_options
     from workbench.engine.matrix import agent_list
 
     given = mode_option_values(args)
-    if args.mode is None:  # `--agent` alone picks the agent mode, as in the pytest plugin
-        args.mode = AGENT_MODE if given.get("agent") else DEFAULT_MODE
     agents = agent_list(given.get("agent"))  # `--agent a,b,c`: the cross-agent matrix
-    try:
-        chosen = mode_options(args.mode, {**given, "agent": agents[0]} if agents else given)
-        for agent in agents[1:]:
-            mode_options(args.mode, {**given, "agent": agent})
-    except ModeError as exc:
-        raise UsageError(str(exc)) from None
+    chosen = _mode_options(args, given, agents) if args.mode is not None else {}
     if command and agents:
         raise UsageError(
             f"--command and --agent {','.join(agents)} both name the program under test; give one"
@@ -152,6 +144,11 @@ def _run(args: argparse.Namespace) -> int:
     paths = args.paths or [DEFAULT_SCENARIOS_DIR]
     scenario_files(args.paths)
     candidates = collect(paths, selection, args.define, strict=args.ci and not args.lenient)
+    if args.mode is None:  # the files' own mode when it takes the options given (see implied_mode)
+        from workbench.engine.drivers import implied_mode
+
+        args.mode = implied_mode(given, agents, {c.mode for c in candidates if c.mode})
+        chosen = _mode_options(args, given, agents)
     if not candidates:
         return _nothing_to_run(args, paths, selection)
     for candidate in candidates:  # the warnings of every file, once; errors are in the failures
@@ -204,6 +201,22 @@ def _run(args: argparse.Namespace) -> int:
     if not _write_reports(args, report, candidates):
         return EXIT_INVALID
     return report.exit_code()
+
+
+def _mode_options(
+    args: argparse.Namespace, given: dict[str, str | None], agents: list[str]
+) -> dict[str, str]:
+    """The options of the run's mode (``args.mode``), each agent of a matrix checked; a usage error names a
+    flag the mode does not take or a value it does not allow."""
+    from workbench.engine.drivers import ModeError, mode_options
+
+    try:
+        chosen = mode_options(args.mode, {**given, "agent": agents[0]} if agents else given)
+        for agent in agents[1:]:
+            mode_options(args.mode, {**given, "agent": agent})
+    except ModeError as exc:
+        raise UsageError(str(exc)) from None
+    return chosen
 
 
 def _nothing_to_run(args: argparse.Namespace, paths: list[Path], selection: Selection) -> int:

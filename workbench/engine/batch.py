@@ -60,6 +60,8 @@ class Candidate:
     """The agent of a matrix pair (:mod:`workbench.engine.matrix`): the run plays it, its result names it."""
     options: Any = None
     """Run options of this pair (the batch's otherwise)."""
+    mode: str | None = None
+    """The file's own ``mode:``."""
 
 
 def expected_cost(scenario: m.Scenario) -> tuple[int, int]:
@@ -87,7 +89,12 @@ def collect(
             warnings = tuple(loaded.diagnostics) + shared_goldens(scenario, display_name(path), shots)
             candidates.append(
                 Candidate(
-                    path, scenario.name, scenario.tags, diagnostics=warnings, cost=expected_cost(scenario)
+                    path,
+                    scenario.name,
+                    scenario.tags,
+                    diagnostics=warnings,
+                    cost=expected_cost(scenario),
+                    mode=scenario.mode,
                 )
             )
             continue

@@ -24,7 +24,7 @@ options through ``ctx.options.option(name)``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -215,5 +215,28 @@ def mode_options(mode: str, given: Mapping[str, str | None]) -> dict[str, str]:
     return out
 
 
+def implied_mode(
+    given: Mapping[str, str | None], agents: Sequence[str | None], declared: Collection[str]
+) -> str:
+    """The mode of a run without ``--mode``. With no mode option given, :data:`DEFAULT_MODE`, which defers
+    to each file's own ``mode:``. With options (``--drift``, ``--agent codex-acp``...), the one mode the files
+    declare that takes them all, values included, so a flag the files' mode takes needs no ``--mode``; else
+    the agent mode for ``--agent`` (what the pytest plugin does too), else the default, which names the
+    modes a flag needs."""
+    if not any(value is not None for value in given.values()):
+        return DEFAULT_MODE
+    fitting = []
+    for mode in sorted(set(declared) & set(DRIVERS)):
+        try:
+            for agent in agents or [None]:
+                mode_options(mode, {**given, "agent": agent})
+        except ModeError:
+            continue
+        fitting.append(mode)
+    if len(fitting) == 1:
+        return fitting[0]
+    return AGENT_MODE if agents else DEFAULT_MODE
+
+
 __all__ = ["AGENT_MODE", "DEFAULT_MODE", "DRIVERS", "Mode", "ModeError", "Option", "driver_class", "driver_names",
-           "driver_summaries", "flag_help", "mode_flags", "mode_of", "mode_options"]  # fmt: skip
+           "driver_summaries", "flag_help", "implied_mode", "mode_flags", "mode_of", "mode_options"]  # fmt: skip
