@@ -142,6 +142,7 @@ def conversation(exchanges: Sequence[Exchange]) -> list[_Turn]:
 def write_recording(rec: Recording, out: Path, goldens_dir: Path, redactor: Redactor) -> Written:
     """Write the scenario, its goldens and its sidecar (see the module docstring)."""
     turns = conversation(rec.exchanges)
+    earlier = goldens_of(out, goldens_dir) if is_recording(out) else []
     replay = replay_command(out, rec.agent, goldens_dir)
     text = redactor.text(_yaml(rec, turns, redactor, replay))
     _check_loads(text, out)
@@ -154,6 +155,9 @@ def write_recording(rec: Recording, out: Path, goldens_dir: Path, redactor: Reda
     shapes = [redactor.data(request_shape(t.chat, t.exchange.path, places)) for t in turns]
     write_sidecar(sidecar, shapes, lambda path, body: write_atomic(path, redactor.text(body)))
     write_atomic(out, text)
+    for stale in set(earlier) - set(goldens):  # the replaced recording's, which the new one does not take
+        for path in (stale, stale.with_name(stale.name.removesuffix(".golden") + ".style.json")):
+            path.unlink(missing_ok=True)
     return Written(
         out, goldens, sidecar, len(turns), len(rec.exchanges), replay, [_unanswered(t) for t in turns]
     )
@@ -218,6 +222,20 @@ def replay_command(out: Path, agent: str | None, goldens_dir: Path) -> str:
     words = ["workbench", "run", str(out), "--mode", "real-agent", "--ci", *(["--agent", agent] if agent else []),
              *([] if goldens_dir == DEFAULT_GOLDENS_DIR else ["--goldens", str(goldens_dir)])]  # fmt: skip
     return shlex.join(words)
+
+
+def goldens_of(scenario: Path, goldens_dir: Path) -> list[Path]:
+    """The goldens the scenario at ``scenario`` compares with under ``goldens_dir`` (none if it does not load)."""
+    from workbench.scenario.diagnostics import ScenarioError
+    from workbench.scenario.loader import load_scenario
+    from workbench.scenario.model import Screenshot
+
+    try:
+        loaded = load_scenario(scenario, env={})
+    except (ScenarioError, OSError):
+        return []
+    folder = goldens_dir / folder_name(loaded.name) / loaded.terminal.id
+    return [folder / f"{e.label}.golden" for e in loaded.timeline if isinstance(e, Screenshot)]
 
 
 def is_recording(path: Path) -> bool:
