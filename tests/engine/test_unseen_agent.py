@@ -30,6 +30,12 @@ def run_any_agent(tmp_path: Path, *command: str) -> tuple[int, str, dict]:  # ty
     return done.returncode, done.stdout + done.stderr, entry
 
 
+def shown(tmp_path: Path, name: str) -> str:
+    """What the agent wrote to its terminal in the run of scenario ``name`` (its recording's output)."""
+    cast = next(tmp_path.glob(f"target/tmp/workbench/{name}/*/*/terminal.cast")).read_text()
+    return "".join(json.loads(line)[2] for line in cast.splitlines()[1:] if json.loads(line)[1] == "o")
+
+
 def test_an_agent_that_reads_its_prompt_from_the_terminal_passes(tmp_path: Path) -> None:
     code, out, entry = run_any_agent(tmp_path)
     assert code == 0, out
@@ -43,9 +49,7 @@ def test_an_agent_given_the_scenarios_prompt_on_its_command_line_is_not_typed_to
     ask for input while the model's answer waited for that input to be typed (until --timeout)."""
     code, out, _ = run_any_agent(tmp_path, PROMPT)
     assert code == 0, out
-    cast = next(tmp_path.glob("target/tmp/workbench/any-agent/*/*/terminal.cast")).read_text()
-    typed = [json.loads(line)[2] for line in cast.splitlines()[1:] if json.loads(line)[1] == "i"]
-    assert typed == [], typed
+    assert PROMPT not in shown(tmp_path, "any-agent")  # typed, the terminal would have echoed it
 
 
 def test_an_agent_with_a_prompt_of_its_own_fails_at_once_naming_both(tmp_path: Path) -> None:
@@ -57,3 +61,33 @@ def test_an_agent_with_a_prompt_of_its_own_fails_at_once_naming_both(tmp_path: P
     )
     assert "('Delete every file here')" in out and f"({PROMPT!r})" in out and "`{prompt}`" in out
     assert "timed out" not in out and entry["failures"][0]["line"] == 9, out
+
+
+INITIAL_PROMPT = """\
+name: initial-prompt
+initialPrompt: Create test.txt
+command: {command}
+timeline:
+  - llmResponse:
+      - think: [[0, "Writing it."]]
+  - agentToolUse:
+      toolName: writeFile
+      args: {{path: test.txt, text: "some text"}}
+  - llmResponse:
+      - assistant: [[0, "Created test.txt."]]
+expect:
+  exitCode: 0
+"""
+
+
+def test_a_scenario_whose_prompt_is_its_initial_prompt_is_typed_and_the_session_ended(tmp_path: Path) -> None:
+    """Agent Harbor's files for its mock agent have an `initialPrompt` (the mock agent's argument) and no
+    `userInputs`, and `expect.exitCode`: the agent's TUI was never given the prompt, then the run waited
+    for an agent that waits for its next prompt to exit (both until --timeout)."""
+    command = json.dumps([sys.executable, str(AGENT)])
+    path = tmp_path / "initial-prompt.yaml"
+    path.write_text(INITIAL_PROMPT.format(command=command), encoding="utf-8")
+    done = workbench("run", "--mode", "real-agent", str(path), "--timeout", "30", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = shown(tmp_path, "initial-prompt")
+    assert out.startswith("quill> Create test.txt\r\n") and out.endswith("Created test.txt.\r\nquill> "), out

@@ -49,6 +49,7 @@ from .base import Checks, DriverError, RunContext
 if TYPE_CHECKING:
     from workbench.llm import LlmFailure, LlmServer
     from workbench.llm.drift import DriftCheck
+    from workbench.terminal.session import PtySession
 
 AGENT_EXIT_GRACE_S = 0.5
 MIN_SETTLE_MS = 500
@@ -170,6 +171,10 @@ class RealAgentDriver:
         match step.kind:
             case (StepKind.THINK | StepKind.ASSISTANT | StepKind.LLM_ERROR | StepKind.LLM_RESPONSE | StepKind.TOOL_START
                   | StepKind.TOOL_PROGRESS | StepKind.TOOL_OUTPUT | StepKind.TOOL_RESULT | StepKind.EDIT | StepKind.ACP):  # fmt: skip
+                if (prompt := self._initial_prompt()) is not None and not await self._wait_ready(
+                    step, prompt
+                ):
+                    await self._type_input(prompt)
                 self.ctx.waiting_for_program = True
                 try:
                     await self._wait_served(step)
@@ -182,15 +187,7 @@ class RealAgentDriver:
                     return []
                 if await self._wait_ready(step):
                     return []  # the agent has it already: it asked the model with it
-                # Typed, then submitted once the agent has drawn it: text and Enter in one write look
-                # like a paste to some TUIs (the Enter becomes a newline).
-                text = step.input.text
-                submit = not text.endswith(("<Enter>", "\r", "\n"))
-                await self.settle()
-                await self.ctx.type(text)
-                if submit:
-                    await self.settle()
-                    self.ctx.write("<Enter>")
+                await self._type_input(step.input.text)
                 return []
             case StepKind.KEY:
                 await self._wait_ready(step)
@@ -209,6 +206,29 @@ class RealAgentDriver:
                 return None
             case unknown:
                 assert_never(unknown)
+
+    async def _type_input(self, text: str) -> None:
+        """Typed, then submitted once the agent has drawn it: text and Enter in one write look like a paste to
+        some TUIs (the Enter becomes a newline)."""
+        submit = not text.endswith(("<Enter>", "\r", "\n"))
+        await self.settle()
+        await self.ctx.type(text)
+        if submit:
+            await self.settle()
+            self.ctx.write("<Enter>")
+
+    def _initial_prompt(self) -> str | None:
+        """Before the model's first turn: the scenario's ``initialPrompt`` when it types nothing else (Agent
+        Harbor's files for its mock agent, which takes the prompt as an argument), to type into the agent's
+        TUI; None in print mode or a ``{prompt}`` command, which have it on the command line already."""
+        if self._typed_prompt or self.ui == "print":
+            return None
+        self._typed_prompt = True
+        inputs = (s for s in self.ctx.schedule.steps if s.kind in (StepKind.INPUT, StepKind.KEY))
+        return self.ctx.scenario.initial_prompt if next(inputs, None) is None else None
+
+    def _model_asked(self) -> bool:
+        return self.server is not None and any(session.requests for session in self.server.sessions)
 
     async def _wait_served(self, step: Step) -> None:
         assert self.server is not None and self.ctx.session is not None
@@ -241,14 +261,16 @@ class RealAgentDriver:
                 f"{inputs[1].pos.line} is never read: drive its TUI (no `{{prompt}}` in `command`, "
                 "no --agent-ui print) for a conversation")  # fmt: skip
 
-    async def _wait_ready(self, step: Step) -> bool:
+    async def _wait_ready(self, step: Step, initial: str | None = None) -> bool:
         """Before the first key: the preset's ready text, else until the program's terminal asks for input
         (:mod:`workbench.terminal.reading`); a program that never does ends the run with its screen. True
-        when nothing is to be typed: before anything was typed, the agent asked the model with this input as
-        its prompt (it took it from its command line)."""
+        when nothing is to be typed: before anything was typed, the agent asked the model with this input
+        (or the ``initial`` prompt) as its prompt (it took it from its command line)."""
         session = self.ctx.session
         if session is None or self._ready_seen:
             return False
+        if initial is not None and self._model_asked():
+            return True
         if self.ready is not None:
             try:
                 await session.wait_for_text(
@@ -263,7 +285,7 @@ class RealAgentDriver:
 
             deadline = asyncio.get_running_loop().time() + min(READY_TIMEOUT_S, self.ctx.options.timeout_s)
             while not reads_input(session.fd):
-                if self._given(step, blocked=True):
+                if self._given(step, blocked=True) or (initial is not None and self._model_asked()):
                     return True
                 if not session.alive:
                     raise DriverError(f"the agent exited (code {session.exit_code}) before it took input"
@@ -340,11 +362,27 @@ class RealAgentDriver:
         assert session is not None
         code: int | None = None
         if self.ui == "print" or self.ctx.scenario.expect.exit_code is not None:
+            if self.ui != "print":
+                await self._end_input(session)
             code = await session.wait_exit(timeout=self.ctx.options.timeout_s)
         elif not session.alive:
             code = session.exit_code
         await self._collect()
         return code
+
+    async def _end_input(self, session: PtySession) -> None:
+        """The scenario is over and ``expect.exitCode`` waits for the agent to exit: one that waits for a line
+        from its terminal (a prompt such as ``> ``, read in canonical mode) gets the end of input (Ctrl-D), as
+        the user ends such a program; the scenario has nothing more to type. One that reads keys (a TUI) is
+        left to exit by itself."""
+        from workbench.terminal.line_read import line_reader
+
+        deadline = asyncio.get_running_loop().time() + self.ctx.options.timeout_s
+        while session.alive and asyncio.get_running_loop().time() < deadline:
+            if line_reader(session.fd) is not None:
+                self.ctx.write("<C-d>")
+                return
+            await asyncio.sleep(0.05)
 
     async def _collect(self, final: bool = True) -> None:
         """Turn the server's failures into report failures; ``final`` also ends the sessions
