@@ -99,3 +99,17 @@ def test_ctrl_space_completes_in_the_editor(work: Path, size: tuple[int, int]) -
             assert isinstance(app.screen, type(app.main_screen))
 
     run(body)
+
+
+def test_ctrl_space_in_a_json_scenario_says_completion_is_for_yaml(work: Path) -> None:
+    async def body() -> None:
+        async with opened(work / "scenarios" / "tui-steps.json", work, (120, 40)) as pilot:
+            app = pilot.app
+            app.main_screen.editor.focus()
+            before = app.main_screen.editor.text
+            await pilot.press("ctrl+space")
+            await pilot.pause(0.1)
+            assert not isinstance(app.screen, CompleteScreen) and app.main_screen.editor.text == before
+            assert any("is not YAML" in n.message for n in app._notifications)
+
+    run(body)

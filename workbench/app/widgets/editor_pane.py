@@ -142,6 +142,9 @@ class EditorPane(Vertical):
             self.notify("a recorded run's scenario is read-only", severity="warning")
             return
         editor.focus()
+        if self.path is not None and self.path.suffix.lower() not in (".yaml", ".yml"):
+            self.notify(f"completion knows the YAML format; {self.path.name} is not YAML", severity="warning")
+            return
         row, column = editor.cursor_location
         completion = complete_at(editor.document.lines, row, column)
         if completion is None or not completion.choices:
