@@ -222,3 +222,26 @@ def test_a_long_scenario_line_in_the_step_inspector_wraps_beside_its_number(
             assert len({row.index("│") for row in block}) == 1, block
 
     run(body)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_every_binding_id_in_the_help_is_whole(work: Path, size: tuple[int, int]) -> None:
+    """At 80x24 the help cut the ids the keymap file needs: `editor-document-s…`, `terminal-record-s…`."""
+    from workbench.app.screens.help import HelpScreen
+
+    async def body() -> None:
+        async with opened(work / "scenarios" / "hello-agent.yaml", work, size) as pilot:
+            app = pilot.app
+            await pilot.press("f1")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+            dialog = app.screen.query_one("#help-dialog")
+            await pilot.pause(0.1)
+            seen = ""
+            for y in range(0, dialog.max_scroll_y + dialog.size.height, max(1, dialog.size.height - 2)):
+                dialog.scroll_to(y=y, animate=False, immediate=True)
+                await pilot.pause(0.02)
+                seen += "\n".join(screen_text(app))
+            cut = [row[3] for row in app.screen.rows if f" {row[3]} " not in seen.replace("│", " ")]
+            assert not cut, f"ids not shown whole: {cut}"
+
+    run(body)

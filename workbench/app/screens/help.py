@@ -116,7 +116,8 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("where")
         table.add_column("key", style="bold")
         table.add_column("action")
-        table.add_column("id")
+        # the keymap file needs the id whole: the other columns wrap first
+        table.add_column("id", no_wrap=True, min_width=max((len(row[3]) for row in self.rows), default=2))
         for where, key, description, binding_id in self.rows:
             table.add_row(where, key, description, binding_id)
         with VerticalScroll(id="help-dialog"):
