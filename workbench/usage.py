@@ -11,7 +11,9 @@ bug: the traceback goes to a file whose path is printed).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from workbench.names import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_TERMINATED
 
@@ -24,6 +26,10 @@ __all__ = [
     "Terminated",
     "UsageError",
     "UsageParser",
+    "check_folder",
+    "check_output",
+    "path_exists",
+    "port_number",
 ]
 
 
@@ -42,3 +48,56 @@ class UsageParser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_INVALID)
+
+
+def path_exists(path: Path) -> bool:
+    """``path.exists()``; a name the file system refuses (too long, a symlink loop) is a usage error."""
+    try:
+        return path.exists()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be looked up: {exc.strerror or exc}") from None
+
+
+def check_output(
+    path: Path | None, flag: str, *, folder: bool = False, example: str = "report.json", writes: bool = True
+) -> None:
+    """UsageError unless ``path`` (given with ``flag``) can be written: a file (or with ``folder``, a folder)
+    there or none, in a folder that is there or can be made, and that this user may write in (unless
+    nothing ``writes`` there: `--ci` only reads `--goldens`).
+
+    Checked before anything runs, so that a CI job does not run every scenario to lose the report at the end.
+    """
+    if path is None:
+        return
+    if path_exists(path) and path.is_dir() != folder:
+        hint = "give a folder" if folder else f"give a file name, such as {path / example}"
+        raise UsageError(f"{flag} {path}: is a {'file' if folder else 'folder'}; {hint}")
+    place = Path(os.path.abspath(path if folder else path.parent))
+    while not path_exists(place):
+        place = place.parent
+    if not place.is_dir():
+        raise UsageError(f"{flag} {path}: {place} is a file, so no folder can be made there")
+    if writes and not os.access(place, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: cannot write in {place} (permission denied)")
+
+
+def check_folder(path: Path | None, flag: str, purpose: str) -> None:
+    """UsageError unless ``path`` (given with ``flag``) is a folder that is there: one that is read from
+    (``purpose`` says what for), where a file or a missing name would only fail later, one step at a time."""
+    if path is None:
+        return
+    if not path_exists(path):
+        raise UsageError(f"{flag} {path}: no such folder ({purpose})")
+    if not path.is_dir():
+        raise UsageError(f"{flag} {path}: is a file; give a folder ({purpose})")
+
+
+def port_number(text: str) -> int:
+    """The argparse type of a ``--port``: 0 to 65535 (0: a free one), or argparse's usage error, exit 2."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0..65535, got {port}")
+    return port

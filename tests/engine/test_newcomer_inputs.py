@@ -369,7 +369,7 @@ def test_goldens_that_ci_only_reads_need_not_be_writable(
     """`run --ci` reads `--goldens` and writes nothing there: a checked-out folder this user may not write in
     is fine then, and refused only where goldens would be written (``os.access`` says no here, as it does
     for a non-root user; root may write anywhere)."""
-    from workbench.cli.common import UsageError, check_output
+    from workbench.usage import UsageError, check_output
 
     monkeypatch.setattr("os.access", lambda *_a, **_k: False)
     check_output(tmp_path, "--goldens", folder=True, writes=False)

@@ -45,6 +45,7 @@ from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
 from workbench.timeline import AGENT_KINDS, Schedule, Step, StepKind, compile_schedule
+from workbench.usage import UsageError, check_folder
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -357,6 +358,11 @@ def run(args: argparse.Namespace, prepared: tuple[m.Scenario, Schedule] | None =
     except ValueError as exc:
         print(f"workbench mock-agent: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    try:
+        check_folder(args.workspace, "--workspace", "where the tools run")
+    except UsageError as exc:
+        print(f"workbench mock-agent: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     rules_mode = scenario.format == "claudeless"  # a scripted agent answering what is typed, by rules
     interactive = has_user_input(scenario) or rules_mode if args.interactive is None else args.interactive
     term = Terminal(interactive)
@@ -376,11 +382,15 @@ def run(args: argparse.Namespace, prepared: tuple[m.Scenario, Schedule] | None =
     if rules_mode:
         term.on_submit = agent.answer
     try:
+        link = _connect(args.control)
         term.emit(render.banner(scenario.name))
         term.draw_input()
-        if args.control:
-            return _controlled(agent, term, args.control)
+        if link is not None:
+            return _controlled(agent, term, link)
         return _alone(agent, term, speed)
+    except UsageError as exc:
+        print(f"workbench mock-agent: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     except ControlError as exc:
         print(f"workbench mock-agent: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -421,8 +431,20 @@ def _read_stdin(term: Terminal) -> None:
     term.feed(data)
 
 
-def _controlled(agent: MockAgent, term: Terminal, path: str) -> int:
-    link = AgentLink(path)
+def _connect(control: str | None) -> AgentLink | None:
+    """The engine's control channel (None: played alone); a socket nobody listens on is a UsageError."""
+    if not control:
+        return None
+    try:
+        return AgentLink(control)
+    except OSError as exc:
+        raise UsageError(
+            f"--control {control}: no engine listens there ({exc.strerror or exc}); the engine sets it "
+            f"(`workbench run`): to play a scenario alone, leave it out (and ${ENV_VAR})"
+        ) from None
+
+
+def _controlled(agent: MockAgent, term: Terminal, link: AgentLink) -> int:
     link.send({"op": "hello", "pid": os.getpid(), "written": term.written})
     pending_sync: int | None = None
     watch_stdin = os.isatty(0)

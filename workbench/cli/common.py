@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, DEFAULT_SCENARIOS_DIR
-from workbench.usage import EXIT_INVALID, UsageError
+from workbench.usage import EXIT_INVALID, UsageError, check_output, path_exists
 
 DEFAULT_SCENARIOS = DEFAULT_SCENARIOS_DIR
 
@@ -75,13 +75,11 @@ def mode_option_values(args: argparse.Namespace) -> dict[str, str | None]:
 
 def check_masks(masks: list[str]) -> None:
     """Every ``--mask`` compiles as a regular expression, or a usage error names the one that does not."""
-    import re
+    from workbench.scenario.masks import mask_problem
 
     for mask in masks:
-        try:
-            re.compile(mask)
-        except re.error as exc:
-            raise UsageError(f"--mask {mask!r} is not a valid regular expression: {exc}") from None
+        if (problem := mask_problem(mask)) is not None:
+            raise UsageError(f"--mask {problem}")
 
 
 def add_theme(p: argparse.ArgumentParser) -> None:
@@ -123,37 +121,6 @@ def scenario_files(paths: list[Path]) -> list[Path]:
             "no scenario files (*.yaml, *.yml, *.json, *.toml) under " + ", ".join(map(str, paths))
         )
     return files
-
-
-def path_exists(path: Path) -> bool:
-    """``path.exists()``; a name the file system refuses (too long, a symlink loop) is a usage error."""
-    try:
-        return path.exists()
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be looked up: {exc.strerror or exc}") from None
-
-
-def check_output(
-    path: Path | None, flag: str, *, folder: bool = False, example: str = "report.json", writes: bool = True
-) -> None:
-    """UsageError unless ``path`` (given with ``flag``) can be written: a file (or with ``folder``, a folder)
-    there or none, in a folder that is there or can be made, and that this user may write in (unless
-    nothing ``writes`` there: `--ci` only reads `--goldens`).
-
-    Checked before anything runs, so that a CI job does not run every scenario to lose the report at the end.
-    """
-    if path is None:
-        return
-    if path_exists(path) and path.is_dir() != folder:
-        hint = "give a folder" if folder else f"give a file name, such as {path / example}"
-        raise UsageError(f"{flag} {path}: is a {'file' if folder else 'folder'}; {hint}")
-    place = Path(os.path.abspath(path if folder else path.parent))
-    while not path_exists(place):
-        place = place.parent
-    if not place.is_dir():
-        raise UsageError(f"{flag} {path}: {place} is a file, so no folder can be made there")
-    if writes and not os.access(place, os.W_OK | os.X_OK):
-        raise UsageError(f"{flag} {path}: cannot write in {place} (permission denied)")
 
 
 _INSIDE = {

@@ -6,9 +6,9 @@ import argparse
 import functools
 from pathlib import Path
 
-from workbench.cli.common import StoreWithLazyHelp, add_folders, add_theme, open_app, path_exists
+from workbench.cli.common import StoreWithLazyHelp, add_folders, add_theme, open_app
 from workbench.names import DEFAULT_SCENARIOS_DIR, SCENARIO_SUFFIXES
-from workbench.usage import UsageError
+from workbench.usage import UsageError, path_exists, port_number
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_web(p: argparse.ArgumentParser) -> None:
     p.add_argument("--web", action="store_true", help="serve the app in a browser (textual-serve)")
-    p.add_argument("--port", type=int, default=8000, help="--web: the port (default 8000)")
+    p.add_argument("--port", type=port_number, default=8000, help="--web: the port (default 8000)")
     p.add_argument("--host", default="127.0.0.1", help="--web: the address (default 127.0.0.1)")
 
 

@@ -15,9 +15,9 @@ import math
 import sys
 from pathlib import Path
 
-from workbench.cli.common import check_masks, check_output, path_exists
+from workbench.cli.common import check_masks
 from workbench.names import DEFAULT_GOLDENS_DIR, EXIT_INTERRUPTED
-from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
+from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, check_output, path_exists
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

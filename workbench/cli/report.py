@@ -13,8 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.cli.common import check_html_output, check_output
-from workbench.usage import EXIT_INVALID
+from workbench.cli.common import check_html_output
+from workbench.usage import EXIT_INVALID, check_output
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

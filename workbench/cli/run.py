@@ -14,12 +14,11 @@ from workbench.cli.common import (
     add_scenario_paths,
     check_html_output,
     check_masks,
-    check_output,
     mode_option_values,
     scenario_files,
 )
 from workbench.names import DEFAULT_SCENARIOS_DIR
-from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError
+from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, check_output
 
 if TYPE_CHECKING:
     from workbench.engine.batch import Candidate, Selection

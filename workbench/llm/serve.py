@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING
 
 from workbench.scenario.model import Scenario
 from workbench.stopping import server_inputs, until_stopped
-from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, UsageParser
+from workbench.usage import (
+    EXIT_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    UsageParser,
+    check_folder,
+    check_output,
+)
 
 from .recorder import RequestLog
 
@@ -80,6 +88,12 @@ def serve_llm_main(argv: Sequence[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the scenarios of parsed ``args`` until Ctrl-C or SIGTERM."""
+    try:  # a request log lost, or every `assert` of the files failing, only once the agent has run
+        check_output(args.out, "--out", folder=True)
+        check_folder(args.workspace, "--workspace", "where `assert` fs checks look")
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
     inputs = server_inputs(args, PROG, "the `x-scenario-name` header")
     if inputs is None:
         return EXIT_INVALID

@@ -55,6 +55,7 @@ from .fields import (
     warn_unknown,
     wrong_type,
 )
+from .masks import mask_problem
 from .names import check_name
 from .on_screen import parse_on_screen
 from .paths import OUTSIDE_WHY, check_relative, resolve_inside
@@ -192,12 +193,8 @@ def _masks(doc: PMap) -> tuple[str, ...]:
     masks = []
     for value, pos in seq.items_with_pos():
         pattern = as_str(value, pos, "a `masks` item (a regular expression)")
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ScenarioError.at(
-                pos, f"`masks` item {pattern!r} is not a valid regular expression: {exc}"
-            ) from None
+        if (problem := mask_problem(pattern)) is not None:
+            raise ScenarioError.at(pos, f"`masks` item {problem}")
         masks.append(pattern)
     return tuple(masks)
 

@@ -1,0 +1,70 @@
+"""Options given nonsense (a file for a folder, a folder that is not there, a port out of range, a
+mask that matches nothing): one line that names the option and what it takes, exit 2, before anything
+starts; never a traceback (exit 3) or a run that fails step after step for a reason given at the start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli_process import workbench
+from tests.conftest import write
+
+HELLO = "name: hello\ntimeline:\n  - assistant: [[10, hi]]\n"
+
+
+def refused(*args: str, cwd: Path) -> str:
+    """The one-line error of a refused command line (its usage lines aside)."""
+    done = workbench(*args, cwd=cwd, timeout=60)
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if "error:" in line]
+    return line
+
+
+@pytest.mark.parametrize("command", ["show", "edit"])
+def test_a_web_port_out_of_range_is_refused(command: str, tmp_path: Path) -> None:
+    write(tmp_path, "s.yaml", HELLO)
+    for port in ("-1", "65536", "http"):
+        line = refused(command, "s.yaml", "--web", f"--port={port}", cwd=tmp_path)
+        assert "--port" in line and port in line
+
+
+def test_the_mock_agents_workspace_must_be_a_folder_that_is_there(tmp_path: Path) -> None:
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused("mock-agent", "s.yaml", "--workspace", "s.yaml", cwd=tmp_path)
+    assert (
+        line
+        == "workbench mock-agent: error: --workspace s.yaml: is a file; give a folder (where the tools run)"
+    )
+    line = refused("mock-agent", "s.yaml", "--workspace", "nowhere", cwd=tmp_path)
+    assert "--workspace nowhere: no such folder" in line
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_control_socket_nobody_listens_on_is_a_usage_error(tmp_path: Path) -> None:
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused("mock-agent", "s.yaml", "--control", str(tmp_path / "gone.sock"), cwd=tmp_path)
+    assert f"--control {tmp_path / 'gone.sock'}: no engine listens there" in line
+
+
+def test_serve_llm_refuses_an_out_that_is_a_file_and_a_workspace_that_is_not_there(tmp_path: Path) -> None:
+    """Both were taken: the request log was lost without a word, every `assert` of a file failed."""
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused("serve", "llm", "s.yaml", "--out", "s.yaml", cwd=tmp_path)
+    assert line == "workbench serve llm: error: --out s.yaml: is a file; give a folder"
+    line = refused("serve", "llm", "s.yaml", "--workspace", "nowhere", cwd=tmp_path)
+    assert "--workspace nowhere: no such folder" in line
+
+
+@pytest.mark.parametrize("mask", ["", r"\d*", "(x)?"])
+def test_a_mask_that_matches_the_empty_string_is_refused(mask: str, tmp_path: Path) -> None:
+    """It put a `*` between every two characters of the screen: every golden failed, or was written so."""
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused("run", "s.yaml", "--mask", mask, cwd=tmp_path)
+    assert f"--mask `{mask}` matches the empty string" in line
+    write(tmp_path, "m.yaml", f"masks: ['{mask}']\n" + HELLO)
+    done = workbench("validate", "m.yaml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"m.yaml:1:9: error: `masks` item `{mask}` matches the empty string" in done.stdout + done.stderr

@@ -1,0 +1,25 @@
+"""What a mask (a regular expression for volatile screen text, `masks:` or `--mask`) may be.
+
+Each match of a mask becomes one ``*`` (:mod:`workbench.terminal.masks`). A
+pattern that matches no characters at all (``''``, ``\\d*``) matches between
+every two characters of every row, and the screen turns into ``* * * *``:
+checked where masks are given, so it is refused there, not found in a diff.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def mask_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be a mask, or None."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        return f"{pattern!r} is not a valid regular expression: {exc}"
+    if compiled.search("") is not None:
+        return (
+            f"`{pattern}` matches the empty string, so it would put a `*` between every two characters; "
+            "give a pattern that matches at least one character (`+` rather than `*`)"
+        )
+    return None
