@@ -91,3 +91,18 @@ def test_a_scenario_whose_prompt_is_its_initial_prompt_is_typed_and_the_session_
     assert done.returncode == 0, done.stdout + done.stderr
     out = shown(tmp_path, "initial-prompt")
     assert out.startswith("quill> Create test.txt\r\n") and out.endswith("Created test.txt.\r\nquill> "), out
+
+
+def test_an_agent_of_ones_own_without_the_agent_mode_is_told_why_no_model_answers(tmp_path: Path) -> None:
+    """`--command` alone runs in mock-agent mode, where the command replaces the built-in mock agent and
+    nothing serves the model: the agent failed on its first request and the run said only that the files
+    and the screen were not as the scenario says."""
+    line = shlex.join([sys.executable, str(AGENT)])
+    done = workbench("run", "--ci", str(ANY_AGENT), "--command", line, "--report", "r.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (entry,) = json.loads((tmp_path / "r.json").read_text())["scenarios"]
+    assert entry["mode"] == "mock-agent"
+    assert any("nothing serves a model API" in w and "--mode real-agent" in w for w in entry["warnings"]), (
+        entry
+    )
+    assert "nothing serves a model API" in done.stdout

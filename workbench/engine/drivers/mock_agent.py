@@ -20,7 +20,7 @@ from workbench.agent.control import ENV_VAR, EngineLink
 from workbench.engine.program import Program
 from workbench.scenario import model as m
 from workbench.scenario.outcomes import CheckOutcome
-from workbench.timeline import Step, StepKind
+from workbench.timeline import AGENT_KINDS, Step, StepKind
 
 from .base import Checks, RunContext, Skip, key_notation
 from .program import ProgramDriver
@@ -41,6 +41,12 @@ class MockAgentDriver:
             # Response rules answer a real agent's requests; there is nothing for the mock agent to play.
             raise Skip("Claudeless rules answer a real agent: run them with --mode real-agent")
         if not program.mock_agent:
+            if any(step.kind in AGENT_KINDS for step in self.ctx.schedule.steps):
+                self.ctx.result.warnings.append(
+                    "the scenario scripts the model's replies, but its program replaces the built-in mock agent "
+                    "and in mock-agent mode nothing serves a model API to it: the replies are not played (an "
+                    "agent of your own runs with `--mode real-agent`; a plain program with `--mode program`)"
+                )
             self._plain = ProgramDriver(self.ctx)
             await self._plain.start(program)
             return
