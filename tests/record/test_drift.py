@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from tests.cli_process import workbench
 from tests.record.helpers import HELLO, agent_command, record, serve_llm
 from workbench.llm.conversation import ChatRequest, Message
 from workbench.llm.drift import DriftCheck, compare, fold, request_shape, stable_system
+
+RESPONSES_AGENT = Path(__file__).parent.parent / "responses_agent.py"
 
 
 def test_drift_names_a_renamed_tool_when_the_agent_is_upgraded(tmp_path: Path) -> None:
@@ -159,3 +162,20 @@ def test_a_replay_with_fewer_or_more_requests_says_so_in_the_singular_where_ther
     assert changes(more, ChatRequest("anthropic", "m", (Message("user", ("hi",)),))) == [
         "request 2: the recording has only 1 request"
     ]
+
+
+def test_a_tool_whose_description_changed_is_drift(tmp_path: Path) -> None:
+    """What a tool tells the model it does decides when the model calls it; a changed description with the
+    same schema went unseen (only the input schema was hashed)."""
+    agent = tmp_path / "agent.py"
+    agent.write_text(RESPONSES_AGENT.read_text())
+    with serve_llm(tmp_path, HELLO) as url:
+        done = record(tmp_path, url, "scenarios/hello.yaml", [sys.executable, str(agent)],
+                      "--prompt", "write hello.txt")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    same = workbench("run", "scenarios", "--ci", "--drift", "fail", cwd=tmp_path)
+    assert same.returncode == 0 and "drift" not in same.stdout, same.stdout + same.stderr
+    agent.write_text(agent.read_text().replace("Read a text file", "Read any file"))  # the agent upgraded
+    changed = workbench("run", "scenarios", "--ci", "--drift", "fail", cwd=tmp_path)
+    said = "drift: requests 1-2: tool `open_file` re-described (what it tells the model it does changed)"
+    assert changed.returncode == 1 and said in changed.stdout, changed.stdout + changed.stderr

@@ -7,7 +7,8 @@ and hash, and the request's scalar parameters (model, ``max_tokens``,
 ``temperature``, ``stream``...). ``workbench run --mode real-agent --drift
 warn|fail`` compares each conversation request of the replay, in order, with
 the recorded one and says what changed: a tool added, removed, renamed (one
-gone and one new with the same schema) or re-schemed, a prompt grown or
+gone and one new with the same schema), re-schemed or re-described (its description, as the system
+prompt is compared, from sidecars that keep it), a prompt grown or
 shrunk, a parameter changed. That is the stale-cassette problem made visible
 when an agent is upgraded. The sidecar is ``<scenario stem>.requests.json``.
 
@@ -103,17 +104,21 @@ def request_shape(
     the run's own folders, the workspace first, left out of the system prompt's hash (:func:`stable_system`)
     as a sidecar of ``version`` left them out (from version 3 the workspace's name alone too: Gemini CLI
     keeps `~/.gemini/tmp/<its name>/`); None hashes the prompt as it is (a version-1 sidecar)."""
-    tools = []
-    for tool in chat.tools:
-        props = sorted(tool.properties) if tool.properties is not None else None
-        tools.append(
-            {"name": tool.name, "type": tool.type, "properties": props, "schema": _hash(tool.schema)}
-        )
-    system = system_text(chat)
+    folders: list[str] | None = None
     if places is not None:
         cwd = _stated_cwd(chat, whole_line=version < 3)
         named = [Path(places[0]).name] if places and version >= 3 else []
-        system = stable_system(system, [*places, *named, *([cwd] if cwd else [])], folded=version >= 3)
+        folders = [*places, *named, *([cwd] if cwd else [])]
+
+    def stable(text: str) -> str:
+        return text if folders is None else stable_system(text, folders, folded=version >= 3)
+
+    tools = []
+    for tool in chat.tools:
+        props = sorted(tool.properties) if tool.properties is not None else None
+        tools.append({"name": tool.name, "type": tool.type, "properties": props, "schema": _hash(tool.schema),
+                      "description": _hash(stable(tool.description))})  # fmt: skip
+    system = stable(system_text(chat))
     params = {k: v for k, v in chat.raw.items()
               if k not in _CONVERSATION_KEYS and isinstance(v, str | int | float | bool)}  # fmt: skip
     return {"style": chat.style, "path": path, "tools": tools,
@@ -168,6 +173,10 @@ def compare(recorded: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
     out += [f"tool `{name}` newly offered" for name in new]
     for name in sorted(before.keys() & after.keys()):
         was, is_ = before[name], after[name]
+        if "description" in was and was["description"] != is_.get(
+            "description"
+        ):  # a sidecar before: not kept
+            out.append(f"tool `{name}` re-described (what it tells the model it does changed)")
         if was.get("schema") == is_.get("schema"):
             continue
         wp, ip = set(was.get("properties") or ()), set(is_.get("properties") or ())
