@@ -146,7 +146,7 @@ def test_steps_recorded_into_a_running_run_leave_its_steps_at_their_lines(work: 
             await wait_until(pilot, lambda: "\n2\n" in main.terminal.text(), what="the answer")
             await pilot.pause(0.1)
             await pilot.press("ctrl+backslash")
-            await wait_until(pilot, lambda: "recording: 3 step(s) so far" in main.timeline.status,
+            await wait_until(pilot, lambda: "recording: 3 steps so far" in main.timeline.status,
                              what="the count of steps in the status line")  # fmt: skip
             assert "Esc stops" not in main.timeline.status, "Esc goes to the program while recording"
             await pilot.press("ctrl+right_square_bracket")

@@ -42,6 +42,7 @@ from workbench.app.widgets.terminal_recording import TerminalRecording
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
 from workbench.app.widgets.workspace import Workspace
 from workbench.names import DEFAULT_SCENARIOS_DIR
+from workbench.scenario.diagnostics import count
 
 if TYPE_CHECKING:  # what the first frame does not need loads when it is used: the runner with the first run,
     # the schema and the loader with the first validation, the screen model with the first screen shown
@@ -436,7 +437,7 @@ class MainScreen(Screen[None]):
         if result.status == "skipped" and result.skip_reason:
             self.workbench.notify_until_key(f"skipped: {result.skip_reason}", severity="warning", timeout=6)
         elif result.failures:
-            self.workbench.notify_until_key(f"{result.status}: {len(result.failures)} failure(s): see the "
+            self.workbench.notify_until_key(f"{result.status}: {count(len(result.failures), 'failure')}: see the "
                                             "Failures pane (F12)", severity="error", timeout=4)  # fmt: skip
         if self.path is not None:
             self.browser.set_verdict(self.path, result.name, result.status)

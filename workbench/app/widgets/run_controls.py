@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from workbench.app.core.session import Event, SessionController
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
+from workbench.scenario.diagnostics import count
 
 if TYPE_CHECKING:
     from workbench.app.core.recording import InputRecorder
@@ -116,7 +117,7 @@ class RunControls(TimelineBar):
         elif session.live and recording is None:  # while recording, Esc goes to the program
             text += "  ·  Esc stops"
         if recording is not None:
-            text += f"  ·  ● recording: {recording} step(s) so far (ctrl+\\ screenshot, ctrl+] ends)"
+            text += f"  ·  ● recording: {count(recording, 'step')} so far (ctrl+\\ screenshot, ctrl+] ends)"
         self.status = text
         if session.live != self._footer_live:  # Esc and ctrl+c stop only a live run: the footer says so
             self._footer_live = session.live

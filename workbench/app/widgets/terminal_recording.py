@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.app.model import golden_store
+from workbench.scenario.diagnostics import count
 
 if TYPE_CHECKING:
     from workbench.app.core.recording import InputRecorder
@@ -123,7 +124,7 @@ class TerminalRecording:
             if host.live:  # the run goes on with the steps it started with, now further down the file
                 host.timeline.lines_inserted(row + 1, yaml.count("\n"))
             steps = len(recorder.steps())
-            host.notify(f"recorded {steps} step(s) into the editor; ctrl+s saves"
+            host.notify(f"recorded {count(steps, 'step')} into the editor; ctrl+s saves"
                         + ("; they run from the next run on (ctrl+r restarts)" if host.live else ""),
                         timeout=4)  # fmt: skip
         host.show_status()
