@@ -245,3 +245,29 @@ def test_every_binding_id_in_the_help_is_whole(work: Path, size: tuple[int, int]
             assert not cut, f"ids not shown whole: {cut}"
 
     run(body)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_no_toast_covers_the_program_when_the_keys_go_to_it(work: Path, size: tuple[int, int]) -> None:
+    """alt+r put two toasts over the top of the program's screen (where the REPL's >>> is) until the first
+    key: focus mode's border, the footer and the status line already say where the keys go."""
+    from workbench.app.templates import template_named
+
+    path = work / "scenarios" / "mine.yaml"
+    path.write_text(template_named("program").render("mine"), encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await pilot.press("alt+r")
+            await wait_until(pilot, lambda: main.recorder is not None, what="recording")
+            await wait_until(pilot, lambda: ">>>" in main.terminal.text(), what="the prompt")
+            await pilot.pause(0.2)
+            program = main.terminal.region
+            covering = [t.region for t in app.screen.query(Toast) if t.region.overlaps(program)]
+            assert not covering, (covering, program)
+            assert "● recording" in main.timeline.status and "ctrl+]" in str(main.terminal.border_subtitle)
+
+    run(body)

@@ -445,7 +445,8 @@ class MainScreen(Screen[None]):
         self._shown_result = result
 
     def show_status(self) -> None:
-        self.timeline.show_run_status(recording=None if self.recorder is None else len(self.recorder.steps()))
+        recorder, pending = self.recorder, self.recording.pending  # pending: alt+r's fresh run is starting
+        self.timeline.show_run_status(recording=len(recorder.steps()) if recorder else 0 if pending else None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane" and parameters[1] == "stop":  # Esc and ctrl+c stop a run, else keep their meaning

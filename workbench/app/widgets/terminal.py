@@ -16,7 +16,7 @@ the focus away end it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -31,7 +31,6 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 if TYPE_CHECKING:  # the screen model loads with the first run or recorded screen, after the first frame
-    from workbench.app.app import WorkbenchApp
     from workbench.terminal import Screen, StyleRun
     from workbench.terminal.style import Style
 
@@ -203,9 +202,7 @@ class TerminalView(ScrollView, can_focus=True):
         if not self.is_live:
             self.notify("no program is running: start a run first (F5 or F8)", severity="warning")
             return
-        self.enter_focus_mode()
-        cast("WorkbenchApp", self.app).notify_until_key("keys go to the program now; ctrl+] gives them back",
-                                                        timeout=3)  # fmt: skip
+        self.enter_focus_mode()  # its border, the footer and the status line say so: no toast over the program
 
     def action_leave_focus_mode(self) -> None:
         self.passthrough = False

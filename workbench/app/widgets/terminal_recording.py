@@ -35,9 +35,9 @@ class TerminalRecording:
             if host.start_run(paused=True) is None:
                 return
             host.session.step()
-            self.pending = True
-            host.workbench.notify_until_key("a fresh run starts; recording begins once its first step has run",
-                                            timeout=3)  # fmt: skip
+            self.pending = (
+                True  # the status line says recording is on (with no steps yet): no toast over the program
+            )
             host.show_status()
             return
         if not host.terminal.is_live:
