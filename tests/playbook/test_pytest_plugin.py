@@ -231,10 +231,22 @@ def test_bad_options_are_usage_errors(project: Path) -> None:
     assert (
         done.returncode == 4 and "ERROR: --mode nope: unknown mode 'nope'; modes: mock-agent" in done.stderr
     )
-    done = pytest_in(project, "scenarios", "--agent-ui", "print", "--collect-only", "-q")  # a mock-agent run
-    assert (
-        done.returncode == 4 and "ERROR: --mode mock-agent: --agent-ui needs --mode real-agent" in done.stderr
+    done = pytest_in(project, "scenarios", "--agent-ui", "nope", "--collect-only", "-q")  # no mode takes it
+    assert done.returncode == 4 and "ERROR: --mode real-agent: unknown agent-ui `nope`" in done.stderr, (
+        done.stderr
     )
+    # a flag of a mode these files do not declare: each item says what it needs, as `workbench run` does
+    done = pytest_in(project, "scenarios/hello-agent.yaml", "--agent-ui", "print", "-q")
+    assert done.returncode == 1 and "hello-agent.yaml: --agent-ui needs --mode real-agent" in done.stdout
+
+
+def test_a_flag_of_the_mode_a_file_declares_needs_no_mode(tmp_path: Path) -> None:
+    """`--agent codex-acp` on a `mode: acp` file was refused at once ('unknown agent codex-acp for mode
+    real-agent'): `--agent` alone picked the real-agent mode for every item, whatever its file declares."""
+    write(tmp_path, "scenarios/acp.yaml", "name: in-acp\nmode: acp\ntimeline:\n  - userInputs: [[0, hi]]\n")
+    done = pytest_in(tmp_path, "scenarios", "--agent", "codex-acp", "-q", "-rs")
+    assert "unknown agent" not in done.stdout + done.stderr and done.returncode in (0, 1), done.stdout
+    assert "codex-acp" in done.stdout  # run as an ACP adapter: it ran, or it is not installed and says so
 
 
 def test_agent_help_names_every_agent_of_the_registry(tmp_path: Path) -> None:

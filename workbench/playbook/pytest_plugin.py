@@ -102,13 +102,26 @@ def pytest_configure(config: pytest.Config) -> None:
             parse_speed(speed)
         except ValueError as exc:
             raise pytest.UsageError(f"--speed {speed}: {exc}") from None
-    from workbench.engine.drivers import ModeError, mode_options
+    from workbench.engine.drivers import DRIVERS, ModeError, mode_options
 
     mode = chosen_mode(config)
+    given = mode_option_values(config)
     try:
-        mode_options(mode, mode_option_values(config))
-    except ModeError as exc:
-        raise pytest.UsageError(f"--mode {mode}: {exc}") from None
+        mode_options(mode, given)
+    except ModeError as exc:  # without --mode, a mode an item's file declares may take them (chosen_mode)
+        if config.getoption("--mode"):
+            raise pytest.UsageError(f"--mode {mode}: {exc}") from None
+        names = [name for name, value in given.items() if value is not None]
+        takers = [m for m in DRIVERS if all(DRIVERS[m].option(name) for name in names)]
+        for taker in takers:
+            try:
+                mode_options(taker, given)
+                break
+            except ModeError as why:  # the flags are the mode's, a value is not: say which
+                exc = why
+                mode = taker
+        else:
+            raise pytest.UsageError(f"--mode {mode}: {exc}") from None
     command_of(config)
 
 
@@ -127,11 +140,17 @@ def command_of(config: pytest.Config) -> tuple[str, ...]:
         raise pytest.UsageError(f"--workbench-command {line!r}: {exc}") from None
 
 
-def chosen_mode(config: pytest.Config) -> str:
-    """``--mode``, else the agent mode when ``--agent`` names an agent, else the default mode."""
-    from workbench.engine.drivers import AGENT_MODE, DEFAULT_MODE
+def chosen_mode(config: pytest.Config, declared: str | None = None) -> str:
+    """``--mode``, else the mode the item's file declares when it takes the flags given (``--drift``,
+    ``--agent codex-acp``), else the agent mode when ``--agent`` names an agent, else the default mode, as
+    ``workbench run`` chooses (:func:`~workbench.engine.drivers.implied_mode`)."""
+    from workbench.engine.drivers import implied_mode
 
-    return str(config.getoption("--mode") or (AGENT_MODE if config.getoption("--agent") else DEFAULT_MODE))
+    if config.getoption("--mode"):
+        return str(config.getoption("--mode"))
+    given = mode_option_values(config)
+    agent = given.get("agent")
+    return implied_mode(given, [agent] if agent else [], {declared} if declared else set())
 
 
 def mode_option_values(config: pytest.Config) -> dict[str, str | None]:
@@ -188,6 +207,7 @@ class ScenarioFile(pytest.File):
         name = scenario.name if scenario is not None else self.scenario.stem
         item = ScenarioItem.from_parent(self, name=name)
         item.scenario = self.scenario
+        item.declared = scenario.mode if scenario is not None else None
         if scenario is None:
             item.diagnostics = [str(d) for d in loaded.diagnostics if d.severity.value == "error"]
         for tag in scenario.tags if scenario is not None else ():
@@ -204,18 +224,23 @@ class ScenarioFailed(Exception):
 class ScenarioItem(pytest.Item):
     diagnostics: list[str] | None = None
     scenario: Path
+    declared: str | None = None  # the file's own `mode:`
 
     def runtest(self) -> None:
         if self.diagnostics:
             raise ScenarioFailed("\n".join(self.diagnostics))
         import asyncio
 
+        from workbench.engine.drivers import ModeError
         from workbench.engine.runner import run_scenario
         from workbench.timeline.prepare import prepare
 
-        options = run_options(self.config, out_dir=_items_out_dir(self.config))
         # --workbench-ci checks as `run --ci` does: a misspelt key inside a known structure is an error
-        prepared = prepare(self.scenario, defines=options.defines, strict=options.ci)
+        prepared = prepare(self.scenario, strict=bool(self.config.getoption("--workbench-ci")))
+        try:
+            options = run_options(self.config, self.declared, out_dir=_items_out_dir(self.config))
+        except ModeError as exc:
+            raise ScenarioFailed(f"{self.scenario}: {exc}") from None
         result = asyncio.run(run_scenario(self.scenario, options, prepared=prepared))
         if result.status == "skipped":
             pytest.skip(result.skip_reason or "skipped")
@@ -235,14 +260,15 @@ def _items_out_dir(config: pytest.Config) -> Path:
     return Path(config.rootpath) / "target" / "tmp" / "workbench"
 
 
-def run_options(config: pytest.Config, **overrides: Any) -> RunOptions:
-    """The run options the command line asked for (each item and fixture adds its own folders)."""
+def run_options(config: pytest.Config, declared: str | None = None, **overrides: Any) -> RunOptions:
+    """The run options the command line asked for, for a file that declares the mode ``declared`` (each
+    item and fixture adds its own folders). ModeError: the mode takes not every flag given."""
     from workbench.clock import parse_speed
     from workbench.engine.drivers import mode_options
     from workbench.engine.options import RunOptions
 
     goldens = config.getoption("--goldens")
-    mode = chosen_mode(config)
+    mode = chosen_mode(config, declared)
     values: dict[str, Any] = {
         "speed": parse_speed(str(config.getoption("--speed"))),
         "ci": bool(config.getoption("--workbench-ci")),
