@@ -17,6 +17,7 @@ import sys
 
 from workbench.clock import parse_speed
 from workbench.timeline.prepare import Prepared, prepare_to_serve
+from workbench.usage import stop_signals
 
 
 def server_speed(speed: str, port: int = 0) -> float | None:
@@ -59,10 +60,11 @@ def server_inputs(
 
 
 async def until_stopped() -> None:
-    """Return once this process receives SIGINT or SIGTERM (where the loop can watch signals)."""
+    """Return once this process receives SIGINT, SIGTERM or SIGHUP (where the loop can watch signals; SIGHUP
+    not under ``nohup``): a closed terminal shuts the server down in order too, rather than killing it."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, *stop_signals()):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()

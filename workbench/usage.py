@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -30,11 +31,25 @@ __all__ = [
     "check_output",
     "path_exists",
     "port_number",
+    "stop_signals",
 ]
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (a CI runner cancelling): handled exactly as Ctrl-C is, but the command exits 143."""
+    """SIGTERM (a CI runner cancelling) or SIGHUP (the terminal closed): handled exactly as Ctrl-C is, but
+    the command exits 128 + that signal (143, 129)."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def stop_signals() -> tuple[signal.Signals, ...]:
+    """The signals besides Ctrl-C that end a command as Ctrl-C does (:class:`Terminated`): SIGTERM, and
+    SIGHUP unless this process ignores it (``nohup``: then it goes on ignoring it, as asked)."""
+    if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+        return (signal.SIGTERM,)
+    return (signal.SIGTERM, signal.SIGHUP)
 
 
 class UsageError(Exception):

@@ -81,7 +81,15 @@ def finish(proc: subprocess.Popen[str], sig: int, group: bool = False) -> tuple[
             proc.wait()
 
 
-def test_sigterm_ends_every_program_removes_every_folder_and_exits_143(tmp_path: Path) -> None:
+#: SIGTERM (a CI runner cancelling) and SIGHUP (the terminal closed: it killed the run at once, leaving its
+#: programs running, its folders and no report), each with the exit code 128 + the signal
+STOPS = pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+
+
+@STOPS
+def test_sigterm_ends_every_program_removes_every_folder_and_exits_143(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     sleep = unique_seconds(600)
     write(tmp_path, "suite/a-fails.yaml", """\
 name: a-fails
@@ -94,14 +102,16 @@ timeline:
     write(tmp_path, "suite/c-later.yaml", "name: c-later\ntimeline:\n  - advanceMs: 1\n")
     proc, tmp = start(tmp_path, "suite", "--report", "r.json", "--junit", "j.xml", "--html", "html")
     wait_until(lambda: running(f"sleep {sleep}"), "the escaped program")
-    out, err = finish(proc, signal.SIGTERM)
-    assert proc.returncode == 143, out + err
+    out, err = finish(proc, sig)
+    assert proc.returncode == 128 + sig, out + err
     assert "Traceback" not in err and "terminated" in err
     # a cancelled CI job keeps its reports: what finished, and what the interruption left without a verdict
     report = json.loads((tmp_path / "r.json").read_text())
     assert [(s["name"], s["status"]) for s in report["scenarios"]] == [
         ("a-fails", "failed"), ("b-long", "skipped"), ("c-later", "skipped")]  # fmt: skip
-    assert report["scenarios"][1]["skip_reason"] == "not run to its end: the batch was interrupted (SIGTERM)"
+    assert (
+        report["scenarios"][1]["skip_reason"] == f"not run to its end: the batch was interrupted ({sig.name})"
+    )
     junit = (tmp_path / "j.xml").read_text()
     assert junit.count("<testcase") == 3 and "missing.txt" in junit and junit.count("<skipped") == 2
     assert "c-later" in (tmp_path / "html" / "index.html").read_text() or any(
@@ -114,15 +124,18 @@ timeline:
     assert f"workspace kept at {kept[0]}" in out
 
 
+@STOPS
 @pytest.mark.parametrize("group", [False, True], ids=["parent", "process-group"])
-def test_sigterm_with_two_jobs_leaves_no_worker_program_or_folder(tmp_path: Path, group: bool) -> None:
+def test_sigterm_with_two_jobs_leaves_no_worker_program_or_folder(
+    tmp_path: Path, group: bool, sig: signal.Signals
+) -> None:
     sleeps = [unique_seconds(600), unique_seconds(600)]
     for i, sleep in enumerate(sleeps):
         long_scenario(tmp_path, f"long{i}", sleep)
     proc, tmp = start(tmp_path, "suite", "-j", "2", "--report", "r.json")
     wait_until(lambda: all(running(f"sleep {s}") for s in sleeps), "both escaped programs")
-    out, err = finish(proc, signal.SIGTERM, group=group)
-    assert proc.returncode == 143, out + err
+    out, err = finish(proc, sig, group=group)
+    assert proc.returncode == 128 + sig, out + err
     assert "Traceback" not in err
     report = json.loads((tmp_path / "r.json").read_text())
     assert [(s["name"], s["status"]) for s in report["scenarios"]] == [
@@ -213,3 +226,20 @@ def test_ctrl_c_sent_to_one_worker_interrupts_the_batch_as_ctrl_c(tmp_path: Path
         assert running(f"sleep {sleep}") == []
     assert running(str(tmp_path)) == []
     assert list(tmp.iterdir()) == []
+
+
+def test_under_nohup_sighup_is_still_ignored(tmp_path: Path) -> None:
+    """`nohup workbench run` asks for the run to outlive the terminal: SIGHUP stays ignored, in workers too."""
+    for i in range(2):
+        write(tmp_path, f"suite/s{i}.yaml", f"name: s{i}\ntimeline:\n  - log: started\n  - advanceMs: 3000\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "run", "--speed", "1", "--out", str(tmp_path / "out"), "suite", "-j", "2"],
+        cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+    )  # fmt: skip
+    wait_until(lambda: len(list((tmp_path / "out").glob("s*/*/*"))) == 2, "both runs")
+    out, err = finish(proc, signal.SIGHUP, group=True)
+    assert proc.returncode == 0, out + err
+    assert "2 passed" in out

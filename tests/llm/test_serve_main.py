@@ -55,8 +55,12 @@ def test_bad_flags_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         parse_speed("0")
 
 
+@pytest.mark.parametrize(
+    "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
 @pytest.mark.parametrize(("finish", "code"), [(True, 0), (False, 1)])
-def test_serves_until_interrupted(tmp_path: Path, finish: bool, code: int) -> None:
+def test_serves_until_interrupted(tmp_path: Path, finish: bool, code: int, sig: signal.Signals) -> None:
+    """Ctrl-C, SIGTERM, or SIGHUP (the terminal closed: it killed the server, unchecked, its log unsaid)."""
     path = write(tmp_path, "good.yaml", GOOD if finish else GOOD + MORE)
     proc = subprocess.Popen([sys.executable, "-c", BOOT, str(path), "--out", str(tmp_path / "out")], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
@@ -67,7 +71,7 @@ def test_serves_until_interrupted(tmp_path: Path, finish: bool, code: int) -> No
         client = anthropic.Anthropic(base_url=url, api_key="k", max_retries=0)
         msg = client.messages.create(model="m", max_tokens=20, messages=[{"role": "user", "content": "hi"}])
         assert msg.content[0].type == "text" and msg.content[0].text == "served text"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -113,14 +114,14 @@ async def follow(url: str, session: str, params: str = "", headers: Mapping[str,
 
 
 @contextmanager
-def serve_rest(scenario: Path, speed: str) -> Iterator[str]:
+def serve_rest(scenario: Path, speed: str, stop: int = signal.SIGTERM) -> Iterator[str]:
     """``workbench serve rest SCENARIO --speed SPEED`` as a process: its API's base URL; on leaving,
-    SIGTERM, which it must answer with a clean stop (exit 0)."""
+    ``stop`` (SIGTERM; SIGHUP when its terminal closes), which it must answer with a clean stop (exit 0)."""
     proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "rest", str(scenario), "--speed", speed],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         assert proc.stdout is not None
         yield proc.stdout.readline().strip()
     finally:
-        proc.terminate()
+        proc.send_signal(stop)
         assert proc.wait(timeout=30) == 0

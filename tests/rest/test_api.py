@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import signal
 import time
 from pathlib import Path
 
@@ -305,11 +306,13 @@ def test_an_idle_stream_gets_keep_alive_comments(tmp_path: Path) -> None:
     asyncio.run(body())
 
 
-def test_post_creates_a_session_that_plays_and_listings_show_its_status() -> None:
-    """`serve rest`'s own creator: a new playback per POST, its status changing as it plays."""
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_post_creates_a_session_that_plays_and_listings_show_its_status(stop: signal.Signals) -> None:
+    """`serve rest`'s own creator: a new playback per POST, its status changing as it plays; it stops
+    cleanly on SIGTERM and on SIGHUP (its terminal closed: that killed it)."""
     from tests.conftest import SCENARIOS
 
-    with serve_rest(SCENARIOS / "simulation" / "build-status.yaml", "max") as url:
+    with serve_rest(SCENARIOS / "simulation" / "build-status.yaml", "max", stop) as url:
         assert url.startswith("http://127.0.0.1:") and url.endswith("/api/v1")
         created = httpx.post(f"{url}/sessions", json={"scenario": "build-status"})
         assert created.status_code == 201

@@ -17,6 +17,7 @@ import atexit
 import contextlib
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -26,7 +27,6 @@ from workbench.usage import (
     EXIT_INTERNAL,
     EXIT_INVALID,
     EXIT_OK,
-    EXIT_TERMINATED,
     Terminated,
     UsageError,
     UsageParser,
@@ -112,9 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    except Terminated:
-        print("workbench: terminated", file=sys.stderr)
-        return EXIT_TERMINATED
+    except Terminated as stop:
+        hung_up = stop.signum == signal.SIGHUP
+        print(
+            "workbench: terminated" + (" (SIGHUP: the terminal closed?)" if hung_up else ""), file=sys.stderr
+        )
+        return 128 + stop.signum
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)
         return 130

@@ -37,7 +37,7 @@ from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Diagnostic, count, printable
 from workbench.scenario.loader import discover, display_name
 from workbench.timeline.prepare import prepare
-from workbench.usage import Terminated
+from workbench.usage import Terminated, stop_signals
 
 
 @record
@@ -155,7 +155,7 @@ def _run_one(path: str, options: Any) -> dict[str, Any]:
                 task.cancel()
 
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, *stop_signals()):
             loop.add_signal_handler(sig, cancel_once, sig)
         return await run_scenario(Path(path), options)
 
@@ -191,7 +191,8 @@ def _init_worker() -> None:
 
 def _idle_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _exit_if_orphaned)
+    for sig in stop_signals():  # SIGHUP too: a closed terminal sends it to the whole group
+        signal.signal(sig, _exit_if_orphaned)
 
 
 def _exit_if_orphaned(signum: int, frame: Any) -> None:
@@ -214,21 +215,22 @@ def parent_death_signal(sig: int) -> bool:
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated()
+    raise Terminated(signum)
 
 
 @contextlib.contextmanager
 def sigterm_as_ctrl_c() -> Iterator[None]:
-    """While a batch runs in this (main) thread, SIGTERM raises :class:`Terminated` as SIGINT raises
-    KeyboardInterrupt, so the same cleanup runs."""
+    """While a batch runs in this (main) thread, SIGTERM and SIGHUP (:func:`~workbench.usage.stop_signals`)
+    raise :class:`Terminated` as SIGINT raises KeyboardInterrupt, so the same cleanup runs."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous = {sig: signal.signal(sig, _raise_terminated) for sig in stop_signals()}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 # What a worker's result carries beyond its JSON report (console-only facts), each failure's and the run's.
@@ -361,7 +363,10 @@ def run_batch(
                 _parallel(runnable, options, jobs, console, report.results)
     except KeyboardInterrupt as stop:
         report.results += not_run(
-            report, runnable, options, "SIGTERM" if isinstance(stop, Terminated) else "Ctrl-C"
+            report,
+            runnable,
+            options,
+            signal.Signals(stop.signum).name if isinstance(stop, Terminated) else "Ctrl-C",
         )
         report.results.sort(key=lambda r: by_file.get((r.file, r.agent), 0))
         report.duration_ms = int((time.monotonic() - start) * 1000)
@@ -405,22 +410,22 @@ def _sequential(
 ) -> None:
     from workbench.engine.runner import run_scenario
 
-    terminated = False
+    terminated = 0  # the signal that did, if one did
 
     async def all_of() -> None:
-        nonlocal terminated
         task = asyncio.current_task()
         assert task is not None
 
-        def on_sigterm() -> None:
+        def on_sigterm(sig: int) -> None:
             nonlocal terminated
-            terminated = True
+            terminated = terminated or sig
             if not task.cancelling():  # once: a second SIGTERM must not cut the cleanup short
                 task.cancel()  # as asyncio does for Ctrl-C: the run's cleanup ends its programs
 
         loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+        for sig in stop_signals():
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, on_sigterm, sig)
         for c in candidates:
             console.started(c.name)
             result = await _threads_ended_after(run_scenario(c.path, c.options or options))
@@ -432,7 +437,7 @@ def _sequential(
         asyncio.run(all_of())
     except asyncio.CancelledError:
         if terminated:
-            raise Terminated() from None
+            raise Terminated(terminated) from None
         raise
 
 

@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 
 from workbench.records import record
 from workbench.terminal import descendants
-from workbench.usage import Terminated
+from workbench.usage import Terminated, stop_signals
 
 Task = Callable[[int], dict[str, Any]]
 """Runs in a worker: the task with this index, its result as a dict of JSON values."""
@@ -131,8 +131,8 @@ def _ended(worker: _Worker) -> str:
         status = 0
     worker.reaped = True
     code = os.waitstatus_to_exitcode(status)
-    if code == 128 + signal.SIGTERM:
-        raise Terminated()
+    if code - 128 in stop_signals():
+        raise Terminated(code - 128)
     if code == 128 + signal.SIGINT:
         raise KeyboardInterrupt()
     if code < 0:
