@@ -365,7 +365,24 @@ class _Builder:
                     frame.merged.add(k)
 
 
+def _reader_error(exc: yaml.reader.ReaderError, file: str, text: str) -> ScenarioError:
+    """A character YAML may not hold (a control character, a lone surrogate), at its line and column.
+
+    The error has an offset only, in characters (PyYAML) or in UTF-8 bytes (libyaml); the reader stops
+    at the first such character, so the first place it occurs in the text is where it is."""
+    character = exc.character if isinstance(exc.character, int) else -1
+    offset = text.find(chr(character)) if 0 <= character <= 0x10FFFF else -1
+    message = (f"invalid YAML: the file holds the character U+{character:04X}, which YAML does not allow "
+               f"({exc.reason}); write it as an escape in a double-quoted string (\"\\u{character:04x}\")")  # fmt: skip
+    if offset < 0:
+        return ScenarioError.at(Pos(file), message)
+    before = re.split("\r\n|[\r\n\x85\u2028\u2029]", text[:offset])  # YAML 1.1's line breaks
+    return ScenarioError.at(Pos(file, len(before), len(before[-1]) + 1), message)
+
+
 def _yaml_error(exc: yaml.YAMLError, file: str, text: str) -> ScenarioError:
+    if isinstance(exc, yaml.reader.ReaderError):
+        return _reader_error(exc, file, text)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
