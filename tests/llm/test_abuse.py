@@ -562,3 +562,31 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
     except OSError:
         return "Z"
+
+
+def test_a_scan_of_paths_nothing_serves_names_a_few_and_keeps_no_more(srv: Running) -> None:
+    """A scanner's thousands of paths each grew the failures (and a set of them) for as long as the server ran."""
+    from workbench.llm.server import UNSERVED_NAMED
+
+    with httpx.Client() as client:
+        for i in range(UNSERVED_NAMED * 3):
+            assert client.get(f"{srv.url}/scan/{i}").status_code == 404
+    messages = [f.message for f in srv.failures]
+    assert len(messages) == UNSERVED_NAMED + 1
+    assert messages[0].startswith("the agent called GET /scan/0, which the mock LLM server does not serve")
+    assert messages[0].endswith(f"; see {srv.server.out_dir / 'llm-requests.jsonl'}")
+    assert messages[-1].startswith(
+        "the agent called more paths the mock LLM server does not serve; the first 20"
+    )
+    assert len(srv.server._unserved) == UNSERVED_NAMED + 1
+    log = (srv.server.out_dir / "llm-requests.jsonl").read_text().splitlines()  # type: ignore[operator]
+    assert len(log) == UNSERVED_NAMED * 3  # every one still in the log
+
+
+def test_without_a_request_log_a_path_nothing_serves_points_to_none(
+    tmp_path: Path, serve: Callable[..., Running]
+) -> None:
+    running = serve(load(tmp_path, ONE))
+    assert httpx.post(running.url + "/v1/complete", json={}).status_code == 404
+    (failure,) = running.failures
+    assert "llm-requests.jsonl" not in failure.message and failure.message.endswith("API)")

@@ -68,7 +68,7 @@ from .drift import DriftCheck
 from .faults import inject_wire
 from .ids import IdMaker
 from .profiles import GENERIC, MapContext, ToolProfile
-from .recorder import RequestLog, RequestRecorder, summary
+from .recorder import LOG_FILE, RequestLog, RequestRecorder, summary
 from .reply import ApiError, Reply, ToolCallBlock, limit_tokens, text_reply
 from .responders import AssertHook, Hooks, PromptHook, Responder, StepHook, TurnContext
 from .responders.rules import RulesResponder
@@ -88,6 +88,7 @@ log.addHandler(logging.NullHandler())
 MAX_BODY = 32 * 1024 * 1024
 THREAD_PARSE_BYTES = 1024 * 1024  # after a body above this, freed memory is handed back to the system
 MODEL_IDS = ("mock-model",)
+UNSERVED_NAMED = 20  # paths nothing serves, each named as a failure; past them one more failure says so
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -362,11 +363,18 @@ class LlmServer:
         """A path nothing serves: logged, and a failure naming it (once per method and path)."""
         self._log_other(request, wire, "error 404: no such path")
         key = (request.method, request.path)
-        if key in self._unserved:
+        if key in self._unserved or len(self._unserved) > UNSERVED_NAMED:
             return
         self._unserved.add(key)
-        message = (f"the agent called {request.method} {request.path}, which the mock LLM server does not serve "
-                   f"(it looks like the {wire.style} API); see llm-requests.jsonl")  # fmt: skip
+        where = f"; see {self.out_dir / LOG_FILE}" if self.out_dir is not None else ""
+        if (
+            len(self._unserved) > UNSERVED_NAMED
+        ):  # a scanner's thousands of paths: named no more, kept no more
+            message = (f"the agent called more paths the mock LLM server does not serve; the first "
+                       f"{UNSERVED_NAMED} are named above, the others only counted in the request log{where}")  # fmt: skip
+        else:
+            message = (f"the agent called {request.method} {request.path}, which the mock LLM server does not "
+                       f"serve (it looks like the {wire.style} API){where}")  # fmt: skip
         file = self._store.scenarios[0].file if len(self._store.scenarios) == 1 else ""
         self.failures.append(LlmFailure("expect", message, 0, 0, file))
         log.warning("%s", message)
