@@ -271,3 +271,23 @@ def test_no_toast_covers_the_program_when_the_keys_go_to_it(work: Path, size: tu
             assert "● recording" in main.timeline.status and "ctrl+]" in str(main.terminal.border_subtitle)
 
     run(body)
+
+
+def test_the_record_dialog_names_its_fields_once_they_are_filled(work: Path) -> None:
+    """The record-a-session dialog opened with an unlabelled URL: its fields said what they were by their
+    placeholders only, which a filled field no longer shows."""
+    from workbench.app.screens.record import RecordScreen
+
+    async def body() -> None:
+        async with opened(work / "scenarios" / "hello-agent.yaml", work, (80, 24)) as pilot:
+            app = pilot.app
+            await pilot.press("ctrl+p", *"record a session")
+            await wait_until(pilot, lambda: "record a session" in "".join(screen_text(app)), what="the entry")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, RecordScreen), what="the dialog")
+            await pilot.press(*"fix it")
+            await pilot.pause(0.1)
+            shown = "\n".join(screen_text(app))
+            assert all(label in shown for label in RecordScreen.LABELS.values()), shown
+
+    run(body)

@@ -132,7 +132,12 @@ class RecordScreen(ModalScreen[RecordRequest | None]):
                 yield Button("Record", id="record-start", variant="primary")
                 yield Button("Cancel", id="record-cancel-button")
 
+    LABELS: ClassVar[dict[str, str]] = {"upstream": "upstream URL", "command": "the agent's command",
+                                        "prompt": "prompt", "name": "scenario name"}  # fmt: skip
+
     def on_mount(self) -> None:
+        for name, label in self.LABELS.items():  # a filled field keeps saying what it is (a placeholder goes)
+            self.query_one(f"#record-{name}", Input).border_title = label
         empty = next((i for i in self.query(Input) if not i.value), None)
         (empty or self.query_one("#record-prompt", Input)).focus()
 
