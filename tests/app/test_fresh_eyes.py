@@ -291,3 +291,20 @@ def test_the_record_dialog_names_its_fields_once_they_are_filled(work: Path) -> 
             assert all(label in shown for label in RecordScreen.LABELS.values()), shown
 
     run(body)
+
+
+def test_a_validation_that_ends_while_the_app_closes_is_dropped(work: Path) -> None:
+    """Under load (the whole app suite with -n 2) a validation came back after the diagnostics list was gone
+    and ended the closing app with NoMatches('#diagnostics'), failing test_show_hides_keys_that_do_nothing."""
+    from workbench.app.model import validate_text
+
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        async with opened(path, work, (120, 40)) as pilot:
+            pane = pilot.app.main_screen.editor_pane
+            result = validate_text(path, pane.editor.text)
+            await pane.diagnostics.remove()  # as the closing app takes its children away
+            pane._validated(path, pane.editor.text, result)
+
+    run(body)

@@ -9,12 +9,14 @@ its schedule), ``Saved`` and ``StepChosen`` (the cursor is on a step's line).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Self
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import TextArea
@@ -198,11 +200,14 @@ class EditorPane(Vertical):
         self.app.call_from_thread(self._validated, path, text, result)
 
     def _validated(self, path: Path, text: str, result: Validation) -> None:
-        if not self.is_attached or path != self.path or text != self.editor.text:
-            return  # the app is closing, or stale: the buffer changed since
-        self.validation = result
-        self.show_problems(result.diagnostics)
-        self.post_message(self.Validated(result))
+        with contextlib.suppress(
+            NoMatches
+        ):  # the app is closing: its children go one by one (under load too)
+            if not self.is_attached or path != self.path or text != self.editor.text:
+                return  # the app is closing, or stale: the buffer changed since
+            self.validation = result
+            self.show_problems(result.diagnostics)
+            self.post_message(self.Validated(result))
 
     def show_problems(self, diagnostics: list[Diagnostic]) -> None:
         """What the validator found: listed under the text, marked in it, the first error in the border."""
