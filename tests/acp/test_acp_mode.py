@@ -270,3 +270,21 @@ def test_a_permission_the_agent_never_asked_for_is_named_as_the_scenarios(tmp_pa
     assert [(f.line, f.message) for f in result.failures] == [
         (7, "the scenario has the agent ask for permission here; it asked for none in this turn")
     ], result.failures
+
+
+def test_the_acp_messages_sit_beside_the_steps_they_came_with(tmp_path: Path) -> None:
+    """acp.jsonl counted its time from the ACP recorder's start and the trace from the run's, half a second
+    of workspace setup earlier: every message looked that much earlier, and all of them fell to the first
+    step (the app's step inspector, the HTML report)."""
+    from workbench.app.core.session import RecordedRun
+    from workbench.engine.acp_trace import step_messages
+
+    result = _run(scenario_file(tmp_path, WRITE_AND_RUN.replace("ANSWER", "yes")), tmp_path)
+    assert result.status == "passed" and result.run_dir is not None
+    run = Path(result.run_dir)
+    placed = step_messages(run, RecordedRun.read(run).steps)
+    first = min(placed)
+    assert "→ initialize #0" in placed[first], placed
+    later = [line for index, lines in placed.items() if index != first for line in lines]
+    assert any("fs/write_text_file" in line for line in later), placed
+    assert any("terminal/create" in line for line in later), placed

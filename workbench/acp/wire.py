@@ -2,7 +2,8 @@
 
 A stream observer of the SDK connection (``observers=[recorder]``). Each line is
 ``{"seq", "t_ms", "dir": "client->agent" | "agent->client", "message"}``; ``t_ms``
-is wall time since the recorder started. Requests of the two sides are numbered
+is wall time since the recorder started, or since the run did when it is given (``start``:
+the trace's ``wall_ms`` clock, so each message sits beside the step it belongs to). Requests of the two sides are numbered
 independently (both start at 0), so a request and its response are paired by
 (direction, id): a response travels the opposite way of its request.
 
@@ -28,12 +29,14 @@ WIRE_FILE = ACP_MESSAGES_FILE
 class WireRecorder:
     """Observer seen from one side: ``side`` is who owns the connection (``client`` or ``agent``)."""
 
-    def __init__(self, path: Path | None = None, *, side: str = "client", keep: int = 20) -> None:
+    def __init__(
+        self, path: Path | None = None, *, side: str = "client", keep: int = 20, start: float | None = None
+    ) -> None:
         self.side = side
         self.other = "agent" if side == "client" else "client"
         self.count = 0
         self.last: deque[dict[str, Any]] = deque(maxlen=keep)
-        self._start = time.monotonic()
+        self._start = time.monotonic() if start is None else start  # a run's start: its trace's clock
         self._file: IO[str] | None = path.open("w", encoding="utf-8") if path is not None else None
 
     def __call__(self, event: StreamEvent) -> None:

@@ -2,8 +2,9 @@
 
 Both files time their records by the same wall clock of the run: a step's
 ``wall_ms`` is taken when the step ends, a message's ``t_ms`` when it crossed the
-wire (the recorder starts as the ACP driver prepares, a few milliseconds after the
-run's clock, so a message can only look a little earlier, never later). A step
+wire (the ACP driver's recorder counts from the run's start, as the trace does:
+counted from its own start, half a second of workspace setup later, every message
+looked that much earlier and all of them fell to the first step). A step
 therefore starts where the one before it ended, and a message belongs to the last
 step that started at or before it; messages after the last step stay with it.
 

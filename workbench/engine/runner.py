@@ -278,7 +278,7 @@ class ScenarioRun:
                               defines=self.options.defines,
                               home=home)  # fmt: skip
         ctx = RunContext(self.path, scenario, schedule, self.options, result, self.run_dir, self._workspace,
-                         self.clock, self._spawn)  # fmt: skip
+                         self.clock, self._spawn, started=self._started)  # fmt: skip
         self._ctx = ctx
         mode = self.mode
         driver = (self.options.driver or driver_class(mode))(ctx)

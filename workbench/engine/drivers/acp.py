@@ -113,7 +113,7 @@ class AcpDriver(RealAgentDriver):
         session = await ctx.spawn(Program(launch, agent.env, mock_agent=False))
         _, writer = await self._within(self._first(ends[STDIN_TAG], session), "the connection")
         reader, _ = await self._within(self._first(ends[STDOUT_TAG], session), "the connection")
-        self.recorder = WireRecorder(ctx.run_dir / WIRE_FILE)
+        self.recorder = WireRecorder(ctx.run_dir / WIRE_FILE, start=ctx.started or None)
         self.client = WorkbenchClient(ctx.workspace.path, answer=ScriptedAnswers(scripted_answers(ctx.scenario, ctx.schedule.steps)),
                                       extensions=scripted_extensions(ctx.scenario))  # fmt: skip
         checked, self._guard = guarded(reader, writer, self._garbage)

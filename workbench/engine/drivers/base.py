@@ -89,6 +89,9 @@ class RunContext:
     a line the program then waits to read from its terminal is a question nobody else will answer."""
     played: int = -1
     """The last step the runner has finished (:meth:`wait_played` waits for one)."""
+    started: float = 0.0
+    """When the run started (``time.monotonic()``): the origin of the trace's ``wall_ms``, for records kept
+    beside it on the same clock (the ACP messages)."""
     _progress: asyncio.Event = field(default_factory=asyncio.Event)
 
     def step_played(self, index: int) -> None:
