@@ -68,3 +68,13 @@ def test_a_mask_that_matches_the_empty_string_is_refused(mask: str, tmp_path: Pa
     done = workbench("validate", "m.yaml", cwd=tmp_path)
     assert done.returncode == 2
     assert f"m.yaml:1:9: error: `masks` item `{mask}` matches the empty string" in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_lenient_without_ci_is_refused_as_changing_nothing(command: str, tmp_path: Path) -> None:
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused(command, "s.yaml", "--lenient", cwd=tmp_path)
+    assert line == (
+        "workbench: error: --lenient only loosens --ci (without --ci, unknown keys are warnings already); "
+        "add --ci or drop --lenient"
+    )

@@ -82,6 +82,14 @@ def check_masks(masks: list[str]) -> None:
             raise UsageError(f"--mask {problem}")
 
 
+def check_lenient(args: argparse.Namespace) -> None:
+    """``--lenient`` loosens ``--ci`` only: alone it would change nothing, and say nothing of it."""
+    if args.lenient and not args.ci:
+        raise UsageError(
+            "--lenient only loosens --ci (without --ci, unknown keys are warnings already); add --ci or drop --lenient"
+        )
+
+
 def add_theme(p: argparse.ArgumentParser) -> None:
     p.add_argument("--theme", metavar="NAME",
                    help="workbench-dark (default), workbench-light, workbench-high-contrast, or one of yours (~/.config/workbench/themes/)")  # fmt: skip

@@ -13,6 +13,7 @@ from workbench.cli.common import (
     add_mode_options,
     add_scenario_paths,
     check_html_output,
+    check_lenient,
     check_masks,
     mode_option_values,
     scenario_files,
@@ -140,6 +141,7 @@ def _run(args: argparse.Namespace) -> int:
     check_output(args.goldens, "--goldens", folder=True, writes=not args.ci)
     if args.ci and args.update_goldens:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
+    check_lenient(args)
     paths = args.paths or [DEFAULT_SCENARIOS_DIR]
     scenario_files(args.paths)
     candidates = collect(paths, selection, args.define, strict=args.ci and not args.lenient)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli.common import add_define, add_scenario_paths, scenario_files
+from workbench.cli.common import add_define, add_scenario_paths, check_lenient, scenario_files
 from workbench.usage import EXIT_INVALID, EXIT_OK
 
 
@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from workbench.scenario.loader import display_name
     from workbench.timeline.prepare import prepare
 
+    check_lenient(args)
     files = scenario_files(args.paths)
     shots: dict[str, list[tuple[str, set[tuple[str, str]]]]] = {}
     strict = args.ci and not args.lenient
