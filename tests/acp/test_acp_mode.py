@@ -282,9 +282,11 @@ def test_the_acp_messages_sit_beside_the_steps_they_came_with(tmp_path: Path) ->
     result = _run(scenario_file(tmp_path, WRITE_AND_RUN.replace("ANSWER", "yes")), tmp_path)
     assert result.status == "passed" and result.run_dir is not None
     run = Path(result.run_dir)
-    placed = step_messages(run, RecordedRun.read(run).steps)
+    steps = RecordedRun.read(run).steps
+    placed = step_messages(run, steps)
     first = min(placed)
     assert "→ initialize #0" in placed[first], placed
-    later = [line for index, lines in placed.items() if index != first for line in lines]
-    assert any("fs/write_text_file" in line for line in later), placed
-    assert any("terminal/create" in line for line in later), placed
+    actions = {s.index: s.action for s in steps}
+    for request in ("fs/write_text_file", "terminal/create"):  # on the tool step whose call made it
+        (where,) = {i for i, lines in placed.items() for line in lines if request in line}
+        assert actions[where].startswith("tool"), (request, actions[where], placed)

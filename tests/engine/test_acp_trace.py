@@ -97,3 +97,38 @@ def test_a_growing_file_is_read_once_a_line_and_a_line_once_it_is_whole(tmp_path
     with path.open("a") as file:
         file.write("".join(lines[4:]))
     assert growing.read() == read_messages(tmp_path) == MESSAGES  # as a whole read of the finished file
+
+
+def update(seq: int, t_ms: int, kind: str) -> dict[str, Any]:
+    return msg(seq, t_ms, A2C, {"jsonrpc": "2.0", "method": "session/update",
+                                "params": {"sessionId": "s", "update": {"sessionUpdate": kind}}})  # fmt: skip
+
+
+def test_what_the_agent_relays_of_a_reply_goes_to_that_replys_step(tmp_path: Path) -> None:
+    """A step ends once its model reply is sent; the agent relays it after, while the next step runs: its
+    text, its tool call and the client requests of that call went to the next step (the next reply's text)."""
+    write_run(tmp_path, [100, 200, 201, 300, 400], [])
+    trace = tmp_path / "trace.jsonl"
+    actions = ["input", "assistant", "tool-start", "assistant", "assistant"]
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    for record in records:
+        if record["type"] == "step":
+            record["action"] = actions[record["index"]]
+    trace.write_text("".join(json.dumps(r) + "\n" for r in records))
+    messages = [
+        msg(0, 100, C2A, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {}}),
+        update(1, 205, "agent_message_chunk"),  # the text of step 1's reply, relayed while step 3 runs
+        update(2, 230, "tool_call"),
+        msg(3, 231, A2C, {"jsonrpc": "2.0", "id": 0, "method": "fs/write_text_file", "params": {}}),
+        update(4, 310, "agent_message_chunk"),  # step 3's
+        update(5, 310, "usage_update"),  # nothing of a reply: the step running
+    ]
+    with (tmp_path / "acp.jsonl").open("w") as file:
+        file.write("".join(json.dumps(m) + "\n" for m in messages))
+    assert step_messages(tmp_path, RecordedRun.read(tmp_path).steps) == {
+        0: ["→ session/prompt #1"],
+        1: ["← session/update"],
+        2: ["← session/update", "← fs/write_text_file #0"],
+        3: ["← session/update"],
+        4: ["← session/update"],
+    }

@@ -7,6 +7,11 @@ counted from its own start, half a second of workspace setup later, every messag
 looked that much earlier and all of them fell to the first step). A step
 therefore starts where the one before it ended, and a message belongs to the last
 step that started at or before it; messages after the last step stay with it.
+What follows from a step goes to that step instead: a step of the agent's ends once
+its model reply is sent, and the agent relays the reply after that, while the next
+step runs, so its text, its tool call and what that call asks of the client
+(``fs/*``, ``terminal/*``) belong to the last step of their kind that had ended by
+then in the same turn, and the client's ``session/prompt`` to its input.
 
 The file is read while a run may still be writing it, so a line that does not
 parse (the last one, half written) is skipped rather than failing the view.
@@ -52,21 +57,65 @@ def summary(record: dict[str, Any]) -> str:
     return f"{arrow}{ident} (no method, result or error)"
 
 
-def step_of_each(wall_ms: dict[int, int], messages: Iterable[dict[str, Any]]) -> list[int]:
-    """The step index (of ``{index: wall_ms}``) each message belongs to; see the module docstring."""
+_TOOL_STEPS = ("tool-start", "tool-result", "tool-output", "tool-progress", "edit")
+_CAUSED_BY = {"agent_message_chunk": ("assistant",), "agent_thought_chunk": ("think",), "plan": ("acp",),
+              "tool_call": _TOOL_STEPS, "tool_call_update": _TOOL_STEPS}  # fmt: skip
+"""What an agent says in a ``session/update`` because of a model reply, and the steps that reply is."""
+
+
+def _caused_by(record: dict[str, Any]) -> tuple[str, ...]:
+    """The step actions a message follows from: the agent's text from the reply's text, a tool call and
+    what the agent asks the client for while running it (``fs/*``, ``terminal/*``, a permission) from the
+    reply's tool step, the client's prompt from the input; () for the rest (the protocol's own requests and
+    answers)."""
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return ()
+    method = str(message.get("method", ""))
+    if record.get("dir") == "client->agent":
+        return ("input",) if method == "session/prompt" else ()  # the input the client sends as a prompt
+    if method.startswith(("fs/", "terminal/")) or method == "session/request_permission":
+        return _TOOL_STEPS
+    params = message.get("params")
+    update = params.get("update") if isinstance(params, dict) else None
+    kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+    return _CAUSED_BY.get(str(kind), ())
+
+
+def step_of_each(
+    wall_ms: dict[int, int], messages: Iterable[dict[str, Any]], actions: dict[int, str] | None = None
+) -> list[int]:
+    """The step index (of ``{index: wall_ms}``) each message belongs to; see the module docstring. With the
+    steps' ``actions``, what the agent says or does because of a model reply goes to the step of that reply
+    (the last one of its kind that ended by then, in the same turn): a step ends once its reply was sent,
+    and the agent relays it after, while the next step already runs."""
     ordered = sorted(wall_ms, key=lambda index: wall_ms[index])
     if not ordered:
         return []
     starts = [0] + [wall_ms[index] for index in ordered[:-1]]
-    return [ordered[max(0, bisect.bisect_right(starts, record["t_ms"]) - 1)] for record in messages]
+    out = []
+    for record in messages:
+        position = max(0, bisect.bisect_right(starts, record["t_ms"]) - 1)
+        kinds = _caused_by(record) if actions else ()
+        for earlier in reversed(ordered[:position]):  # the steps that ended by the time it crossed the wire
+            action = (actions or {}).get(earlier, "")
+            if action in kinds:
+                position = ordered.index(earlier)
+                break
+            if action == "input":
+                break  # an earlier turn's
+        out.append(ordered[position])
+    return out
 
 
 def messages_by_step(steps: Iterable[StepRecord], messages: Iterable[dict[str, Any]]) -> dict[int, list[str]]:
     """Each step's messages (by step index) as :func:`summary` lines; see the module docstring."""
     records = list(messages)
     out: dict[int, list[str]] = {}
+    steps = list(steps)
+    actions = {s.index: s.action for s in steps}
     for index, record in zip(
-        step_of_each({s.index: s.wall_ms for s in steps}, records), records, strict=False
+        step_of_each({s.index: s.wall_ms for s in steps}, records, actions), records, strict=False
     ):
         out.setdefault(index, []).append(summary(record))
     return out

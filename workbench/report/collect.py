@@ -281,7 +281,8 @@ def _traffic(run_dir: Path, steps: list[dict[str, Any]]) -> dict[int, list[dict[
             {"kind": "model", "title": title.strip(), "json": _json_text(request)}
         )
     messages = read_messages(run_dir)
-    placed = step_of_each({_int(s.get("index")): _int(s.get("wall_ms")) for s in steps}, messages)
+    placed = step_of_each({_int(s.get("index")): _int(s.get("wall_ms")) for s in steps}, messages,
+                          {_int(s.get("index")): str(s.get("action", "")) for s in steps})  # fmt: skip
     for at, message in zip(placed, messages, strict=False):
         out.setdefault(at, []).append({"kind": "acp", "title": summary(message),
                                        "json": _json_text(message.get("message"))})  # fmt: skip
