@@ -268,7 +268,11 @@ def test_no_toast_covers_the_program_when_the_keys_go_to_it(work: Path, size: tu
             program = main.terminal.region
             covering = [t.region for t in app.screen.query(Toast) if t.region.overlaps(program)]
             assert not covering, (covering, program)
-            assert "● recording" in main.timeline.status and "ctrl+]" in str(main.terminal.border_subtitle)
+            assert "● recording" in main.timeline.status and "^] ends" in str(main.terminal.border_subtitle)
+            shown = screen_text(app)
+            for what in ("● recording:", "● recording ·"):  # the status line, the terminal's border
+                row = next(row for row in shown if what in row)
+                assert "…" not in row, f"cut: {row}"
 
     run(body)
 

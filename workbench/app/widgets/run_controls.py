@@ -117,7 +117,7 @@ class RunControls(TimelineBar):
         elif session.live and recording is None:  # while recording, Esc goes to the program
             text += "  ·  Esc stops"
         if recording is not None:
-            text += f"  ·  ● recording: {count(recording, 'step')} so far (ctrl+\\ screenshot, ctrl+] ends)"
+            text += f"  ·  ● recording: {count(recording, 'step')} so far"  # its keys: the terminal's border
         self.status = text
         if session.live != self._footer_live:  # Esc and ctrl+c stop only a live run: the footer says so
             self._footer_live = session.live

@@ -223,8 +223,9 @@ class TerminalView(ScrollView, can_focus=True):
         scaled = self.is_mounted and shown[0] > 0 and (shown[0] < width or shown[1] < height)
         self.set_class(scaled, "-scaled")
         if self.passthrough:
-            self.border_subtitle = ("● recording · ctrl+\\ screenshot · ctrl+] ends" if self.recording
-                                    else "keys go to the program · ctrl+] leaves")  # fmt: skip
+            # the footer's notation (^\ is ctrl+backslash), short enough for the narrowest pane's border
+            self.border_subtitle = ("● recording · ^\\ screenshot · ^] ends" if self.recording
+                                    else "keys go to the program · ^] leaves")  # fmt: skip
         elif scaled:
             self.border_subtitle = (
                 pan_marker((int(self.scroll_x), int(self.scroll_y)), shown, (width, height)) + " · z zoom"
