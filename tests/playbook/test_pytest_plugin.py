@@ -249,6 +249,20 @@ def test_a_flag_of_the_mode_a_file_declares_needs_no_mode(tmp_path: Path) -> Non
     assert "codex-acp" in done.stdout  # run as an ACP adapter: it ran, or it is not installed and says so
 
 
+def test_workbench_run_takes_the_mode_its_file_declares_as_the_items_do(tmp_path: Path) -> None:
+    """The fixture built its options for the mode the flags alone pick: `--agent codex-acp` made them for
+    the real-agent mode ('unknown agent codex-acp for mode real-agent') on a `mode: acp` file the
+    collected item of the same file ran as an ACP adapter."""
+    write(tmp_path, "pytest.ini", "[pytest]\n")
+    write(tmp_path, "acp.yaml", "name: in-acp\nmode: acp\ntimeline:\n  - userInputs: [[0, hi]]\n")
+    write(tmp_path, "tests/test_fixture.py", "from pathlib import Path\n\n\ndef test_acp(workbench_run):\n"
+          "    outcome = workbench_run(Path('acp.yaml'))\n    print('MODE', outcome.result.mode)\n"
+          "    outcome.check()\n")  # fmt: skip
+    done = pytest_in(tmp_path, "tests", "--agent", "codex-acp", "-q", "-s")
+    assert "unknown agent" not in done.stdout + done.stderr, done.stdout
+    assert "MODE acp" in done.stdout, done.stdout + done.stderr
+
+
 def test_agent_help_names_every_agent_of_the_registry(tmp_path: Path) -> None:
     from workbench.llm.agents import AGENTS
 

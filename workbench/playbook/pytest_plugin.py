@@ -373,19 +373,26 @@ def workbench_run(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..
             # a scenario written in the test has its goldens under the test's name: two tests never share them
             test = re.sub(r"[^\w.-]+", "_", request.node.name)[:100]
             options["goldens_dir"] = Path(request.config.rootpath) / "screenshots" / test
-        run_opts = run_options(request.config, **options)
         if isinstance(scenario, Playbook):
             from workbench.playbook.run import run_playbook
 
+            run_opts = run_options(request.config, **options)
             chosen = agent or request.config.getoption("--agent") or "mock-agent"
             done = asyncio.run(run_playbook(scenario, agent=chosen, command=command, options=run_opts))
             return RunOutcome(done.result, done.events, done.failures)
         path, text = _scenario_source(scenario, tmp_path, next(counter))
+        from workbench.engine.drivers import ModeError
         from workbench.engine.runner import run_scenario
         from workbench.timeline.prepare import prepare
 
         # a scenario written in the test is loaded from memory, as if it were at `path`: nothing is written
-        prepared = prepare(path, defines=run_opts.defines, text=text, strict=run_opts.ci)
+        strict = bool(options.get("ci", request.config.getoption("--workbench-ci")))
+        prepared = prepare(path, defines=tuple(options.get("defines", ())), text=text, strict=strict)
+        declared = prepared.scenario.mode if prepared.scenario is not None else None
+        try:  # the options of the mode the file declares, as its collected item has them
+            run_opts = run_options(request.config, declared, **options)
+        except ModeError as exc:  # the flags given are not this file's mode's: said as its item says it
+            pytest.fail(f"{path}: {exc}", pytrace=False)
         return RunOutcome(asyncio.run(run_scenario(path, run_opts, prepared=prepared)))
 
     return run
