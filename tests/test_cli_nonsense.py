@@ -78,3 +78,37 @@ def test_lenient_without_ci_is_refused_as_changing_nothing(command: str, tmp_pat
         "workbench: error: --lenient only loosens --ci (without --ci, unknown keys are warnings already); "
         "add --ci or drop --lenient"
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", ""),
+        ("run", "s.yaml", "--goldens", ""),
+        ("run", "s.yaml", "--out", ""),
+        ("run", "s.yaml", "--report", ""),
+        ("validate", ""),
+        ("timeline", ""),
+        ("serve", "llm", ""),
+        ("serve", "rest", ""),
+        ("report", "merge", ""),
+        ("mock-agent", ""),
+        ("acp-agent", ""),
+    ],
+    ids=lambda args: " ".join(a or "''" for a in args),
+)
+def test_an_empty_path_is_refused_not_taken_for_this_folder(args: tuple[str, ...], tmp_path: Path) -> None:
+    """`--goldens "$DIR"` with DIR unset wrote goldens into the current folder; `run "$F"` ran all it held."""
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused(*args, cwd=tmp_path)
+    assert line.endswith("an empty path: give a file or folder name (`.` for this folder)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp", "s.yaml"]  # nothing ran, nothing written
+
+
+def test_an_empty_shard_is_refused_not_taken_for_all_of_them(tmp_path: Path) -> None:
+    """`--shard "$SHARD"` with SHARD unset ran every scenario in each job of a CI matrix."""
+    write(tmp_path, "s.yaml", HELLO)
+    assert (
+        refused("run", "s.yaml", "--shard", "", cwd=tmp_path)
+        == "workbench: error: --shard ``: expected I/N, e.g. 1/4"
+    )

@@ -29,6 +29,7 @@ __all__ = [
     "UsageParser",
     "check_folder",
     "check_output",
+    "path_arg",
     "path_exists",
     "port_number",
     "stop_signals",
@@ -116,3 +117,12 @@ def port_number(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"must be 0..65535, got {port}")
     return port
+
+
+def path_arg(text: str) -> Path:
+    """The argparse type of a file or folder argument: an empty one (an unset variable in a CI step,
+    ``--goldens "$DIR"``) is refused, where ``Path("")`` is the current folder: goldens, runs or a
+    whole scan would have gone there without a word."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path: give a file or folder name (`.` for this folder)")
+    return Path(text)

@@ -24,16 +24,15 @@ import os
 import signal
 import stat
 import sys
-from pathlib import Path
 from typing import Any
 
-from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK
+from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, path_arg
 
 PROG = "workbench acp-agent"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("scenario", type=Path, help="the scenario file to play as an ACP agent")
+    p.add_argument("scenario", type=path_arg, help="the scenario file to play as an ACP agent")
     p.add_argument(
         "--speed",
         default="1",

@@ -45,7 +45,7 @@ from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
 from workbench.timeline import AGENT_KINDS, Schedule, Step, StepKind, compile_schedule
-from workbench.usage import UsageError, check_folder
+from workbench.usage import UsageError, check_folder, path_arg
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -282,12 +282,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of `workbench mock-agent` (the CLI builds its parser from these)."""
     p.add_argument(
         "scenario",
-        type=Path,
+        type=path_arg,
         nargs="?",
         metavar="SCENARIO",
         help="the scenario (or Claudeless rules) to play",
     )
-    p.add_argument("--workspace", type=Path, default=None, metavar="DIR",
+    p.add_argument("--workspace", type=path_arg, default=None, metavar="DIR",
                    help="where tools run (default: a fresh temporary folder, printed at exit)")  # fmt: skip
     p.add_argument("--speed", default="1", help="1 = real time, 4 = four times faster, max = no waiting")
     p.add_argument("--checkpoint-cmd", default=None, help="a shell command run after each tool and edit")

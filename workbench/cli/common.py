@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, DEFAULT_SCENARIOS_DIR
-from workbench.usage import EXIT_INVALID, UsageError, check_output, path_exists
+from workbench.usage import EXIT_INVALID, UsageError, check_output, path_arg, path_exists
 
 DEFAULT_SCENARIOS = DEFAULT_SCENARIOS_DIR
 
@@ -25,9 +25,9 @@ def add_define(p: argparse.ArgumentParser) -> None:
 
 def add_folders(p: argparse.ArgumentParser) -> None:
     """``--goldens`` and ``--out``, with the defaults of :mod:`workbench.names`."""
-    p.add_argument("--goldens", type=Path, default=DEFAULT_GOLDENS_DIR, metavar="DIR",
+    p.add_argument("--goldens", type=path_arg, default=DEFAULT_GOLDENS_DIR, metavar="DIR",
                    help=f"default ./{DEFAULT_GOLDENS_DIR}")  # fmt: skip
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR", help="run folders")
+    p.add_argument("--out", type=path_arg, default=DEFAULT_OUT_DIR, metavar="DIR", help="run folders")
 
 
 class StoreWithLazyHelp(argparse.Action):
@@ -97,7 +97,7 @@ def add_theme(p: argparse.ArgumentParser) -> None:
 
 def add_scenario_paths(p: argparse.ArgumentParser) -> None:
     """Scenario files or folders, ./scenarios when none is given."""
-    p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+    p.add_argument("paths", nargs="*", type=path_arg, metavar="PATH",
                    help=f"scenario files or folders (default ./{DEFAULT_SCENARIOS})")  # fmt: skip
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from workbench.cli.common import StoreWithLazyHelp, add_folders, add_theme, open_app
 from workbench.names import DEFAULT_SCENARIOS_DIR, SCENARIO_SUFFIXES
-from workbench.usage import UsageError, path_exists, port_number
+from workbench.usage import UsageError, path_arg, path_exists, port_number
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", nargs="?", type=Path, default=DEFAULT_SCENARIOS_DIR, metavar="PATH",
+    p.add_argument("path", nargs="?", type=path_arg, default=DEFAULT_SCENARIOS_DIR, metavar="PATH",
                    help="a scenario file (created on save if new) or a folder (default ./scenarios)")  # fmt: skip
     add_folders(p)
     add_theme(p)

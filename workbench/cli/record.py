@@ -13,17 +13,16 @@ import argparse
 import asyncio
 import math
 import sys
-from pathlib import Path
 
 from workbench.cli.common import check_masks
 from workbench.names import DEFAULT_GOLDENS_DIR, EXIT_INTERRUPTED
-from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, check_output, path_exists
+from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, check_output, path_arg, path_exists
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upstream", required=True, metavar="URL",
                    help="the real API (e.g. https://api.anthropic.com); the style comes from each request's path")  # fmt: skip
-    p.add_argument("-o", "--output", required=True, type=Path, metavar="SCENARIO.yaml",
+    p.add_argument("-o", "--output", required=True, type=path_arg, metavar="SCENARIO.yaml",
                    help="the scenario to write (an earlier recording there is replaced, a hand-written file never); goldens go under --goldens, the request sidecar beside it")  # fmt: skip
     p.add_argument("--prompt", metavar="TEXT",
                    help="type this one prompt (or put it in COMMAND's {prompt}) and stop once the agent is idle")  # fmt: skip
@@ -34,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mask", action="append", default=[], metavar="REGEX",
                    help="volatile screen text: blanked in the goldens and kept in the scenario's `masks`; repeatable")  # fmt: skip
     p.add_argument("--max-gap", type=int, metavar="MS", help="cap every recorded delay at MS milliseconds")
-    p.add_argument("--goldens", type=Path, default=DEFAULT_GOLDENS_DIR, metavar="DIR",
+    p.add_argument("--goldens", type=path_arg, default=DEFAULT_GOLDENS_DIR, metavar="DIR",
                    help="where the goldens go (default ./screenshots, where `workbench run` looks)")  # fmt: skip
     p.add_argument("--timeout", type=float, default=600.0, metavar="S",
                    help="stop (and write what was recorded, marked partial) after S seconds; default 600")  # fmt: skip

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from workbench.cli.common import check_html_output
-from workbench.usage import EXIT_INVALID, check_output
+from workbench.usage import EXIT_INVALID, check_output, path_arg
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,10 +24,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     html = sub.add_parser(
         "html", help="write the HTML report of recorded runs (opens from file://, no server)"
     )
-    html.add_argument("sources", nargs="+", type=Path, metavar="RUN_OR_REPORT",
+    html.add_argument("sources", nargs="+", type=path_arg, metavar="RUN_OR_REPORT",
                       help="a run folder, a folder of run folders (--out, e.g. target/tmp/workbench), "
                            "or a JSON report of `workbench run --report`")  # fmt: skip
-    html.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
+    html.add_argument("-o", "--output", type=path_arg, required=True, metavar="DIR",
                       help="the report folder to write (DIR/index.html)")  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from workbench.cli.common import (
     scenario_files,
 )
 from workbench.names import DEFAULT_SCENARIOS_DIR
-from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, check_output
+from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, check_output, path_arg
 
 if TYPE_CHECKING:
     from workbench.engine.batch import Candidate, Selection
@@ -58,9 +58,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "-j", "--jobs", type=int, default=1, metavar="N", help="run N scenarios in parallel processes"
     )
     p.add_argument("--shard", metavar="I/N", help="run the I-th of N deterministic shards (for CI matrices)")
-    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    p.add_argument("--report", type=Path, metavar="FILE", help="write the JSON report")
-    p.add_argument("--html", type=Path, metavar="DIR",
+    p.add_argument("--junit", type=path_arg, metavar="FILE", help="write JUnit XML")
+    p.add_argument("--report", type=path_arg, metavar="FILE", help="write the JSON report")
+    p.add_argument("--html", type=path_arg, metavar="DIR",
                    help="write the HTML report and trace viewer to DIR (DIR/index.html; opens from file://)")  # fmt: skip
     p.add_argument("--update-goldens", action="store_true", help="rewrite goldens that do not match")
     add_folders(p)

@@ -13,14 +13,14 @@ from pathlib import Path
 from workbench.cli.common import add_theme, open_app
 from workbench.cli.edit import add_web, serve_web
 from workbench.names import DEFAULT_OUT_DIR, SCENARIO_SUFFIXES
-from workbench.usage import UsageError
+from workbench.usage import UsageError, path_arg
 
 TRACE = "trace.jsonl"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", metavar="RUN", help="a run folder, a scenario name or file (its latest run)")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR",
+    p.add_argument("--out", type=path_arg, default=DEFAULT_OUT_DIR, metavar="DIR",
                    help=f"where runs are looked up by scenario name (default {DEFAULT_OUT_DIR})")  # fmt: skip
     add_theme(p)
     add_web(p)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from workbench.cli.common import add_define
-from workbench.usage import EXIT_INVALID, EXIT_OK
+from workbench.usage import EXIT_INVALID, EXIT_OK, path_arg
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, metavar="FILE")
+    p.add_argument("file", type=path_arg, metavar="FILE")
     add_define(p)
 
 

@@ -493,4 +493,4 @@ def parse_selection(k: str | None, tags: str | None, shard: str | None) -> Selec
     read (a -k expression is parsed whole whatever it is matched against)."""
     if k is not None:
         matches_k(k, "")
-    return Selection(k=k, tags=parse_tags(tags), shard=Shard.parse(shard) if shard else None)
+    return Selection(k=k, tags=parse_tags(tags), shard=None if shard is None else Shard.parse(shard))

@@ -31,6 +31,7 @@ from workbench.atomic import write_atomic
 from workbench.engine.report import RunReport, ScenarioResult, ShotStatus, Status
 from workbench.scenario.diagnostics import count
 from workbench.scenario.outcomes import FailureKind
+from workbench.usage import path_arg
 
 STATUSES: tuple[str, ...] = get_args(Status)
 KINDS: tuple[str, ...] = get_args(FailureKind)
@@ -193,12 +194,14 @@ def summary_line(report: RunReport, shards: int) -> str:
 
 def add_arguments(merge_parser: argparse.ArgumentParser) -> None:
     """The arguments of `workbench report merge` (``merge_parser`` is its own parser)."""
-    merge_parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT",
+    merge_parser.add_argument("reports", nargs="+", type=path_arg, metavar="REPORT",
                               help="JSON reports of `workbench run --report` (a folder: its *.json files), "
                                    "or HTML report folders of `workbench run --html`")  # fmt: skip
-    merge_parser.add_argument("--junit", type=Path, metavar="FILE", help="write the merged JUnit XML")
-    merge_parser.add_argument("--report", type=Path, metavar="FILE", help="write the merged JSON report")
-    merge_parser.add_argument("--html", type=Path, metavar="DIR", help="write the merged HTML report folder")
+    merge_parser.add_argument("--junit", type=path_arg, metavar="FILE", help="write the merged JUnit XML")
+    merge_parser.add_argument("--report", type=path_arg, metavar="FILE", help="write the merged JSON report")
+    merge_parser.add_argument(
+        "--html", type=path_arg, metavar="DIR", help="write the merged HTML report folder"
+    )
 
 
 def write_outputs(merged: Merged, shards: int, args: argparse.Namespace) -> int:

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.usage import path_arg
 from workbench.venvs import make_venv
 
 STEP_TIMEOUT_S = 600.0
@@ -210,10 +211,10 @@ def smoke_argv(installed: Installed, scenario: Path, extra: Sequence[str]) -> li
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, metavar="PATH", help="the folder of a Node or Python package")
+    parser.add_argument("path", type=path_arg, metavar="PATH", help="the folder of a Node or Python package")
     parser.add_argument("--expect-command", action="append", default=[], metavar="NAME",
                         help="a command the installed package must provide (repeatable)")  # fmt: skip
-    parser.add_argument("--smoke", type=Path, metavar="SCENARIO",
+    parser.add_argument("--smoke", type=path_arg, metavar="SCENARIO",
                         help="a scenario, or a playbook (.py defining `playbook`), run with the installed "
                              "commands first on PATH")  # fmt: skip
     parser.add_argument(

@@ -38,6 +38,7 @@ from workbench.usage import (
     UsageParser,
     check_folder,
     check_output,
+    path_arg,
 )
 
 from .recorder import RequestLog
@@ -59,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of `workbench serve llm` (the CLI builds its parser from these)."""
-    p.add_argument("paths", nargs="+", type=Path, metavar="SCENARIO", help="scenario files or folders")
+    p.add_argument("paths", nargs="+", type=path_arg, metavar="SCENARIO", help="scenario files or folders")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.add_argument(
@@ -71,8 +72,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--profile", choices=list(tool_profiles()),
                    help="tool profile (default: detected from each request's tools)")  # fmt: skip
-    p.add_argument("--workspace", type=Path, help="folder `assert` fs checks look in")
-    p.add_argument("--out", type=Path, help="folder for the request log and saved mismatching requests")
+    p.add_argument("--workspace", type=path_arg, help="folder `assert` fs checks look in")
+    p.add_argument("--out", type=path_arg, help="folder for the request log and saved mismatching requests")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per request on stderr")
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from workbench.agent.claude.flags import ClaudeUsageError, add_claude_arguments, options_from
+from workbench.usage import path_arg
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("prompt", nargs="?", default=None, help="Claudeless rules: the prompt to answer (with -p)")
-    p.add_argument("--install-shim", type=Path, default=None, metavar="DIR",
+    p.add_argument("--install-shim", type=path_arg, default=None, metavar="DIR",
                    help="write DIR/claude, a drop-in `claude` answering from the rules (SCENARIO or "
                         "$CLAUDELESS_SCENARIO), and exit")  # fmt: skip
     group = p.add_argument_group("Claude Code print mode (Claudeless rules)")
