@@ -27,6 +27,7 @@ from typing import Any
 
 from workbench.engine.trace import StepRecord, read_records
 from workbench.names import ACP_MESSAGES_FILE
+from workbench.scenario.events import StepKind
 
 ARROWS = {"client->agent": "→", "agent->client": "←"}
 
@@ -57,13 +58,20 @@ def summary(record: dict[str, Any]) -> str:
     return f"{arrow}{ident} (no method, result or error)"
 
 
-_TOOL_STEPS = ("tool-start", "tool-result", "tool-output", "tool-progress", "edit")
-_CAUSED_BY = {"agent_message_chunk": ("assistant",), "agent_thought_chunk": ("think",), "plan": ("acp",),
-              "tool_call": _TOOL_STEPS, "tool_call_update": _TOOL_STEPS}  # fmt: skip
+_TOOL_STEPS = (
+    StepKind.TOOL_START,
+    StepKind.TOOL_RESULT,
+    StepKind.TOOL_OUTPUT,
+    StepKind.TOOL_PROGRESS,
+    StepKind.EDIT,
+)
+_CAUSED_BY: dict[str, tuple[StepKind, ...]] = {
+    "agent_message_chunk": (StepKind.ASSISTANT,), "agent_thought_chunk": (StepKind.THINK,), "plan": (StepKind.ACP,),
+    "tool_call": _TOOL_STEPS, "tool_call_update": _TOOL_STEPS}  # fmt: skip
 """What an agent says in a ``session/update`` because of a model reply, and the steps that reply is."""
 
 
-def _caused_by(record: dict[str, Any]) -> tuple[str, ...]:
+def _caused_by(record: dict[str, Any]) -> tuple[StepKind, ...]:
     """The step actions a message follows from: the agent's text from the reply's text, a tool call and
     what the agent asks the client for while running it (``fs/*``, ``terminal/*``, a permission) from the
     reply's tool step, the client's prompt from the input; () for the rest (the protocol's own requests and
@@ -73,7 +81,9 @@ def _caused_by(record: dict[str, Any]) -> tuple[str, ...]:
         return ()
     method = str(message.get("method", ""))
     if record.get("dir") == "client->agent":
-        return ("input",) if method == "session/prompt" else ()  # the input the client sends as a prompt
+        return (
+            (StepKind.INPUT,) if method == "session/prompt" else ()
+        )  # the input the client sends as a prompt
     if method.startswith(("fs/", "terminal/")) or method == "session/request_permission":
         return _TOOL_STEPS
     params = message.get("params")
@@ -102,7 +112,7 @@ def step_of_each(
             if action in kinds:
                 position = ordered.index(earlier)
                 break
-            if action == "input":
+            if action == StepKind.INPUT:
                 break  # an earlier turn's
         out.append(ordered[position])
     return out
