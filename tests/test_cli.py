@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +105,27 @@ def test_schema_is_valid_draft7_and_accepts_the_yaml_examples() -> None:
         "expect",
         "rules",
     }
+
+
+def test_what_the_schema_calls_milliseconds_is_named_as_a_time() -> None:
+    """`agentEdits.linesAdded` and `linesRemoved` were described as "milliseconds" (they count lines): a
+    description the app's completion and an editor's schema support show beside the key."""
+    schema = json.loads(run("schema").stdout)
+    timed: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for name, value in (node.get("properties") or {}).items():
+                if isinstance(value, dict) and "millisecond" in str(value.get("description", "")):
+                    timed.add(name)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    assert timed and all(re.search(r"(?i)ms$|time", name) for name in timed), sorted(timed)
 
 
 def test_schema_rejects_an_unknown_event() -> None:

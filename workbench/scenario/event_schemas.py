@@ -14,6 +14,7 @@ from .vocabulary import EVENT_ARGUMENTS
 Schema = dict[str, Any]
 
 MS: Schema = {"type": "integer", "minimum": 0, "description": "milliseconds"}
+LINES: Schema = {"type": "integer", "minimum": 0, "description": "a count of lines"}
 STR: Schema = {"type": "string"}
 STRS: Schema = {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
 
@@ -133,7 +134,7 @@ def agent_tool_use() -> Schema:
 
 def agent_edits() -> Schema:
     return obj(
-        {"path": STR, "linesAdded": MS, "linesRemoved": MS},
+        {"path": STR, "linesAdded": LINES, "linesRemoved": LINES},
         ("path",),
         "the agent edits a file; line counts are checked",
     )
