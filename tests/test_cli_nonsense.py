@@ -112,3 +112,27 @@ def test_an_empty_shard_is_refused_not_taken_for_all_of_them(tmp_path: Path) -> 
         refused("run", "s.yaml", "--shard", "", cwd=tmp_path)
         == "workbench: error: --shard ``: expected I/N, e.g. 1/4"
     )
+
+
+def test_a_named_pipe_or_an_endless_device_as_a_scenario_ends_with_an_error(tmp_path: Path) -> None:
+    """A named pipe nobody writes to hung `validate`, `run` and `serve` for ever (opening it waited for a
+    writer); `/dev/zero` behind a symlink filled the memory. A pipe with a writer is read as before."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo.yaml")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    for args in (("validate", "fifo.yaml"), ("run", "fifo.yaml"), ("serve", "llm", "fifo.yaml")):
+        done = workbench(*args, cwd=tmp_path, timeout=60)
+        assert done.returncode == 2 and "fifo.yaml:1:1: " in done.stdout + done.stderr
+        assert "the file is empty; a scenario needs at least `timeline`" in done.stdout + done.stderr
+    line = refused("timeline", "zero.yaml", cwd=tmp_path)
+    assert line == "zero.yaml:1:1: error: zero.yaml is larger than 64 MB, more than a scenario file can be"
+    read, write_end = os.pipe()
+    os.write(write_end, HELLO.encode())
+    os.close(write_end)
+    try:
+        from workbench.scenario.loader import load_scenario
+
+        assert load_scenario(Path(f"/dev/fd/{read}")).name == "hello"
+    finally:
+        os.close(read)

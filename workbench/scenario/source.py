@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -91,18 +93,46 @@ def wrap_plain(value: Any, pos: Pos) -> Any:
     return value
 
 
+MAX_FILE_BYTES = 64 * 1024 * 1024  # a scenario file is text a person writes: 1,000 events are 100 kB
+
+
+def read_bytes(path: Path, name: str, where: Pos) -> bytes:
+    """The bytes of a file, at most :data:`MAX_FILE_BYTES`, or a diagnostic.
+
+    A pipe is read too (``workbench validate <(generate)``), but opening it does not wait for a writer:
+    a named pipe nobody writes to reads as empty where it hung the command; and a device that never
+    ends (``/dev/zero`` behind a symlink) stops at the limit where it filled the memory."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ScenarioError.at(where, f"file not found: {name}") from None
+    except OSError as exc:
+        raise ScenarioError.at(where, f"cannot read {name}: {exc.strerror}") from None
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise ScenarioError.at(where, f"expected a file, found a directory: {name}")
+        os.set_blocking(fd, True)  # opened: a pipe's writer, if any, is waited for as it writes
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise ScenarioError.at(
+                    where,
+                    f"{name} is larger than {MAX_FILE_BYTES >> 20} MB, more than a scenario file can be",
+                )
+        return b"".join(chunks)
+    except OSError as exc:
+        raise ScenarioError.at(where, f"cannot read {name}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+
+
 def read_text(path: Path, display: str | None = None, referenced_from: Pos | None = None) -> str:
     """Read a UTF-8 file (a byte order mark before it is dropped), turning every failure into a diagnostic."""
     name = display or str(path)
     where = referenced_from or Pos(name)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioError.at(where, f"file not found: {name}") from None
-    except IsADirectoryError:
-        raise ScenarioError.at(where, f"expected a file, found a directory: {name}") from None
-    except OSError as exc:
-        raise ScenarioError.at(where, f"cannot read {name}: {exc.strerror}") from None
+    data = read_bytes(path, name, where)
     wide = "UTF-32" if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")) else "UTF-16"
     if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         raise ScenarioError.at(
