@@ -136,3 +136,17 @@ def test_a_named_pipe_or_an_endless_device_as_a_scenario_ends_with_an_error(tmp_
         assert load_scenario(Path(f"/dev/fd/{read}")).name == "hello"
     finally:
         os.close(read)
+
+
+@pytest.mark.parametrize(
+    "command", [("serve", "llm", "s.yaml"), ("serve", "rest", "s.yaml"), ("show", "s.yaml", "--web")]
+)
+def test_an_empty_host_is_refused_not_taken_for_every_interface(
+    command: tuple[str, ...], tmp_path: Path
+) -> None:
+    """`--host "$HOST"` with HOST unset made a server meant for this machine listen on the network."""
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused(*command, "--host", "", cwd=tmp_path)
+    assert line.endswith(
+        "argument --host: an empty address: give 127.0.0.1 (this machine only) or 0.0.0.0 (every interface, on purpose)"
+    )

@@ -29,6 +29,7 @@ __all__ = [
     "UsageParser",
     "check_folder",
     "check_output",
+    "host_arg",
     "path_arg",
     "path_exists",
     "port_number",
@@ -126,3 +127,13 @@ def path_arg(text: str) -> Path:
     if not text:
         raise argparse.ArgumentTypeError("an empty path: give a file or folder name (`.` for this folder)")
     return Path(text)
+
+
+def host_arg(text: str) -> str:
+    """The argparse type of a ``--host``: an empty one (an unset variable) is refused, where the socket
+    layer takes it for every interface, and a server meant for this machine would listen on the network."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty address: give 127.0.0.1 (this machine only) or 0.0.0.0 (every interface, on purpose)"
+        )
+    return text

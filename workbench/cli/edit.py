@@ -8,7 +8,7 @@ from pathlib import Path
 
 from workbench.cli.common import StoreWithLazyHelp, add_folders, add_theme, open_app
 from workbench.names import DEFAULT_SCENARIOS_DIR, SCENARIO_SUFFIXES
-from workbench.usage import UsageError, path_arg, path_exists, port_number
+from workbench.usage import UsageError, host_arg, path_arg, path_exists, port_number
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,7 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def add_web(p: argparse.ArgumentParser) -> None:
     p.add_argument("--web", action="store_true", help="serve the app in a browser (textual-serve)")
     p.add_argument("--port", type=port_number, default=8000, help="--web: the port (default 8000)")
-    p.add_argument("--host", default="127.0.0.1", help="--web: the address (default 127.0.0.1)")
+    p.add_argument(
+        "--host", type=host_arg, default="127.0.0.1", help="--web: the address (default 127.0.0.1)"
+    )
 
 
 def serve_web(argv: list[str], args: argparse.Namespace) -> int:

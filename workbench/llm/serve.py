@@ -38,6 +38,7 @@ from workbench.usage import (
     UsageParser,
     check_folder,
     check_output,
+    host_arg,
     path_arg,
 )
 
@@ -61,7 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of `workbench serve llm` (the CLI builds its parser from these)."""
     p.add_argument("paths", nargs="+", type=path_arg, metavar="SCENARIO", help="scenario files or folders")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
+    p.add_argument(
+        "--host",
+        type=host_arg,
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1, loopback only)",
+    )
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.add_argument(
         "--speed", default="max", help="1 = scenario timing, 4 = four times faster, max = no waiting"
