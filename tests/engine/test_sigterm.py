@@ -243,3 +243,60 @@ def test_under_nohup_sighup_is_still_ignored(tmp_path: Path) -> None:
     out, err = finish(proc, signal.SIGHUP, group=True)
     assert proc.returncode == 0, out + err
     assert "2 passed" in out
+
+
+@STOPS
+def test_a_stop_signal_while_the_reports_are_written_waits_for_them(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """A CI runner's SIGTERM (or a closed terminal) once the scenarios had run killed the command while it
+    wrote the reports: half of them written, a temp file or none. The report here is a named pipe, so the
+    command is held in its write until the test reads it, with the signal sent before."""
+    write(tmp_path, "suite/quick.yaml", "name: quick\ntimeline:\n  - log: hi\n")
+    os.mkfifo(tmp_path / "r.json")
+    proc, _tmp = start(tmp_path, "suite", "--report", "r.json", "--junit", "j.xml")
+    try:
+        wait_until(lambda: _opening_a_pipe(proc.pid), "the command to wait for the report's reader")
+        proc.send_signal(sig)  # while the command is held in its write of the report
+        report = json.loads(_read_pipe(tmp_path / "r.json", proc))
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert [(s["name"], s["status"]) for s in report["scenarios"]] == [("quick", "passed")]
+    assert proc.returncode == 128 + sig, out + err
+    assert "<testcase" in (tmp_path / "j.xml").read_text()  # written after the signal, whole
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp file left
+
+
+def _read_pipe(path: Path, writer: subprocess.Popen[str]) -> str:
+    """All ``writer`` writes into the named pipe ``path``; what it wrote before it died, if it dies."""
+    import select
+
+    fd = os.open(
+        path, os.O_RDONLY | os.O_NONBLOCK
+    )  # never waits: a dead writer must fail the test, not hang it
+    data = b""
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            select.select([fd], [], [], 0.05)
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            data += chunk
+            if not chunk and (data or writer.poll() is not None):  # its end, or no writer will come
+                break
+    finally:
+        os.close(fd)
+    return data.decode()
+
+
+def _opening_a_pipe(pid: int) -> bool:
+    """Whether ``pid`` waits in ``open`` for a named pipe's reader: the kernel's wait (``wchan``), or where
+    that is hidden, the system call it is in (``open`` or ``openat`` on x86-64, ``openat`` on arm64)."""
+    wchan = Path(f"/proc/{pid}/wchan").read_text()
+    if wchan not in ("", "0"):
+        return wchan == "wait_for_partner"
+    return Path(f"/proc/{pid}/syscall").read_text().split()[0] in ("2", "257", "56")

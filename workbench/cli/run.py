@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -194,7 +195,10 @@ def _run(args: argparse.Namespace) -> int:
     try:
         run_batch(candidates, options, args.jobs, console, report)
     except KeyboardInterrupt:  # a cancelled CI job: the reports say what finished, and what did not
-        _write_reports(args, report, candidates)
+        with contextlib.suppress(
+            KeyboardInterrupt
+        ):  # a second signal while they are written: the first counts
+            _write_reports(args, report, candidates)
         raise
     finally:
         tempfolders.sweep(*roots)  # what this run's own killed programs left (a mock agent's scratch folder)
@@ -243,7 +247,15 @@ def _nothing_to_run(args: argparse.Namespace, paths: list[Path], selection: Sele
 
 
 def _write_reports(args: argparse.Namespace, report: RunReport, candidates: list[Candidate]) -> bool:
-    """The files asked for (``--report``, ``--junit``, ``--html``); False if one could not be written (said)."""
+    """The files asked for (``--report``, ``--junit``, ``--html``), whole, a stop signal waiting for them
+    (:func:`~workbench.engine.batch.stops_deferred`); False if one could not be written (said)."""
+    from workbench.engine.batch import stops_deferred
+
+    with stops_deferred():
+        return _write_each(args, report, candidates)
+
+
+def _write_each(args: argparse.Namespace, report: RunReport, candidates: list[Candidate]) -> bool:
     from workbench.engine.report import write_json_report, write_junit
 
     written = True

@@ -233,6 +233,29 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+@contextlib.contextmanager
+def stops_deferred() -> Iterator[None]:
+    """While the reports are written, Ctrl-C, SIGTERM and SIGHUP wait for the writes to end, then stop the
+    command as they would have (KeyboardInterrupt, :class:`Terminated`): a CI runner's SIGTERM then
+    left a report half done (an atomic write's temp file, the HTML report's stage folder) or none.
+    A signal the command ignores (``nohup``, a background job's Ctrl-C) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    watched = [sig for sig in (signal.SIGINT, *stop_signals()) if signal.getsignal(sig) != signal.SIG_IGN]
+    previous = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in watched}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if caught and caught[0] == signal.SIGINT:
+        raise KeyboardInterrupt()
+    if caught:
+        raise Terminated(caught[0])
+
+
 # What a worker's result carries beyond its JSON report (console-only facts), each failure's and the run's.
 _FAILURE_EXTRAS = ("diff", "file", "col")
 _RESULT_EXTRAS = ("kept_workspace", "run_dir", "skip_reason", "first_line")
