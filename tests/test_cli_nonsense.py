@@ -150,3 +150,15 @@ def test_an_empty_host_is_refused_not_taken_for_every_interface(
     assert line.endswith(
         "argument --host: an empty address: give 127.0.0.1 (this machine only) or 0.0.0.0 (every interface, on purpose)"
     )
+
+
+def test_a_report_that_is_a_pipe_or_a_device_is_not_said_to_be_missing(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "r.json")
+    for args in (("report", "merge", "r.json"), ("report", "html", "r.json", "-o", "html")):
+        line = refused(*args, cwd=tmp_path)
+        assert line.endswith(
+            "r.json: neither a file nor a folder (a pipe or a device): give a report file or a folder of them"
+        )
+    assert refused("report", "merge", "gone.json", cwd=tmp_path).endswith("gone.json: no such file or folder")

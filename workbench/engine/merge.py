@@ -75,8 +75,16 @@ def report_files(paths: Iterable[Path]) -> list[Path]:
         elif path.is_file():
             files.append(path)
         else:
-            raise MergeError(f"{path}: no such file or folder")
+            raise MergeError(missing(path))
     return files
+
+
+def missing(path: Path) -> str:
+    """Why ``path``, neither a file nor a folder, is no report: it is not there, or it is a pipe or a device
+    (which were said not to be there)."""
+    if path.exists():
+        return f"{path}: neither a file nor a folder (a pipe or a device): give a report file or a folder of them"
+    return f"{path}: no such file or folder"
 
 
 def read_report(path: Path) -> ShardReport:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.engine.merge import MergeError, read_report
+from workbench.engine.merge import MergeError, missing, read_report
 from workbench.engine.trace import TRACE_FILE
 from workbench.names import DEFAULT_OUT_DIR
 from workbench.report.collect import ScenarioInput, read_trace
@@ -100,7 +100,7 @@ def gather(paths: Sequence[Path]) -> list[ScenarioInput]:
             except MergeError as exc:
                 raise InputError(str(exc)) from None
         else:
-            raise InputError(f"{path}: no such file or folder")
+            raise InputError(missing(path))
     items: dict[tuple[str, str, str], ScenarioInput] = {}
     for entry in reports:
         key = _key(entry)
