@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 from pathlib import Path
+
+
+def hangup_at_its_default() -> None:
+    """``preexec_fn``: SIGHUP at its default action in the child, as a program started from a terminal has it,
+    even when this test run ignores it (under ``nohup``, or a CI runner that does). The product goes on
+    ignoring a SIGHUP it was started ignoring, so a test that sends one starts its program as a shell would
+    (a fresh-clone run of the suite under ``nohup`` failed every SIGHUP test)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def unique_seconds(seconds: int) -> str:

@@ -13,6 +13,7 @@ import anthropic
 import pytest
 
 from tests.conftest import REPO, write
+from tests.processes import hangup_at_its_default
 from workbench.clock import parse_speed
 from workbench.llm.serve import serve_llm_main
 
@@ -63,7 +64,8 @@ def test_serves_until_interrupted(tmp_path: Path, finish: bool, code: int, sig: 
     """Ctrl-C, SIGTERM, or SIGHUP (the terminal closed: it killed the server, unchecked, its log unsaid)."""
     path = write(tmp_path, "good.yaml", GOOD if finish else GOOD + MORE)
     proc = subprocess.Popen([sys.executable, "-c", BOOT, str(path), "--out", str(tmp_path / "out")], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=hangup_at_its_default)  # fmt: skip
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
