@@ -24,8 +24,11 @@ runner here:
 Bodies are read by the servers through :func:`read_json`: at most ``max_body``
 bytes, within ``body_timeout`` seconds (a body shorter than its
 Content-Length is a 408, not a connection held forever), decoded off the event
-loop when large (other clients are not stalled), and a body nested too deeply
-is a :class:`BodyError`, never a 500.
+loop when large (other clients are not stalled), and a body nested too deeply,
+or holding a number JSON does not have (``NaN``, ``Infinity``: Python's json
+reads them, the real services refuse them), is a :class:`BodyError`, never a 500.
+A server that takes JSON only asks for ``json_only``: a body of another
+Content-Type (a form, as `curl -d` sends) is a 415 that says what is allowed.
 
 The timers read attributes of aiohttp's ``RequestHandler`` that aiohttp offers
 no public way to see (its request count, its idle waiter, whether a request is
@@ -41,7 +44,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
@@ -117,16 +120,43 @@ async def read_body(request: web.BaseRequest, max_body: int, limits: Limits = DE
         raise BodyError(408, f"the request body did not arrive within {limits.body_timeout:g} s") from None
 
 
+def strict_json(raw: bytes | str) -> Any:
+    """``json.loads`` of JSON as RFC 8259 has it: ``NaN``, ``Infinity`` and ``-Infinity``, which Python's
+    json reads (and a client's ``json.dumps`` writes), are a ValueError that names them."""
+    return json.loads(raw, parse_constant=_not_a_json_number)
+
+
+def _not_a_json_number(name: str) -> NoReturn:
+    raise ValueError(f"JSON has no {name} (its numbers are finite): send a number, or null")
+
+
+def is_json_type(content_type: str) -> bool:
+    """Whether a Content-Type header says JSON: ``application/json`` or a ``+json`` type, any parameters."""
+    mime = content_type.split(";", 1)[0].strip().lower()
+    return mime == "application/json" or (mime.startswith("application/") and mime.endswith("+json"))
+
+
 async def read_json(
     request: web.BaseRequest,
     max_body: int,
     limits: Limits = DEFAULT_LIMITS,
-    decode: Callable[[bytes], Any] = json.loads,
+    decode: Callable[[bytes], Any] = strict_json,
+    *,
+    json_only: bool = False,
 ) -> Any:
-    """The body decoded by ``decode`` (JSON by default), off the event loop when it is large.
+    """The body decoded by ``decode`` (:func:`strict_json` by default), off the event loop when it is large.
 
     A body that is not JSON, or holds what ``decode`` refuses (ValueError), or is nested past what
-    the decoder can follow, is a :class:`BodyError` (400) with the reason."""
+    the decoder can follow, is a :class:`BodyError` (400) with the reason. With ``json_only``, a body
+    whose Content-Type is not JSON is a 415 (none at all is taken as JSON: `curl -X POST`, a bare
+    ``fetch``)."""
+    declared = request.headers.get("Content-Type")
+    if json_only and declared is not None and not is_json_type(declared):
+        raise BodyError(
+            415,
+            f"Content-Type {declared.split(';', 1)[0].strip() or '(empty)'} is not taken here: the body must be "
+            "JSON, sent as Content-Type: application/json (or a +json type)",
+        )
     raw = await read_body(request, max_body, limits)
     try:
         if len(raw) > THREAD_DECODE_BYTES:

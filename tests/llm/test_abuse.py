@@ -99,6 +99,8 @@ def test_parser_level_garbage_gets_the_apis_error_shape(srv: Running) -> None:
          "not valid UTF-8"),
         (b'{"model":"m","max_tokens":-5,"messages":[{"role":"user","content":"hi"}]}', b"", "max_tokens"),
         (b'{"model":"m","max_tokens":5,"messages":[]}', b"", "at least one message"),
+        (b'{"model":"m","max_tokens":5,"temperature":NaN,"messages":[{"role":"user","content":"hi"}]}', b"",
+         "JSON has no NaN"),
     ],
 )  # fmt: skip
 def test_bad_bodies_and_headers_are_400s_not_500s(

@@ -184,3 +184,36 @@ def test_past_the_limit_of_live_sessions_a_post_is_a_429_and_the_server_keeps_se
             await server.stop()
 
     asyncio.run(body())
+
+
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity"])
+def test_a_number_json_does_not_have_is_a_400_and_the_server_keeps_serving(
+    rest: Served, number: bytes
+) -> None:
+    """Python's json reads NaN and Infinity, which JSON (RFC 8259) does not have: a client that sends them
+    would be told its body was fine by the mock and refused by the real service."""
+    status, body = status_and_json(post_raw(rest.url, b'{"scenario": "s", "n": ' + number + b"}"))
+    assert status == 400 and body["error"]["code"] == "invalid_json"
+    assert number.decode() in body["error"]["message"] and "JSON has no" in body["error"]["message"]
+    assert httpx.post(rest.api + "/sessions", json={}, timeout=30).status_code == 201
+
+
+@pytest.mark.parametrize(
+    "kind", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]
+)
+def test_a_body_that_is_not_said_to_be_json_is_a_415_that_names_what_is_allowed(
+    rest: Served, kind: str
+) -> None:
+    """`curl -d '{}'` sends a form; the real service takes JSON only, so the mock says so (415) rather than
+    guess, and goes on serving."""
+    refused = httpx.post(rest.api + "/sessions", content=b"{}", headers={"Content-Type": kind}, timeout=30)
+    assert refused.status_code == 415
+    error = refused.json()["error"]
+    assert error["status"] == 415 and error["code"] == "unsupported_media_type"
+    assert kind.split(";")[0] in error["message"] and "application/json" in error["message"]
+    for allowed in ("application/json", "application/json; charset=utf-8", "application/merge-patch+json"):
+        created = httpx.post(
+            rest.api + "/sessions", content=b"{}", headers={"Content-Type": allowed}, timeout=30
+        )
+        assert created.status_code == 201, (allowed, created.text)
+    assert httpx.post(rest.api + "/sessions", timeout=30).status_code == 201  # no body, no type: `{}`

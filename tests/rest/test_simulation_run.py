@@ -46,7 +46,7 @@ def test_the_client_gets_the_url_and_session_as_placeholders_and_environment(tmp
     scenario = write(tmp_path, "env.yaml", """\
 name: env-client
 mode: simulation
-command: [bash, --norc, --noprofile, -c, 'echo "arg=$0 id=$1"; echo "env=$WORKBENCH_REST_URL id=$WORKBENCH_SESSION_ID"; curl -s -X POST -d "{}" "$0/sessions"; echo; cat', "{rest_base_url}", "{session_id}"]
+command: [bash, --norc, --noprofile, -c, 'echo "arg=$0 id=$1"; echo "env=$WORKBENCH_REST_URL id=$WORKBENCH_SESSION_ID"; curl -s -X POST -H "Content-Type: application/json" -d "{}" "$0/sessions"; echo; cat', "{rest_base_url}", "{session_id}"]
 timeline:
   - log: hello
   - waitFor: '"id": "env-client"'

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import json
 import multiprocessing
 import os
 import re
@@ -21,6 +20,8 @@ import sys
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
+
+from workbench.httpguard import strict_json
 
 from .conversation import ChatRequest
 from .sse import dumps
@@ -34,7 +35,7 @@ _PR_SET_PDEATHSIG = 1
 
 def decode(raw: bytes) -> Any:
     """The JSON body; a lone surrogate (valid JSON, invalid Unicode) is refused as the real APIs do."""
-    body = json.loads(raw)
+    body = strict_json(raw)
     if _SURROGATE.search(raw):
         try:
             dumps(body).encode("utf-8")

@@ -3,7 +3,8 @@
 Routes, under ``/api/v1``:
 
 * ``GET /sessions``: every session object; ``POST /sessions`` (a JSON object,
-  optionally ``{"scenario": NAME}``): a session to follow, ``201`` with its
+  optionally ``{"scenario": NAME}``, sent as ``application/json`` or with no
+  Content-Type; another type is a 415): a session to follow, ``201`` with its
   object (what the server's owner decides: a new playback in ``serve rest``,
   the run's own session in ``run --mode simulation``);
 * ``GET /sessions/{id}``: ``status``, ``recent_events`` (the last 3, while
@@ -34,7 +35,15 @@ from typing import Any
 
 from aiohttp import web
 
-from workbench.httpguard import BACKLOG, DEFAULT_LIMITS, BodyError, GuardedRunner, Limits, read_json
+from workbench.httpguard import (
+    BACKLOG,
+    DEFAULT_LIMITS,
+    BodyError,
+    GuardedRunner,
+    Limits,
+    read_json,
+    strict_json,
+)
 
 from .query import EventQuery, QueryError, parse_query
 from .session import RestSession, Subscriber
@@ -127,7 +136,7 @@ class RestServer:
 
     async def _create(self, request: web.Request) -> web.StreamResponse:
         try:
-            body = await read_json(request, MAX_BODY, self.limits, _json_or_empty)
+            body = await read_json(request, MAX_BODY, self.limits, _json_or_empty, json_only=True)
         except BodyError as exc:
             return _error_response(
                 exc.status, "invalid_json" if exc.status == 400 else _CODES[exc.status], exc.message
@@ -267,13 +276,14 @@ _CODES = {
     405: "method_not_allowed",
     408: "request_timeout",
     413: "too_large",
+    415: "unsupported_media_type",
     429: "too_many_sessions",
 }
 
 
 def _json_or_empty(raw: bytes) -> Any:
-    """The body as JSON; an empty body is an empty object."""
-    return json.loads(raw) if raw.strip() else {}
+    """The body as JSON (no NaN, no Infinity); an empty body is an empty object."""
+    return strict_json(raw) if raw.strip() else {}
 
 
 def _error_response(status: int, code: str, message: str) -> web.Response:
