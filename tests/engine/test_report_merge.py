@@ -138,28 +138,40 @@ def report_with(**entry: object) -> str:
     ("text", "message"),
     [
         ("{\n  nope", "bad.json:2:3: not JSON: Expecting property name enclosed in double quotes"),
-        ("[1]", "bad.json: the report must be an object, got list [1]"),
-        ('{"version": 2}', "bad.json: `version` is 2; a workbench report has version 1"),
-        ('{"version": 1, "summary": {}}', "bad.json: `summary.duration_ms` must be an integer, got missing"),
+        ("[1]", "bad.json:1:1: the report must be an object, got list [1]"),
         (
-            '{"version": 1, "summary": {"duration_ms": 1}, "scenarios": {}}',
-            "bad.json: `scenarios` must be a list, got dict {}",
+            '{"summary": {"duration_ms": 1}, "scenarios": []}',
+            'bad.json:1:1: `version` is missing: a workbench report has `"version": 1`',
+        ),
+        ('{"version": 2}', "bad.json:1:13: `version` is 2: this workbench reads reports of version 1"),
+        ('{"version": null}', "bad.json:1:13: `version` is null: this workbench reads reports of version 1"),
+        (
+            '{"version": 1,\n "summary": {}}',
+            "bad.json:2:13: `summary.duration_ms` is missing: it must be an integer",
         ),
         (
-            report_with(status="ok"),
-            "bad.json: `scenarios[0].status` is 'ok'; allowed: passed, failed, error, skipped, cancelled",
+            '{"version": 1, "summary": {"duration_ms": null}}',
+            "bad.json:1:43: `summary.duration_ms` must be an integer, got NoneType null",
+        ),
+        (
+            '{"version": 1, "summary": {"duration_ms": 1}, "scenarios": {}}',
+            "bad.json:1:60: `scenarios` must be a list, got dict {}",
+        ),
+        (
+            report_with(status="faild"),
+            "bad.json:1:178: `scenarios[0].status` is 'faild' (did you mean 'failed'?); allowed: passed, failed, error",
         ),
         (
             report_with(failures=[{"step": 0, "line": 1, "kind": "oops", "message": "m"}]),
-            "bad.json: `scenarios[0].failures[0].kind` is 'oops'; allowed: assert, screenshot, expect, tool",
+            "bad.json:1:267: `scenarios[0].failures[0].kind` is 'oops'; allowed: assert, screenshot, expect, tool",
         ),
         (
             report_with(virtual_ms=True),
-            "bad.json: `scenarios[0].virtual_ms` must be an integer, got bool true",
+            "bad.json:1:220: `scenarios[0].virtual_ms` must be an integer, got bool true",
         ),
         (
             report_with(screenshots=[{"label": "x", "golden": "g", "actual": "a"}]),
-            "bad.json: `scenarios[0].screenshots[0].status` must be a string, got missing",
+            "bad.json:1:255: `scenarios[0].screenshots[0].status` is missing: it must be a string",
         ),
     ],
 )

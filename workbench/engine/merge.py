@@ -29,7 +29,7 @@ from typing import Any, get_args
 
 from workbench.atomic import write_atomic
 from workbench.engine.report import RunReport, ScenarioResult, ShotStatus, Status
-from workbench.scenario.diagnostics import count
+from workbench.scenario.diagnostics import count, nearest
 from workbench.scenario.outcomes import FailureKind
 from workbench.usage import path_arg
 
@@ -88,58 +88,120 @@ def missing(path: Path) -> str:
 
 
 def read_report(path: Path) -> ShardReport:
-    """One shard's report, checked against the report shape."""
+    """One shard's report, checked against the report shape; a wrong field is named at its line and column."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except UnicodeDecodeError:
         raise MergeError(f"{path}: not a UTF-8 text file, so not a workbench report") from None
     except json.JSONDecodeError as exc:
         raise MergeError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise MergeError(f"{path}: not a workbench report: {exc}") from None
     except OSError as exc:
         raise MergeError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse_report(path, data)
+    try:
+        return _parse(path, data)
+    except _WrongField as wrong:
+        raise MergeError(f"{path}:{_place(text, path, wrong.at)}: {wrong.message}") from None
 
 
 def parse_report(path: Path, data: Any) -> ShardReport:
     """A report already read (``path`` names it in messages), checked against the report shape."""
-    _expect(path, "the report", data, dict, quote=False)
-    if data.get("version") != 1:
-        raise MergeError(f"{path}: `version` is {data.get('version')!r}; a workbench report has version 1")
-    _expect(path, "summary", data.get("summary"), dict)
-    duration = data["summary"].get("duration_ms")
-    _expect(path, "summary.duration_ms", duration, int)
-    _expect(path, "scenarios", data.get("scenarios"), list)
-    results = tuple(_scenario(path, i, entry) for i, entry in enumerate(data["scenarios"]))
+    try:
+        return _parse(path, data)
+    except _WrongField as wrong:
+        raise MergeError(f"{path}: {wrong.message}") from None
+
+
+_MISSING: Any = object()
+"""What a field that is not there reads as (JSON's ``null`` is None, a value of the wrong kind)."""
+
+Where = tuple[str | int, ...]
+"""A field's place in a report: keys and indices from the top (``("scenarios", 0, "status")``)."""
+
+
+class _WrongField(Exception):
+    """A field of a report that is missing or of the wrong kind, at ``at``."""
+
+    def __init__(self, at: Where, message: str) -> None:
+        super().__init__(message)
+        self.at = at
+        self.message = message
+
+
+def _place(text: str, path: Path, at: Where) -> str:
+    """``line:col`` of the field at ``at`` in a report's ``text`` (of the object that lacks it, when it is
+    missing), from the scenario loader's positions; read again only when a report is wrong."""
+    from workbench.scenario.diagnostics import ScenarioError
+    from workbench.scenario.source import PList, PMap, parse_json
+
+    try:
+        node: Any = parse_json(text, str(path))
+    except ScenarioError:  # pragma: no cover - json read it, so the loader's reader does too
+        return "1:1"
+    pos = node.pos if isinstance(node, PMap | PList) else None
+    for step in at:
+        if isinstance(node, PMap) and isinstance(step, str) and step in node:
+            pos, node = node.at_value(step), node[step]
+        elif isinstance(node, PList) and isinstance(step, int) and 0 <= step < len(node):
+            pos, node = node.at(step), node[step]
+        else:
+            break
+    return f"{pos.line}:{pos.col}" if pos is not None else "1:1"
+
+
+def _name(at: Where) -> str:
+    return "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in at).lstrip(".")
+
+
+def _parse(path: Path, data: Any) -> ShardReport:
+    _expect((), data, dict)
+    if "version" not in data:
+        raise _WrongField(
+            (),
+            '`version` is missing: a workbench report has `"version": 1` (as `workbench run --report` writes)',
+        )
+    if data["version"] != 1 or isinstance(data["version"], bool):
+        raise _WrongField(
+            ("version",),
+            f"`version` is {json.dumps(data['version'])[:40]}: this workbench reads reports of version 1",
+        )
+    _expect(("summary",), data.get("summary", _MISSING), dict)
+    duration = data["summary"].get("duration_ms", _MISSING)
+    _expect(("summary", "duration_ms"), duration, int)
+    _expect(("scenarios",), data.get("scenarios", _MISSING), list)
+    results = tuple(_scenario(i, entry) for i, entry in enumerate(data["scenarios"]))
     return ShardReport(path, int(duration), results, tuple(data["scenarios"]))
 
 
-def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
-    where = f"scenarios[{index}]"
-    _expect(path, where, entry, dict)
+def _scenario(index: int, entry: Any) -> ScenarioResult:
+    where: Where = ("scenarios", index)
+    _expect(where, entry, dict)
     for key, kind in (("name", str), ("file", str), ("mode", str), ("status", str), ("duration_ms", int),
                       ("virtual_ms", int), ("failures", list), ("screenshots", list)):  # fmt: skip
-        _expect(path, f"{where}.{key}", entry.get(key), kind)
-    _one_of(path, f"{where}.status", entry["status"], STATUSES)
+        _expect((*where, key), entry.get(key, _MISSING), kind)
+    _one_of((*where, "status"), entry["status"], STATUSES)
     for n, failure in enumerate(entry["failures"]):
-        at = f"{where}.failures[{n}]"
-        _expect(path, at, failure, dict)
+        at: Where = (*where, "failures", n)
+        _expect(at, failure, dict)
         for key, kind in (("step", int), ("line", int), ("kind", str), ("message", str)):
-            _expect(path, f"{at}.{key}", failure.get(key), kind)
-        _one_of(path, f"{at}.kind", failure["kind"], KINDS)
+            _expect((*at, key), failure.get(key, _MISSING), kind)
+        _one_of((*at, "kind"), failure["kind"], KINDS)
         for key in ("diff", "file"):
             if key in failure:
-                _expect(path, f"{at}.{key}", failure[key], str)
+                _expect((*at, key), failure[key], str)
         if "col" in failure:
-            _expect(path, f"{at}.col", failure["col"], int)
+            _expect((*at, "col"), failure["col"], int)
     for n, shot in enumerate(entry["screenshots"]):
-        at = f"{where}.screenshots[{n}]"
-        _expect(path, at, shot, dict)
+        at = (*where, "screenshots", n)
+        _expect(at, shot, dict)
         for key in ("label", "golden", "actual", "status"):
-            _expect(path, f"{at}.{key}", shot.get(key), str)
-        _one_of(path, f"{at}.status", shot["status"], SHOT_STATUSES)
+            _expect((*at, key), shot.get(key, _MISSING), str)
+        _one_of((*at, "status"), shot["status"], SHOT_STATUSES)
     for key in ("reason", "skip_reason", "agent"):
         if key in entry:
-            _expect(path, f"{where}.{key}", entry[key], str)
+            _expect((*where, key), entry[key], str)
     known = {k: entry[k] for k in ("name", "file", "mode", "status", "duration_ms", "virtual_ms", "skip_reason",
                                    "agent") if k in entry}  # fmt: skip
     if entry["status"] == "skipped" and not known.get("skip_reason") and entry.get("reason"):
@@ -152,17 +214,22 @@ def _scenario(path: Path, index: int, entry: Any) -> ScenarioResult:
     return ScenarioResult.from_json(known)  # for the summary and JUnit; the JSON keeps the entry itself
 
 
-def _expect(path: Path, what: str, value: Any, kind: type, *, quote: bool = True) -> None:
-    what = f"`{what}`" if quote else what
+def _expect(at: Where, value: Any, kind: type) -> None:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         names = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
-        got = "missing" if value is None else f"{type(value).__name__} {json.dumps(value)[:40]}"
-        raise MergeError(f"{path}: {what} must be {names[kind]}, got {got}")
+        what = f"`{_name(at)}`" if at else "the report"
+        if value is _MISSING:
+            raise _WrongField(at, f"{what} is missing: it must be {names[kind]}")
+        raise _WrongField(
+            at, f"{what} must be {names[kind]}, got {type(value).__name__} {json.dumps(value)[:40]}"
+        )
 
 
-def _one_of(path: Path, what: str, value: str, allowed: Sequence[str]) -> None:
+def _one_of(at: Where, value: str, allowed: Sequence[str]) -> None:
     if value not in allowed:
-        raise MergeError(f"{path}: `{what}` is {value!r}; allowed: {', '.join(allowed)}")
+        close = nearest(value, allowed)
+        hint = f" (did you mean {close!r}?)" if close else ""
+        raise _WrongField(at, f"`{_name(at)}` is {value!r}{hint}; allowed: {', '.join(allowed)}")
 
 
 def merge(shards: Sequence[ShardReport]) -> Merged:
