@@ -214,20 +214,26 @@ def test_several_agents_make_a_matrix_of_scenarios_by_agent(
     _save(browser, tmp_path / "pages", "matrix")
 
 
-def test_the_model_requests_of_a_real_agent_show_at_their_step(browser: Any, tmp_path: Path) -> None:
-    """A real agent (our own, on the official Anthropic SDK) asks the mock model; the report shows the request."""
-    agent = write(tmp_path, "chat_agent.py", CHAT_AGENT)
-    write(tmp_path, "chat.yaml", f"""\
+def chat_scenario(folder: Path, agent_source: str, prompt: str) -> Path:
+    """``chat.yaml``: a real agent (``agent_source``, on the official Anthropic SDK) is typed ``prompt``,
+    the model answers "Hi there"; the input is at line 6."""
+    agent = write(folder, "chat_agent.py", agent_source)
+    return write(folder, "chat.yaml", f"""\
 name: chat
 mode: real-agent
 command: [{sys.executable}, {agent}]
 terminal: {{width: 60, height: 8}}
 timeline:
-  - userInputs: [[0, "hello<Enter>"]]
+  - userInputs: [[0, "{prompt}<Enter>"]]
   - llmResponse:
       - assistant: [[50, "Hi there"]]
   - waitFor: "[asked 1] Hi there"
 """)  # fmt: skip
+
+
+def test_the_model_requests_of_a_real_agent_show_at_their_step(browser: Any, tmp_path: Path) -> None:
+    """A real agent (our own, on the official Anthropic SDK) asks the mock model; the report shows the request."""
+    chat_scenario(tmp_path, CHAT_AGENT, "hello")
     done = workbench("run", "chat.yaml", "--html", "report", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     (page,) = [data_of(p)[1] for p in (tmp_path / "report" / "data" / "s").glob("*.js")]
@@ -479,3 +485,36 @@ def test_a_report_served_under_jenkins_default_policy_says_why_it_is_blank(
     browser.get((folder / "index.html").as_uri())  # where the scripts run, the report replaces the hint
     _wait(browser, lambda d: _css(d, "#scenarios tr.row"), "the summary")
     assert not _css(browser, "#not-loading")
+
+
+def test_a_prompt_the_agent_rewrote_is_shown_at_its_step_beside_the_scenarios_input(
+    browser: Any, tmp_path: Path
+) -> None:
+    """An agent that sends another prompt than the scenario's user typed (it rewrote it) is not a failure,
+    but the report shows both texts at the input's step, side by side, the words that differ marked, as
+    golden and actual are for a screenshot; the page opens there, and the summary row says so."""
+    rewriting = CHAT_AGENT.replace('"content": line}', '"content": "Please, " + line.lower() + " in Python"}')
+    chat_scenario(tmp_path, rewriting, "Write a haiku")
+    done = workbench("run", "chat.yaml", "--html", "report", "--report", "report.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [entry] = json.loads((tmp_path / "report.json").read_text())["scenarios"]
+    assert entry["mismatches"] == [{"step": 0, "line": 6, "what": "prompt", "expected": "Write a haiku",
+                                    "actual": "Please, write a haiku in Python"}]  # fmt: skip
+    browser.get(_moved(tmp_path / "report", tmp_path).joinpath("index.html").as_uri())
+    _wait(browser, lambda d: _css(d, "#scenarios tr.row"), "the summary")
+    assert 'prompt differs (line 6): expected "Write a haiku"' in _text(browser, "#scenarios tr.row td.msg")
+    _css(browser, "#scenarios a.name")[0].click()
+    _wait(browser, lambda d: _text(d, "#step-title") == "Step 0", "the page opens at the input's step")
+    assert "prompt differs at line 6 · step 0" in _text(browser, "#failures .note")
+    assert "warn" in _css(browser, '#steps li[data-pos="0"]')[0].get_attribute("class")
+    [expected], [actual] = _css(browser, "#detail pre.expected"), _css(browser, "#detail pre.actual")
+    assert (expected.text, actual.text) == ("Write a haiku", "Please, write a haiku in Python")
+    assert [e.text for e in _css(browser, "#detail pre.expected .x")] == ["Write"]
+    assert [e.text for e in _css(browser, "#detail pre.actual .x")] == ["Please, write", " in Python"]
+    assert expected.location["y"] == actual.location["y"] and expected.location["x"] < actual.location["x"]
+    _save(browser, tmp_path / "pages", "prompt-differs")
+    from selenium.webdriver.common.keys import Keys
+
+    _key(browser, Keys.ARROW_RIGHT)
+    _wait(browser, lambda d: _text(d, "#step-title") != "Step 0", "the next step")
+    assert not _css(browser, "#detail .mismatch"), "only the input's step shows it"

@@ -65,6 +65,21 @@ class SkippedCheck:
 
 
 @record
+class Mismatch:
+    """A text the run found different from the one the scenario has, that is not a failure: the agent's
+    prompt without the scenario's input in it (the agent rewrote it, or the scenario drifted).
+
+    Listed under ``mismatches`` (present only when there are some); the HTML report shows both texts
+    side by side, diffed, at the step."""
+
+    step: int
+    line: int
+    what: str  # what differs: `prompt`
+    expected: str
+    actual: str
+
+
+@record
 class ShotResult:
     label: str
     golden: str
@@ -91,6 +106,7 @@ class ScenarioResult:
     first_line: int = 0  # the scenario's first line: where a failure of no step is placed (not in the JSON)
     # what the mock LLM server noted (how each scenario tool was mapped to the agent's); in the JSON when any
     notes: list[str] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)  # in the JSON when any
     agent: str = ""  # the agent of a cross-agent matrix (`run --agent a,b`); "" in the JSON without one
 
     def fail(self, failure: Failure) -> None:
@@ -124,6 +140,8 @@ class ScenarioResult:
             data["warnings"] = list(self.warnings)
         if self.notes:
             data["notes"] = list(self.notes)
+        if self.mismatches:
+            data["mismatches"] = [asdict(m) for m in self.mismatches]
         return data
 
     @classmethod
@@ -141,6 +159,7 @@ class ScenarioResult:
             skip_reason=data.get("skip_reason"),
             warnings=list(data.get("warnings", [])),
             notes=list(data.get("notes", [])),
+            mismatches=[Mismatch(**m) for m in data.get("mismatches", [])],
             agent=str(data.get("agent", "")),
         )
 

@@ -51,6 +51,10 @@ class LlmFailure:
     file: str = ""
     session: str = ""
     fatal: bool = False  # the run cannot go on (a scenario tool no offered tool does): stop it at once
+    # the two texts, when what was found is that one differs from the other (the agent's prompt is not the
+    # scenario's input): the report shows them side by side, diffed, at the step
+    expected: str | None = None
+    actual: str | None = None
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}: " if self.file else (f"line {self.line}: " if self.line else "")

@@ -30,6 +30,7 @@ from workbench.engine.trace import TRACE_FILE, Trace, read_records
 from workbench.report.cast import cast_frames
 from workbench.report.screens import ScreenStore, shot_of
 from workbench.report.source import highlighted_lines, read_named
+from workbench.report.text_diff import side_by_side
 from workbench.terminal.screen_diff import Row, diff_screens
 from workbench.terminal.shot import Shot
 from workbench.terminal.width import split_cells
@@ -112,7 +113,14 @@ def scenario_page(item: ScenarioInput, store: ScreenStore) -> dict[str, Any]:
     page["shots"] = [
         _shot(shot, store, width, height, page["failures"]) for shot in _dicts(e.get("screenshots"))
     ]
+    page["mismatches"] = [_mismatch(found) for found in _dicts(e.get("mismatches"))]
     return page
+
+
+def _mismatch(found: dict[str, Any]) -> dict[str, Any]:
+    """A text the run found different (the agent's prompt): both sides, the words that differ marked."""
+    return {"step": _int(found.get("step"), -1), "line": _int(found.get("line")), "what": _str(found.get("what")),
+            **side_by_side(_str(found.get("expected")), _str(found.get("actual")))}  # fmt: skip
 
 
 def _unfinished_steps(page: dict[str, Any], entry: dict[str, Any]) -> list[dict[str, Any]]:

@@ -40,6 +40,7 @@ import secrets
 from typing import TYPE_CHECKING, Any, assert_never
 
 from workbench.engine.program import Program
+from workbench.engine.report import Mismatch
 from workbench.scenario import model as m
 from workbench.terminal.session import WaitTimeout
 from workbench.timeline import AGENT_KINDS, Step, StepKind
@@ -397,6 +398,11 @@ class RealAgentDriver:
             if f is not self.server.fatal and f.kind != "note":  # the fatal one is the run's failure already
                 self.ctx.fail(f.step, f.line, f.kind, f.message)
         self.ctx.result.notes.extend(dict.fromkeys(str(n.message) for n in self.server.notes))
+        self.ctx.result.mismatches.extend(
+            Mismatch(n.step, n.line, "prompt", n.expected, n.actual or "")
+            for n in dict.fromkeys(self.server.notes)
+            if n.expected is not None
+        )
 
     async def stop(self) -> None:
         """On the way out, also after a failure or a timeout: report what the server saw, stop it."""

@@ -311,8 +311,9 @@ class TimelineResponder:
             self.hooks.prompt(step, ctx.chat.last_prompt(), holds)
         if not holds:
             prompt = " ".join(ctx.chat.last_prompt()[:200].split())
-            self._fail("note", f"the scenario's input {typed[:60]!r} is not in the agent's prompt {prompt[:60]!r}",
-                       step.pos.line, step.index)  # fmt: skip
+            message = f"the scenario's input {typed[:60]!r} is not in the agent's prompt {prompt[:60]!r}"
+            self.record(LlmFailure("note", message, step.pos.line, step.index, self.scenario.file,
+                                   expected=typed, actual=ctx.chat.last_prompt()))  # fmt: skip
 
     async def _assert(self, step: Step) -> None:
         event = step.event

@@ -56,6 +56,12 @@ const WB = (() => {
   function failureLine(f) {
     return f ? `${f.kind} (line ${f.line}): ${f.message}` : "";
   }
+  // A scenario that passed but saw a text differ (the agent's prompt) says so in its row.
+  function mismatchLine(found) {
+    const m = found && found[0];
+    const short = (text) => JSON.stringify(text.length > 120 ? text.slice(0, 119) + "…" : text);
+    return m ? `${m.what} differs (line ${m.line}): expected ${short(m.expected)}, got ${short(m.actual)}` : "";
+  }
   // A message's first lines, for a row of the summary: a failure that quotes a whole screen (a timeout)
   // would make its row as tall as the terminal; the scenario's page shows all of it.
   const BRIEF_LINES = 3;
@@ -121,7 +127,7 @@ const WB = (() => {
           el("div", { class: "muted" }, r.file)),
         el("td", {}, r.mode), el("td", {}, r.agent || "—"),
         el("td", { class: "num" }, seconds(r.duration_ms)),
-        el("td", { class: "msg" }, brief(r.first_failure ? failureLine(r.first_failure) : r.reason || "")))));
+        el("td", { class: "msg" }, brief(r.first_failure ? failureLine(r.first_failure) : r.reason || mismatchLine(r.entry.mismatches))))));
       if (!shown.length) body.append(el("tr", {}, el("td", { colspan: 6, class: "empty" }, "No scenario matches the filters.")));
     }
     fill();
@@ -155,8 +161,15 @@ const WB = (() => {
     const page = pages[id];
     document.title = `${row.name} · ${report.title}`;
     const failedSteps = new Set(page.failures.map((f) => f.step));
-    page.steps.forEach((s, i) => { if (s.checks.some((c) => c.ok === false) || failedSteps.has(s.index)) s.bad = true; s.pos = i; });
-    const firstBad = page.steps.findIndex((s) => s.bad);
+    page.mismatches = page.mismatches || []; // (a report written before mismatches were)
+    page.steps.forEach((s, i) => {
+      if (s.checks.some((c) => c.ok === false) || failedSteps.has(s.index)) s.bad = true;
+      s.mismatches = page.mismatches.filter((m) => m.step === s.index);
+      s.pos = i;
+    });
+    // the page opens where the scenario failed, else where the run saw something differ
+    const bad = page.steps.findIndex((s) => s.bad);
+    const firstBad = bad >= 0 ? bad : page.steps.findIndex((s) => s.mismatches.length);
     view = { id, page, row, pos: 0, timer: null, cast: null };
     renderScenario();
     select(pos !== null ? pos : firstBad >= 0 ? firstBad : 0, false);
@@ -179,6 +192,13 @@ const WB = (() => {
         el("strong", {}, f.kind), ` at line ${f.line}`, at ? el("span", {}, " · ", el("a", { href: `#/s/${view.id}/${at.pos}` }, `step ${f.step}`)) : null,
         el("pre", { class: "message" }, f.message), f.diff ? consoleText(f.diff) : null));
     }
+    for (const m of page.mismatches) {
+      const at = page.steps.find((s) => s.index === m.step);
+      problems.append(el("div", { class: "note mismatch-note" },
+        el("strong", {}, `${m.what} differs`), ` at line ${m.line}`, at ? el("span", {}, " · ", el("a", { href: `#/s/${view.id}/${at.pos}` }, `step ${m.step}`)) : null,
+        el("span", { class: "muted" }, ` · ${MISMATCH_SIDES[m.what] ? MISMATCH_SIDES[m.what][2] : "the run saw another text than the scenario's"} (not a failure)`),
+        at ? null : mismatchView(m)));
+    }
     for (const w of row.entry.warnings || []) problems.append(el("div", { class: "skip warning" }, el("strong", {}, "warning: "), w));
     if (row.reason) problems.append(el("div", { class: "skip" }, el("strong", {}, `${row.status}: `), row.reason));
     for (const c of page.skipped_checks) problems.append(el("div", { class: "skip" }, el("strong", {}, `skipped check ${c.check}`), ` (line ${c.line}): ${c.reason}`));
@@ -193,7 +213,7 @@ const WB = (() => {
         if (hl) requestAnimationFrame(() => { hl.parentNode.scrollTop = Math.max(0, hl.offsetTop - hl.parentNode.clientHeight / 3); });
       }
     } else {
-      const list = el("ol", {}, page.steps.map((s, i) => el("li", { class: s.bad ? "bad" : null, "data-pos": i, title: s.summary, onclick: () => select(i, true) },
+      const list = el("ol", {}, page.steps.map((s, i) => el("li", { class: s.bad ? "bad" : s.mismatches.length ? "warn" : null, "data-pos": i, title: s.summary, onclick: () => select(i, true) },
         el("span", { class: "n" }, `#${s.index}`), el("span", { class: "t" }, `${s.at_ms} ms`), el("span", {}, s.summary || s.action))));
       root.append(el("div", { class: "viewer" },
         el("nav", { class: "steps", id: "steps" }, el("div", { class: "help" }, el("kbd", {}, "←"), " ", el("kbd", {}, "→"), " step · ",
@@ -256,6 +276,7 @@ const WB = (() => {
         el("strong", { id: "step-title" }, `Step ${step.index}`), el("span", { class: "muted" }, `${pos + 1} of ${page.steps.length}`),
         el("span", { class: "what" }, `${step.actor} · ${step.action} · ${step.summary}`),
         el("span", { class: "muted" }, `at ${step.at_ms} ms virtual, ${step.wall_ms} ms wall`)),
+      ...step.mismatches.map(mismatchView),
       el("div", { class: "panes" },
         el("div", { class: "pane" }, el("h3", {}, "Screen ", changesToggle(step)),
           step.screen === null ? el("p", { class: "empty" }, "no screen") : term(marking && step.changes !== null ? step.changes : step.screen, "screen")),
@@ -278,6 +299,23 @@ const WB = (() => {
     const box = el("input", { type: "checkbox", id: "mark-changes", checked: marking, onchange: () => { marking = box.checked; select(view.pos, false); } });
     return el("label", { class: "toggle", title: "mark the cells this step changed on the screen" }, box,
       step.changes === null ? " mark changes (none in this step)" : " mark changes since the step before");
+  }
+
+  // What differs, per kind: the titles of the two sides and what it means.
+  const MISMATCH_SIDES = {
+    prompt: ["Expected: the scenario's input", "Actual: the agent's prompt", "the agent's prompt does not hold the scenario's input"],
+  };
+  // The two texts side by side, the words that differ marked (as golden and actual are for a screenshot).
+  function mismatchView(m) {
+    const [left, right] = MISMATCH_SIDES[m.what] || ["Expected", "Actual"];
+    const side = (title, pieces, cut, cls) => {
+      const pre = el("pre", { class: "text " + cls }, pieces.map(([text, changed]) => changed ? el("span", { class: "x" }, text) : text));
+      if (cut) pre.append(el("span", { class: "muted" }, `\n… ${cut} more characters`));
+      return el("div", {}, el("h3", {}, title), pre);
+    };
+    return el("div", { class: "box mismatch", "data-what": m.what },
+      el("h3", {}, `${m.what} differs (line ${m.line})`),
+      el("div", { class: "sides text-diff" }, side(left, m.expected, m.cut[0], "expected"), side(right, m.actual, m.cut[1], "actual")));
   }
 
   function sourceView(lines, line) {
