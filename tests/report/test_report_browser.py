@@ -518,3 +518,71 @@ def test_a_prompt_the_agent_rewrote_is_shown_at_its_step_beside_the_scenarios_in
     _key(browser, Keys.ARROW_RIGHT)
     _wait(browser, lambda d: _text(d, "#step-title") != "Step 0", "the next step")
     assert not _css(browser, "#detail .mismatch"), "only the input's step shows it"
+
+
+GLYPHS = """\
+name: glyphs
+terminal: {width: 24, height: 5}
+command: [sh, -c, "printf 'ab|\\\\n⏺ Update|\\\\n  ⎿  漢字テスト|\\\\nend|\\\\n'; exec cat"]
+timeline:
+  - waitFor: end|
+"""
+DRAWN_AS_TOFU = """
+// the characters of arguments[1] that the screen's font stack draws as the missing-glyph box: each drawn
+// on a canvas in the screen's fonts, compared with a character no font has
+const font = '40px ' + getComputedStyle(arguments[0]).fontFamily;
+function pixels(text) {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 60;
+  const ctx = canvas.getContext('2d');
+  ctx.font = font;
+  ctx.fillText(text, 5, 45);
+  return ctx.getImageData(0, 0, 60, 60).data.join(',');
+}
+const tofu = pixels('\\u{10FFFD}');
+return [...arguments[1]].filter((c) => pixels(c) === tofu);
+"""
+ROW_TOPS = """
+const pre = arguments[0], tops = [];
+const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) {
+  const node = walker.currentNode;
+  for (let i = node.data.indexOf("|"); i >= 0; i = node.data.indexOf("|", i + 1)) {
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    tops.push(range.getBoundingClientRect().top);
+  }
+}
+const style = getComputedStyle(pre);
+const inner = pre.getBoundingClientRect().height - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+return {tops, pitch: inner / 5};
+"""
+
+
+def test_claude_codes_bullets_and_cjk_are_drawn_on_the_terminals_rows(browser: Any, tmp_path: Path) -> None:
+    """Claude Code's ⏺ and ⎿ and CJK text are drawn, not as boxes, where the machine has a font for them
+    (the page's monospace stack falls back to the system's symbol and CJK fonts; .ci/run installs Debian's),
+    and a row drawn partly in a fallback font is as tall as the others: the rows stay on the terminal's grid."""
+    import subprocess
+
+    wanted = "⏺⎿漢字テ"
+    have = [c for c in wanted if shutil.which("fc-list") and subprocess.run(
+        ["fc-list", f":charset={ord(c):x}"], capture_output=True, text=True).stdout.strip()]  # fmt: skip
+    write(tmp_path, "glyphs.yaml", GLYPHS)
+    done = workbench("run", "glyphs.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
+    _wait(browser, lambda d: "end|" in _text(d, "#detail pre.screen"), "the scenario's screen")
+    screen = _css(browser, "#detail pre.screen")[0]
+    geometry = browser.execute_script(ROW_TOPS, screen)
+    tops, pitch = geometry["tops"], geometry["pitch"]
+    assert len(tops) == 4 and all(abs(top - tops[0] - n * pitch) < 0.5 for n, top in enumerate(tops)), (
+        geometry
+    )
+    _save(browser, tmp_path / "pages", "glyphs")
+    if len(have) < len(wanted):
+        pytest.skip(
+            f"no font here draws {''.join(set(wanted) - set(have))} (Debian: fonts-symbola fonts-droid-fallback)"
+        )
+    assert browser.execute_script(DRAWN_AS_TOFU, screen, wanted) == []

@@ -41,7 +41,7 @@ const WB = (() => {
   }
   function screenHTML(id) {
     if (id === null || id === undefined || !screens) return "";
-    return screens.screens[id].map((row) => screens.rows[row]).join("\n");
+    return `<span class="rows">${screens.screens[id].map((row) => screens.rows[row]).join("\n")}</span>`;
   }
   function term(id, extraClass) {
     const pre = el("pre", { class: "term" + (extraClass ? " " + extraClass : "") });
