@@ -382,8 +382,9 @@ command: [sh, -c, "printf '漢字|\\\\nabcd|\\\\n🎉ab|\\\\nend\\\\n'; exec cat
 timeline:
   - waitFor: end
 """
-MARK_XS = """
-const xs = [];
+MARKS = """
+// where each `|` of the screen is ({left, top}), and the height of one row of the screen's arguments[1] rows
+const marks = [];
 const walker = document.createTreeWalker(arguments[0], NodeFilter.SHOW_TEXT);
 while (walker.nextNode()) {
   const node = walker.currentNode;
@@ -391,10 +392,13 @@ while (walker.nextNode()) {
     const range = document.createRange();
     range.setStart(node, i);
     range.setEnd(node, i + 1);
-    xs.push(range.getBoundingClientRect().left);
+    const rect = range.getBoundingClientRect();
+    marks.push({left: rect.left, top: rect.top});
   }
 }
-return xs;
+const style = getComputedStyle(arguments[0]);
+const rect = arguments[0].getBoundingClientRect();
+return {marks, pitch: (rect.height - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom)) / arguments[1]};
 """
 
 
@@ -406,7 +410,9 @@ def test_wide_characters_keep_the_columns_of_the_terminal(browser: Any, tmp_path
     assert done.returncode == 0, done.stdout + done.stderr
     browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
     _wait(browser, lambda d: "abcd|" in _text(d, "#detail pre.screen"), "the scenario's screen")
-    xs = browser.execute_script(MARK_XS, _css(browser, "#detail pre.screen")[0])
+    xs = [
+        m["left"] for m in browser.execute_script(MARKS, _css(browser, "#detail pre.screen")[0], 5)["marks"]
+    ]
     assert len(xs) == 3 and max(xs) - min(xs) < 1, xs
     _save(browser, tmp_path / "pages", "wide")
 
@@ -542,22 +548,6 @@ function pixels(text) {
 const tofu = pixels('\\u{10FFFD}');
 return [...arguments[1]].filter((c) => pixels(c) === tofu);
 """
-ROW_TOPS = """
-const pre = arguments[0], tops = [];
-const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
-while (walker.nextNode()) {
-  const node = walker.currentNode;
-  for (let i = node.data.indexOf("|"); i >= 0; i = node.data.indexOf("|", i + 1)) {
-    const range = document.createRange();
-    range.setStart(node, i);
-    range.setEnd(node, i + 1);
-    tops.push(range.getBoundingClientRect().top);
-  }
-}
-const style = getComputedStyle(pre);
-const inner = pre.getBoundingClientRect().height - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
-return {tops, pitch: inner / 5};
-"""
 
 
 def test_claude_codes_bullets_and_cjk_are_drawn_on_the_terminals_rows(browser: Any, tmp_path: Path) -> None:
@@ -575,8 +565,8 @@ def test_claude_codes_bullets_and_cjk_are_drawn_on_the_terminals_rows(browser: A
     browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
     _wait(browser, lambda d: "end|" in _text(d, "#detail pre.screen"), "the scenario's screen")
     screen = _css(browser, "#detail pre.screen")[0]
-    geometry = browser.execute_script(ROW_TOPS, screen)
-    tops, pitch = geometry["tops"], geometry["pitch"]
+    geometry = browser.execute_script(MARKS, screen, 5)
+    tops, pitch = [m["top"] for m in geometry["marks"]], geometry["pitch"]
     assert len(tops) == 4 and all(abs(top - tops[0] - n * pitch) < 0.5 for n, top in enumerate(tops)), (
         geometry
     )
