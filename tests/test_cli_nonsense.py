@@ -105,6 +105,53 @@ def test_an_empty_path_is_refused_not_taken_for_this_folder(args: tuple[str, ...
     assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp", "s.yaml"]  # nothing ran, nothing written
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "s.yaml", "--define", ""),
+        ("validate", "s.yaml", "--define", " "),
+        ("timeline", "s.yaml", "-D", ""),
+        ("serve", "llm", "s.yaml", "--define", ""),
+        ("serve", "rest", "s.yaml", "--define", ""),
+        ("mock-agent", "s.yaml", "--define", ""),
+        ("acp-agent", "s.yaml", "--define", ""),
+    ],
+    ids=lambda args: " ".join(a or "''" for a in args),
+)
+def test_an_empty_define_is_refused_not_taken_for_none(args: tuple[str, ...], tmp_path: Path) -> None:
+    """`--define "$FLAG"` with FLAG unset ran every `rules` condition without the symbol, without a word."""
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused(*args, cwd=tmp_path)
+    assert "argument --define/-D: an empty define: give KEY=VALUE, such as --define os=linux" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp", "s.yaml"]  # nothing ran, nothing written
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("x", "'x' has no `=`"),
+        ("1=2", "'1=2': the key '1' is not a name"),
+        ("=on", "'=on' has no key before `=`"),
+    ],
+)
+def test_a_define_that_is_not_key_value_is_a_usage_error_not_one_failure_per_scenario(
+    value: str, says: str, tmp_path: Path
+) -> None:
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused("run", "s.yaml", "--define", value, cwd=tmp_path)
+    assert f"argument --define/-D: {says}: give KEY=VALUE" in line
+
+
+@pytest.mark.parametrize("tags", ["", " ", ",", " , "])
+def test_an_empty_tag_list_is_refused_not_taken_for_every_scenario(tags: str, tmp_path: Path) -> None:
+    """`--tags "$TAGS"` with TAGS unset ran every scenario, the ones the job meant to leave out too."""
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused("run", "s.yaml", "--tags", tags, cwd=tmp_path)
+    assert line.endswith(f"argument --tags: no tag in {tags!r}: give a tag or several, comma-separated, such as "
+                         "--tags smoke,git")  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp", "s.yaml"]
+
+
 def test_an_empty_shard_is_refused_not_taken_for_all_of_them(tmp_path: Path) -> None:
     """`--shard "$SHARD"` with SHARD unset ran every scenario in each job of a CI matrix."""
     write(tmp_path, "s.yaml", HELLO)

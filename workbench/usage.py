@@ -27,13 +27,16 @@ __all__ = [
     "Terminated",
     "UsageError",
     "UsageParser",
+    "add_define",
     "check_folder",
     "check_output",
+    "define_arg",
     "host_arg",
     "path_arg",
     "path_exists",
     "port_number",
     "stop_signals",
+    "tags_arg",
 ]
 
 
@@ -135,5 +138,45 @@ def host_arg(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(
             "an empty address: give 127.0.0.1 (this machine only) or 0.0.0.0 (every interface, on purpose)"
+        )
+    return text
+
+
+DEFINE_FORM = "KEY=VALUE, such as --define os=linux (KEY: a letter or _, then letters, digits, _ . -)"
+
+
+def define_arg(text: str) -> str:
+    """The argparse type of a ``--define``: ``KEY=VALUE``. An empty one (an unset variable, ``-D "$FLAGS"``)
+    is refused, where it was taken for no define at all, and so is one with no ``=`` or a bad key: a usage
+    error naming the option, not one validation error per scenario."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty define: give {DEFINE_FORM}")
+    from workbench.scenario.rules import DEFINE_KEY
+
+    key, sep, _value = text.strip().partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"{text!r} has no `=`: give {DEFINE_FORM}")
+    if not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} has no key before `=`: give {DEFINE_FORM}")
+    if not DEFINE_KEY.match(key.strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the key {key.strip()!r} is not a name: give {DEFINE_FORM}"
+        )
+    return text
+
+
+def add_define(p: argparse.ArgumentParser, help: str = "a symbol for `rules` conditions") -> None:
+    """The ``--define K=V`` option (repeatable) every command that loads scenarios has, checked by
+    :func:`define_arg`; `AH_SCENARIO_DEFINES=K=V,...` gives more (the command line wins)."""
+    p.add_argument("--define", "-D", action="append", default=[], type=define_arg, metavar="K=V",
+                   help=f"{help} (also from AH_SCENARIO_DEFINES=K=V,...)")  # fmt: skip
+
+
+def tags_arg(text: str) -> str:
+    """The argparse type of a ``--tags`` list: at least one tag. An empty one (``--tags "$TAGS"`` with the
+    variable unset, or ``,``) is refused, where it selected every scenario as if no ``--tags`` were given."""
+    if not any(tag.strip() for tag in text.split(",")):
+        raise argparse.ArgumentTypeError(
+            f"no tag in {text!r}: give a tag or several, comma-separated, such as --tags smoke,git"
         )
     return text

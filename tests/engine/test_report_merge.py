@@ -239,19 +239,19 @@ def test_a_skip_reason_reaches_the_report_junit_and_the_merge(tmp_path: Path) ->
 
 
 def test_each_failure_names_its_own_file_in_the_json_and_in_the_merge(tmp_path: Path) -> None:
-    """A failure of a `--define` (or of any file but the scenario) lost its file in the JSON report: the
-    merge then placed it at the scenario's line 1."""
+    """A failure of a define (or of any file but the scenario) lost its file in the JSON report: the
+    merge then placed it at the scenario's line 1. (A bad `--define` is a usage error before anything runs;
+    `AH_SCENARIO_DEFINES` is read per scenario.)"""
     write(tmp_path, "s.yaml", "name: s\ntimeline:\n  - runCmd: {cmd: 'exit 5', status: ok}\n")
     assert workbench("run", "s.yaml", "--report", "tool.json", cwd=tmp_path).returncode == 1
-    assert (
-        workbench("run", "s.yaml", "--define", "=x", "--report", "define.json", cwd=tmp_path).returncode == 2
-    )
+    bad = {"AH_SCENARIO_DEFINES": "=x"}
+    assert workbench("run", "s.yaml", "--report", "define.json", cwd=tmp_path, env=bad).returncode == 2
     (tool,) = json.loads((tmp_path / "tool.json").read_text())["scenarios"][0]["failures"]
     (define,) = json.loads((tmp_path / "define.json").read_text())["scenarios"][0]["failures"]
-    assert (tool["file"], tool["line"]) == ("s.yaml", 3) and (define["file"], define["line"]) == (
-        "--define",
-        1,
-    )
+    assert (tool["file"], tool["line"]) == ("s.yaml", 3)
+    assert (define["file"], define["line"]) == ("AH_SCENARIO_DEFINES", 1)
     merged = workbench("report", "merge", "define.json", "--report", "merged.json", cwd=tmp_path)
-    assert merged.returncode == 2 and "--define:1:1: validation: invalid define `=x`" in merged.stdout
+    assert (
+        merged.returncode == 2 and "AH_SCENARIO_DEFINES:1:1: validation: invalid define `=x`" in merged.stdout
+    )
     assert json.loads((tmp_path / "merged.json").read_text())["scenarios"][0]["failures"] == [define]

@@ -26,7 +26,7 @@ import stat
 import sys
 from typing import Any
 
-from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, path_arg
+from workbench.usage import EXIT_FAILED, EXIT_INVALID, EXIT_OK, add_define, path_arg
 
 PROG = "workbench acp-agent"
 
@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="1",
         help="1 = the scenario's own pace (default), 4 = four times faster, max = no waiting",
     )
-    p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a rules symbol")
+    add_define(p)
 
 
 class _OneLine(logging.Formatter):

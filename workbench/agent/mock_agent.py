@@ -45,7 +45,7 @@ from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
 from workbench.timeline import AGENT_KINDS, Schedule, Step, StepKind, compile_schedule
-from workbench.usage import UsageError, check_folder, path_arg
+from workbench.usage import UsageError, add_define, check_folder, path_arg
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -294,7 +294,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--control", default=os.environ.get(ENV_VAR), help="the engine's control socket (set by the engine)"
     )
-    p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
+    add_define(p)
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--interactive", dest="interactive", action="store_true", default=None,
                       help="wait for typed prompts (default when the scenario has user input)")  # fmt: skip

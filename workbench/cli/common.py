@@ -16,13 +16,6 @@ from workbench.usage import EXIT_INVALID, UsageError, check_output, path_arg, pa
 DEFAULT_SCENARIOS = DEFAULT_SCENARIOS_DIR
 
 
-def add_define(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--define", "-D", action="append", default=[], metavar="K=V",
-        help="a symbol for `rules` conditions (also from AH_SCENARIO_DEFINES=K=V,...)",
-    )  # fmt: skip
-
-
 def add_folders(p: argparse.ArgumentParser) -> None:
     """``--goldens`` and ``--out``, with the defaults of :mod:`workbench.names`."""
     p.add_argument("--goldens", type=path_arg, default=DEFAULT_GOLDENS_DIR, metavar="DIR",

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.cli.common import (
-    add_define,
     add_folders,
     add_mode_options,
     add_scenario_paths,
@@ -20,7 +19,7 @@ from workbench.cli.common import (
     scenario_files,
 )
 from workbench.names import DEFAULT_SCENARIOS_DIR
-from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, check_output, path_arg
+from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, add_define, check_output, path_arg, tags_arg
 
 if TYPE_CHECKING:
     from workbench.engine.batch import Candidate, Selection
@@ -54,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "line; real-agent mode fills the same {base_url}, {openai_base_url}, {api_key}, "
                         "{workspace}, {prompt} placeholders)")  # fmt: skip
     p.add_argument("-k", dest="k", metavar="EXPR", help="select by name or path: words with and/or/not")
-    p.add_argument("--tags", metavar="T,...", help="select scenarios with any of these tags")
+    p.add_argument("--tags", type=tags_arg, metavar="T,...", help="select scenarios with any of these tags")
     p.add_argument(
         "-j", "--jobs", type=int, default=1, metavar="N", help="run N scenarios in parallel processes"
     )

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli.common import add_define
-from workbench.usage import EXIT_INVALID, EXIT_OK, path_arg
+from workbench.usage import EXIT_INVALID, EXIT_OK, add_define, path_arg
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

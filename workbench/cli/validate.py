@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli.common import add_define, add_scenario_paths, check_lenient, scenario_files
-from workbench.usage import EXIT_INVALID, EXIT_OK
+from workbench.cli.common import add_scenario_paths, check_lenient, scenario_files
+from workbench.usage import EXIT_INVALID, EXIT_OK, add_define
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

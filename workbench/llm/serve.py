@@ -36,6 +36,7 @@ from workbench.usage import (
     EXIT_OK,
     UsageError,
     UsageParser,
+    add_define,
     check_folder,
     check_output,
     host_arg,
@@ -80,7 +81,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="tool profile (default: detected from each request's tools)")  # fmt: skip
     p.add_argument("--workspace", type=path_arg, help="folder `assert` fs checks look in")
     p.add_argument("--out", type=path_arg, help="folder for the request log and saved mismatching requests")
-    p.add_argument("--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for `rules`")
+    add_define(p)
     p.add_argument("-v", "--verbose", action="store_true", help="one line per request on stderr")
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from workbench.clock import VirtualClock
 from workbench.stopping import server_inputs, until_stopped
 from workbench.timeline import Schedule
-from workbench.usage import EXIT_INVALID, EXIT_OK, host_arg, path_arg
+from workbench.usage import EXIT_INVALID, EXIT_OK, add_define, host_arg, path_arg
 
 PROG = "workbench serve rest"
 
@@ -40,9 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--speed", default="1", help="1 = scenario timing (default), 4 = four times faster, max = no waiting"
     )
-    p.add_argument(
-        "--define", "-D", action="append", default=[], metavar="K=V", help="a symbol for the scenarios"
-    )
+    add_define(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,7 +32,8 @@ from .source import PList, PMap
 Symbol = bool | int | str
 Symbols = Mapping[str, Symbol]
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+DEFINE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+"""A symbol's name, in `--define KEY=VALUE` and `AH_SCENARIO_DEFINES`."""
 _COMPARISON = re.compile(
     r"""\s*(!?)\s*\$([A-Za-z_][A-Za-z0-9_.-]*)\s*(?:(==|!=|>=|<=|>|<)\s*("[^"]*"|'[^']*'|[^\s]+))?\s*\Z"""
 )
@@ -57,7 +58,7 @@ def parse_defines(defines: Iterable[str], origin: str) -> dict[str, Symbol]:
             continue
         key, sep, value = item.partition("=")
         key = key.strip()
-        if not sep or not _NAME.match(key):
+        if not sep or not DEFINE_KEY.match(key):
             raise ScenarioError.at(
                 Pos(origin),
                 f"invalid define `{item}`: expected KEY=VALUE with KEY made of letters, digits, _ . -",
