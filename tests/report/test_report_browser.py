@@ -576,3 +576,32 @@ def test_claude_codes_bullets_and_cjk_are_drawn_on_the_terminals_rows(browser: A
             f"no font here draws {''.join(set(wanted) - set(have))} (Debian: fonts-symbola fonts-droid-fallback)"
         )
     assert browser.execute_script(DRAWN_AS_TOFU, screen, wanted) == []
+
+
+NO_SIDEWAYS = "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];"
+
+
+def test_a_phone_reads_the_report_in_one_column_without_scrolling_sideways(
+    failed_run: Path, browser: Any, tmp_path: Path
+) -> None:
+    """At 400 px wide: each summary row is a card with its failure in full width, the steps list is above
+    the step, and the terminal screens (the step's, golden and actual) fit in the width; nothing is wider
+    than the window."""
+    browser.set_window_size(400, 900)
+    browser.get((failed_run / "report" / "index.html").as_uri())
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 2, "the summary")
+    scroll, client = browser.execute_script(NO_SIDEWAYS)
+    assert scroll <= client, f"the summary is {scroll} px wide in a window of {client}"
+    message = _css(browser, "#scenarios tr.row td.msg")[0]
+    assert message.size["width"] > client * 0.8, "the failure message takes the card's width"
+    browser.save_screenshot(str(tmp_path / "phone-summary.png"))
+    _css(browser, "#scenarios a.name")[0].click()
+    _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the scenario page")
+    scroll, client = browser.execute_script(NO_SIDEWAYS)
+    assert scroll <= client, f"the scenario's page is {scroll} px wide in a window of {client}"
+    steps, detail = _css(browser, "#steps")[0].rect, _css(browser, "#detail")[0].rect
+    assert steps["y"] + steps["height"] <= detail["y"], "the steps list is above the step"
+    for screen in _css(browser, "#detail pre.screen, .shot-diff pre.golden, .shot-diff pre.actual"):
+        rect = screen.rect
+        assert rect["x"] >= 0 and rect["x"] + rect["width"] <= client, f"a screen is cut: {rect}"
+    browser.save_screenshot(str(tmp_path / "phone-scenario.png"))

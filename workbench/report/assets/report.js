@@ -49,6 +49,7 @@ const WB = (() => {
     const size = view && view.page.profile;
     if (size) { // the whole terminal, blank cells included: trailing blanks are not stored
       pre.style.width = `${size.width}ch`;
+      pre.style.setProperty("--cols", size.width); // a narrow window shrinks the font to fit them (report.css)
       pre.style.height = `${size.height}lh`; // rows of the font's own height (line-height: normal, as a terminal's cells)
     }
     return pre;
