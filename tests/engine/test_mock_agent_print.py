@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import write
+from workbench.agent.claude.flags import CHOICES, ClaudeUsageError, shim_parser
 
 
 class Claude:
@@ -212,6 +213,12 @@ mode = "mock"
         (("-p", "hi", "--resume", "11111111-2222-3333-4444-555555555555"),
          "No conversation found with session ID: 11111111-2222-3333-4444-555555555555"),
         (("-p", "hi", "--frobnicate"), "error: unknown option '--frobnicate'"),
+        (("-p", "hi", "--output-format="),
+         "error: option '--output-format <format>' argument '' is invalid. Allowed choices are text, json, "
+         "stream-json."),
+        (("-p", "hi", "--thinking-display", "full", "--output-format", "xml"),
+         "error: option '--thinking-display <display>' argument 'full' is invalid. Allowed choices are "
+         "summarized, omitted."),
     ],
 )  # fmt: skip
 def test_refused_command_lines_say_what_claude_code_says_and_exit_1(
@@ -220,6 +227,21 @@ def test_refused_command_lines_say_what_claude_code_says_and_exit_1(
     claude.rules(HELLO)
     done = claude.run(*args)
     assert (done.returncode, done.stdout, done.stderr) == (1, "", stderr + "\n")
+
+
+@pytest.mark.parametrize("flag", list(CHOICES))
+def test_every_flag_with_a_set_of_values_refuses_others_and_takes_each_of_its_own(flag: str) -> None:
+    """One table (CHOICES, commander's `.choices()` of Claude Code) decides for every such flag, including
+    those otherwise read and ignored: a value outside it (an empty one too) is refused as Claude Code
+    refuses it; each value in it is taken."""
+    name, allowed = CHOICES[flag]
+    for wrong in ("nope", "", allowed[0].upper()):
+        with pytest.raises(ClaudeUsageError) as refused:
+            shim_parser().parse_args(["-p", "hi", f"{flag}={wrong}"])
+        assert str(refused.value) == (f"error: option '{flag} {name}' argument '{wrong}' is invalid. "
+                                      f"Allowed choices are {', '.join(allowed)}.")  # fmt: skip
+    for value in allowed:
+        shim_parser().parse_args(["-p", "hi", flag, value])
 
 
 def test_every_flag_an_orchestrator_passes_is_accepted(claude: Claude) -> None:

@@ -11,7 +11,8 @@ model does are honoured (``--output-format``, ``--verbose``,
 read and ignored, as a model that is not there cannot use a system prompt.
 
 Bad values fail as Claude Code fails (its commander texts, exit 1), not with
-argparse's usage and exit 2. Which rules answer comes from ``--scenario FILE``
+argparse's usage and exit 2; a flag whose value is one of a set is checked from
+one table, :data:`CHOICES`. Which rules answer comes from ``--scenario FILE``
 or ``$CLAUDELESS_SCENARIO`` (``$WORKBENCH_CLAUDE_RULES`` is the same).
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from workbench.names import Env
@@ -29,6 +30,17 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 INPUT_FORMATS = ("text", "stream-json")
 # Claude Code 2.1.12's permission modes (its `--permission-mode` choices).
 PERMISSION_MODES = ("acceptEdits", "bypassPermissions", "default", "delegate", "dontAsk", "plan")
+
+CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "--output-format": ("<format>", OUTPUT_FORMATS),
+    "--input-format": ("<format>", INPUT_FORMATS),
+    "--permission-mode": ("<mode>", PERMISSION_MODES),
+    "--thinking": ("<mode>", ("enabled", "adaptive", "disabled")),
+    "--thinking-display": ("<display>", ("summarized", "omitted")),
+}
+"""Every flag whose value is one of a set (commander's ``.choices()`` in Claude Code): flag -> (the value's
+name in its messages, the allowed values). A value outside the set is refused as Claude Code refuses it,
+while the command line is read (its order: the first bad one is named), exit 1."""
 SCENARIO_ENV = ("CLAUDELESS_SCENARIO", Env.CLAUDE_RULES)
 FAILURE_ENV = "CLAUDELESS_FAILURE"
 
@@ -51,6 +63,21 @@ _IGNORED: tuple[tuple[tuple[str, ...], bool], ...] = (
 
 class ClaudeUsageError(Exception):
     """A command line Claude Code refuses: printed as it prints it, exit 1."""
+
+
+def _one_of(flag: str) -> Callable[[str], str]:
+    """The argparse type of ``flag``, one of :data:`CHOICES`: its value, or Claude Code's refusal."""
+    value_name, allowed = CHOICES[flag]
+
+    def checked(value: str) -> str:
+        if value not in allowed:
+            raise ClaudeUsageError(
+                f"error: option '{flag} {value_name}' argument '{value}' is invalid. "
+                f"Allowed choices are {', '.join(allowed)}."
+            )
+        return value
+
+    return checked
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -98,10 +125,10 @@ class PrintOptions:
 
 def add_claude_arguments(p: argparse._ActionsContainer) -> None:
     """Claude Code's flags (but not ``-p``/``--print``, nor the prompt: the caller adds those)."""
-    p.add_argument(
-        "--output-format", default=None, metavar="FORMAT", help="text, json or stream-json (print mode)"
-    )
-    p.add_argument("--input-format", default=None, metavar="FORMAT", help=argparse.SUPPRESS)
+    p.add_argument("--output-format", default=None, type=_one_of("--output-format"), metavar="FORMAT",
+                   help="text, json or stream-json (print mode)")  # fmt: skip
+    p.add_argument("--input-format", default=None, type=_one_of("--input-format"), metavar="FORMAT",
+                   help=argparse.SUPPRESS)  # fmt: skip
     p.add_argument(
         "--verbose", action="store_true", help="with stream-json or json: every message, not only the result"
     )
@@ -113,7 +140,8 @@ def add_claude_arguments(p: argparse._ActionsContainer) -> None:
                    metavar="TOOL", help="tools allowed without asking, e.g. Bash(git:*) Edit")  # fmt: skip
     p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed", action="extend", nargs="+",
                    default=[], metavar="TOOL", help="tools refused")  # fmt: skip
-    p.add_argument("--permission-mode", default=None, metavar="MODE", help=", ".join(PERMISSION_MODES))
+    p.add_argument("--permission-mode", default=None, type=_one_of("--permission-mode"), metavar="MODE",
+                   help=", ".join(PERMISSION_MODES))  # fmt: skip
     p.add_argument("--dangerously-skip-permissions", action="store_true", help="allow every tool")
     p.add_argument("--session-id", default=None, metavar="UUID", help="the new session's id")
     p.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="SESSION",
@@ -130,7 +158,8 @@ def add_claude_arguments(p: argparse._ActionsContainer) -> None:
     )
     for flags, takes_value in _IGNORED:
         if takes_value:
-            p.add_argument(*flags, action="append", default=None, help=argparse.SUPPRESS)
+            checked = next((_one_of(f) for f in flags if f in CHOICES), str)
+            p.add_argument(*flags, action="append", default=None, type=checked, help=argparse.SUPPRESS)
         else:
             p.add_argument(*flags, action="store_true", help=argparse.SUPPRESS)
 
@@ -152,25 +181,11 @@ def shim_parser() -> argparse.ArgumentParser:
 
 
 def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> PrintOptions:
-    """Check the values as Claude Code checks them; ClaudeUsageError with its text."""
-    out = args.output_format or "text"
-    if out not in OUTPUT_FORMATS:
-        raise ClaudeUsageError(
-            f"error: option '--output-format <format>' argument '{out}' is invalid. "
-            f"Allowed choices are {', '.join(OUTPUT_FORMATS)}."
-        )
-    inp = args.input_format[-1] if isinstance(args.input_format, list) else args.input_format or "text"
-    if inp not in INPUT_FORMATS:
-        raise ClaudeUsageError(
-            f"error: option '--input-format <format>' argument '{inp}' is invalid. "
-            f"Allowed choices are {', '.join(INPUT_FORMATS)}."
-        )
+    """Check the values as Claude Code checks them once its command line is read (a value outside its set
+    was refused while reading: :data:`CHOICES`); ClaudeUsageError with its text."""
+    out = "text" if args.output_format is None else args.output_format
+    inp = "text" if args.input_format is None else args.input_format
     mode = args.permission_mode
-    if mode is not None and mode not in PERMISSION_MODES:
-        raise ClaudeUsageError(
-            f"error: option '--permission-mode <mode>' argument '{mode}' is invalid. "
-            f"Allowed choices are {', '.join(PERMISSION_MODES)}."
-        )
     if out == "stream-json" and not args.verbose:
         raise ClaudeUsageError("Error: When using --print, --output-format=stream-json requires --verbose")
     if args.include_partial_messages and out != "stream-json":
