@@ -108,6 +108,14 @@ def test_a_failed_scenario_is_understood_from_the_report_alone(
     assert _text(browser, "#step-title") == f"Step {first_bad}", "the page opens at the first failing step"
     assert "Done: hello.py prints Hello, World!" in _text(browser, "#detail pre.screen")
     assert _css(browser, "#source .ln.hl")[0].get_attribute("data-n") == str(broken["failures"][0]["line"])
+    # the step that took the screenshot shows how it differs from its golden, where the page opens
+    assert _text(browser, "#detail .shot-here .step-head").split() == (
+        "screenshot done mismatch differs from its golden: 1 cell differ, row 9".split()
+    )
+    here = [
+        [e.text for e in _css(browser, f"#detail .shot-here pre.{side} .x")] for side in ("golden", "actual")
+    ]
+    assert here == [["a"], ["e"]], here
     _save(browser, pages, "scenario-failed-step")
 
     _key(browser, Keys.HOME)
@@ -196,7 +204,8 @@ def test_several_agents_make_a_matrix_of_scenarios_by_agent(
     for agent, statuses in (("claude-code", ("passed", "failed")), ("codex", ("passed", "passed"))):
         for entry, status in zip(report["scenarios"], statuses, strict=True):
             entries.append({**entry, "agent": agent, "status": status})
-    (tmp_path / "matrix.json").write_text(json.dumps({**report, "scenarios": entries}))
+    alone = {**report["scenarios"][0], "name": "no-agent"}  # a scenario run under no agent: not in the matrix
+    (tmp_path / "matrix.json").write_text(json.dumps({**report, "scenarios": [*entries, alone]}))
     done = workbench(
         "report", "html", str(tmp_path / "matrix.json"), "-o", str(tmp_path / "m"), cwd=failed_run
     )
@@ -605,3 +614,18 @@ def test_a_phone_reads_the_report_in_one_column_without_scrolling_sideways(
         rect = screen.rect
         assert rect["x"] >= 0 and rect["x"] + rect["width"] <= client, f"a screen is cut: {rect}"
     browser.save_screenshot(str(tmp_path / "phone-scenario.png"))
+
+
+def test_an_assert_the_mock_model_checked_shows_in_its_steps_checks(browser: Any, tmp_path: Path) -> None:
+    """In real-agent mode the mock LLM server checks a workspace assert: its failure is in the step's Checks,
+    as the engine's checks are, not only above the steps."""
+    scenario = chat_scenario(tmp_path, CHAT_AGENT, "hello")
+    scenario.write_text(scenario.read_text() + "  - assert: {fs: {exists: [nowhere.txt]}}\n")
+    done = workbench("run", "chat.yaml", "--html", "report", "--report", "report.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    [failure] = json.loads((tmp_path / "report.json").read_text())["scenarios"][0]["failures"]
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0")
+    _wait(browser, lambda d: _text(d, "#step-title") == f"Step {failure['step']}", "the failing step")
+    assert "✗ fails" in _text(browser, "#checks") and failure["message"] in _text(
+        browser, "#checks .check.bad"
+    )

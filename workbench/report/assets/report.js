@@ -138,7 +138,7 @@ const WB = (() => {
     const agents = [...new Set(rows.map((r) => r.agent).filter(Boolean))].sort();
     if (agents.length < 2) return null;
     const byScenario = new Map();
-    for (const r of rows) {
+    for (const r of rows.filter((r) => r.agent)) { // (a scenario run under no agent is not in the matrix)
       const key = r.file + "\n" + r.name;
       if (!byScenario.has(key)) byScenario.set(key, { name: r.name, cells: {} });
       byScenario.get(key).cells[r.agent] = r;
@@ -278,6 +278,10 @@ const WB = (() => {
         el("span", { class: "what" }, `${step.actor} · ${step.action} · ${step.summary}`),
         el("span", { class: "muted" }, `at ${step.at_ms} ms virtual, ${step.wall_ms} ms wall`)),
       ...step.mismatches.map(mismatchView),
+      // the step that took a screenshot that differs shows the difference, where the page opens
+      ...page.shots.filter((s) => s.step === step.index && s.golden_marked !== null).map((s) =>
+        el("div", { class: "box shot-here" }, el("div", { class: "step-head" }, el("strong", {}, `screenshot ${s.label}`),
+          el("span", { class: "badge failed" }, s.status), el("span", { class: "muted" }, `differs from its golden: ${cellsDiffer(s)}`)), shotDiff(s))),
       el("div", { class: "panes" },
         el("div", { class: "pane" }, el("h3", {}, "Screen ", changesToggle(step)),
           step.screen === null ? el("p", { class: "empty" }, "no screen") : term(marking && step.changes !== null ? step.changes : step.screen, "screen")),
@@ -326,9 +330,13 @@ const WB = (() => {
     return pre;
   }
   function checksView(step) {
-    if (!step.checks.length) return null;
+    // a failure at this step that none of its checks shows (an assert the mock LLM server made) is one more
+    const failed = view.page.failures.filter((f) => f.step === step.index && !step.checks.some((c) => c.message === f.message))
+      .map((f) => ({ ok: false, message: f.message }));
+    const checks = step.checks.concat(failed);
+    if (!checks.length) return null;
     return el("div", { class: "box", id: "checks" }, el("h3", {}, "Checks"),
-      step.checks.map((c) => el("div", { class: "check" + (c.ok === false ? " bad" : c.ok === null ? " skipped" : "") },
+      checks.map((c) => el("div", { class: "check" + (c.ok === false ? " bad" : c.ok === null ? " skipped" : "") },
         el("strong", {}, c.ok === true ? "✓ holds" : c.ok === false ? "✗ fails" : "– not checked"), el("pre", {}, c.message))));
   }
   function filesView(step) {
@@ -353,6 +361,15 @@ const WB = (() => {
       step.traffic.map((t) => el("details", { class: "msg" }, el("summary", {}, t.title), el("pre", {}, t.json))));
   }
 
+  const cellsDiffer = (s) => `${s.changed} cell${s.changed === 1 ? "" : "s"} differ, row${s.rows.length === 1 ? "" : "s"} ${s.rows.join(", ")}`;
+  // Golden and actual of a screenshot that differs, side by side, the changed cells marked on both.
+  function shotDiff(s) {
+    const cols = view.page.profile ? view.page.profile.width : 80; // the font fits two screens in the box
+    return el("div", { class: "sides shot-diff", "data-label": s.label, style: `--cols: ${cols}` },
+      el("div", {}, el("h3", {}, "Golden"), term(s.golden_marked, "golden")),
+      el("div", {}, el("h3", {}, "Actual"), term(s.actual_marked, "actual")));
+  }
+
   function shotsSection(page) {
     const box = el("section", { class: "box", id: "shots" }, el("h3", {}, "Screenshots"));
     for (const s of page.shots) {
@@ -361,11 +378,8 @@ const WB = (() => {
       if (at) head.append(el("a", { href: `#/s/${view.id}/${at.pos}` }, `step ${s.step}`));
       box.append(head);
       if (s.golden_marked !== null) {
-        head.append(el("span", { class: "muted" }, `${s.changed} cell${s.changed === 1 ? "" : "s"} differ, row${s.rows.length === 1 ? "" : "s"} ${s.rows.join(", ")}`));
-        const cols = view.page.profile ? view.page.profile.width : 80; // the font fits two screens in the window
-        box.append(el("div", { class: "sides shot-diff", "data-label": s.label, style: `--cols: ${cols}` },
-          el("div", {}, el("h3", {}, "Golden"), term(s.golden_marked, "golden")),
-          el("div", {}, el("h3", {}, "Actual"), term(s.actual_marked, "actual"))));
+        head.append(el("span", { class: "muted" }, cellsDiffer(s)));
+        box.append(shotDiff(s));
         const toggle = el("div", { class: "sides" });
         box.append(el("h3", {}, "One screen, changed cells marked"), toggle);
         toggle.append(term(s.actual_marked, "combined"));
