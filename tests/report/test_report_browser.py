@@ -109,9 +109,8 @@ def test_a_failed_scenario_is_understood_from_the_report_alone(
     assert "Done: hello.py prints Hello, World!" in _text(browser, "#detail pre.screen")
     assert _css(browser, "#source .ln.hl")[0].get_attribute("data-n") == str(broken["failures"][0]["line"])
     # the step that took the screenshot shows how it differs from its golden, where the page opens
-    assert _text(browser, "#detail .shot-here .step-head").split() == (
-        "screenshot done mismatch differs from its golden: 1 cell differ, row 9".split()
-    )
+    head = " ".join(_text(browser, "#detail .shot-here .step-head").split())
+    assert head == "screenshot done mismatch differs from its golden: 1 cell differ, row 9", head
     here = [
         [e.text for e in _css(browser, f"#detail .shot-here pre.{side} .x")] for side in ("golden", "actual")
     ]
