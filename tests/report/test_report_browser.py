@@ -628,3 +628,34 @@ def test_an_assert_the_mock_model_checked_shows_in_its_steps_checks(browser: Any
     assert "✗ fails" in _text(browser, "#checks") and failure["message"] in _text(
         browser, "#checks .check.bad"
     )
+
+
+def test_a_scenario_opens_at_its_top_and_the_summary_comes_back_where_it_was(
+    failed_run: Path, browser: Any, tmp_path: Path
+) -> None:
+    """In a long summary (here 80 scenarios) a row far down opens its scenario at the top of the page (it
+    opened scrolled as far down as the summary was: at its film strip, its recording), and going back shows
+    the summary where it was, not at its first row."""
+    report = json.loads((failed_run / "report.json").read_text())
+    [broken] = [e for e in report["scenarios"] if e["name"] == "broken-agent"]
+    entries = [{**broken, "name": f"aa-{n}"} for n in range(78)] + report[
+        "scenarios"
+    ]  # (these have no trace)
+    (tmp_path / "long.json").write_text(json.dumps({**report, "scenarios": entries}))
+    done = workbench(
+        "report", "html", str(tmp_path / "long.json"), "-o", str(tmp_path / "long"), cwd=failed_run
+    )
+    assert done.returncode == 0, done.stderr
+    browser.get((tmp_path / "long" / "index.html").as_uri())
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 80, "the summary")
+    [link] = [a for a in _css(browser, "#scenarios tr.row a.name") if a.text == "broken-agent"]
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    where = browser.execute_script("return window.scrollY")
+    assert where > 1000, where
+    name = link.text
+    link.click()
+    _wait(browser, lambda d: _text(d, ".scn-head h2") == name, "the scenario's page")
+    assert browser.execute_script("return window.scrollY") == 0, "the scenario opens at its top"
+    browser.back()
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 80, "the summary again")
+    assert abs(browser.execute_script("return window.scrollY") - where) < 2, "the summary is where it was"

@@ -74,12 +74,19 @@ const WB = (() => {
   }
 
   // ------------------------------------------------------------------ routing
+  // A scenario opens at its top; the summary comes back scrolled where it was left (in a summary of hundreds
+  // of scenarios, its first row is far from the one just read). The page keeps the positions, not the browser.
+  let summaryShown = false;
+  let summaryY = 0;
+  history.scrollRestoration = "manual";
   function route() {
     if (!report) return;
     stopTimers();
+    if (summaryShown) summaryY = window.scrollY;
     const match = /^#\/s\/(\d+)(?:\/(\d+))?$/.exec(location.hash);
+    summaryShown = !match;
     if (match) openScenario(Number(match[1]), match[2] === undefined ? null : Number(match[2]));
-    else showSummary();
+    else { showSummary(); window.scrollTo(0, summaryY); }
   }
   function stopTimers() {
     if (view && view.timer) clearInterval(view.timer);
@@ -173,6 +180,7 @@ const WB = (() => {
     const firstBad = bad >= 0 ? bad : page.steps.findIndex((s) => s.mismatches.length);
     view = { id, page, row, pos: 0, timer: null, cast: null };
     renderScenario();
+    window.scrollTo(0, 0);
     select(pos !== null ? pos : firstBad >= 0 ? firstBad : 0, false);
     performance.mark("wb-scenario"); // for benchmarks/report.py: the scenario's page is on the page
   }
