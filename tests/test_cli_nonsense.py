@@ -31,6 +31,26 @@ def test_a_web_port_out_of_range_is_refused(command: str, tmp_path: Path) -> Non
         assert "--port" in line and port in line
 
 
+@pytest.mark.parametrize(
+    ("port", "says"),
+    [("-1", "must be 0..65535, got -1"), ("65536", "must be 0..65535, got 65536"),
+     ("http", "not a port number: 'http'"), ("", "not a port number: ''")],
+)  # fmt: skip
+def test_both_servers_refuse_a_bad_port_alike_before_reading_a_scenario(
+    port: str, says: str, tmp_path: Path
+) -> None:
+    """`serve llm` and `serve rest` listen from one set of arguments (usage.add_listen_arguments): the same
+    check, the same words, while the command line is read (`serve rest` took any integer until then)."""
+    write(tmp_path, "s.yaml", "name: broken\ntimeline: 3\n")  # never read: the flag is refused first
+    lines = {
+        kind: refused("serve", kind, "s.yaml", f"--port={port}", cwd=tmp_path) for kind in ("llm", "rest")
+    }
+    assert lines["llm"].removeprefix("workbench serve llm") == lines["rest"].removeprefix(
+        "workbench serve rest"
+    )
+    assert lines["llm"] == f"workbench serve llm: error: argument --port: {says}"
+
+
 def test_the_mock_agents_workspace_must_be_a_folder_that_is_there(tmp_path: Path) -> None:
     write(tmp_path, "s.yaml", HELLO)
     line = refused("mock-agent", "s.yaml", "--workspace", "s.yaml", cwd=tmp_path)

@@ -20,28 +20,28 @@ from workbench.timeline.prepare import Prepared, prepare_to_serve
 from workbench.usage import stop_signals
 
 
-def server_speed(speed: str, port: int = 0) -> float | None:
-    """The ``--speed`` of a server command (None = max), once it and ``--port`` are checked.
+def server_speed(speed: str) -> float | None:
+    """The ``--speed`` of a server command (None = max), once checked.
 
     One check for every server (`serve llm`, `serve rest`, `acp-agent`), so a bad
     flag reads the same whichever is started; a ValueError says what is allowed.
+    (``--port`` and ``--host`` are checked while the command line is read:
+    :func:`workbench.usage.add_listen_arguments`.)
     """
-    if not 0 <= port <= 65535:
-        raise ValueError(f"--port must be 0..65535, got {port}")
     return parse_speed(speed)
 
 
 def server_inputs(
     args: argparse.Namespace, prog: str, picked_by: str
 ) -> tuple[float | None, list[Prepared]] | None:
-    """A scenario server's checked ``--speed``/``--port`` and its prepared scenarios, or None (exit 2).
+    """A scenario server's checked ``--speed`` and its prepared scenarios, or None (exit 2).
 
     Every reason it is None is on stderr already: a bad flag, the scenarios' diagnostics, or two
     scenarios of one name (a client picks a scenario by its name, ``picked_by`` says how, so only one
     of them could ever be served).
     """
     try:
-        speed = server_speed(args.speed, args.port)
+        speed = server_speed(args.speed)
     except ValueError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return None

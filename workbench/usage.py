@@ -28,6 +28,7 @@ __all__ = [
     "UsageError",
     "UsageParser",
     "add_define",
+    "add_listen_arguments",
     "check_folder",
     "check_output",
     "define_arg",
@@ -180,3 +181,12 @@ def tags_arg(text: str) -> str:
             f"no tag in {text!r}: give a tag or several, comma-separated, such as --tags smoke,git"
         )
     return text
+
+
+def add_listen_arguments(p: argparse.ArgumentParser) -> None:
+    """What every scenario server (`serve llm`, `serve rest`) takes to listen: its SCENARIO files or folders,
+    ``--host`` and ``--port``, checked alike (:func:`path_arg`, :func:`host_arg`, :func:`port_number`)."""
+    p.add_argument("paths", nargs="+", type=path_arg, metavar="SCENARIO", help="scenario files or folders")
+    p.add_argument("--host", type=host_arg, default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1, loopback only)")  # fmt: skip
+    p.add_argument("--port", type=port_number, default=0, help="port, 0..65535 (default 0: a free one)")

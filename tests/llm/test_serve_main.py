@@ -49,7 +49,7 @@ def test_bad_flags_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert serve_llm_main([scenario, "--speed", "fast"]) == 2
     assert "invalid speed 'fast'" in capsys.readouterr().err
     assert serve_llm_main([scenario, "--port", "70000"]) == 2
-    assert "--port must be 0..65535" in capsys.readouterr().err
+    assert "argument --port: must be 0..65535, got 70000" in capsys.readouterr().err
     assert serve_llm_main([]) == 2
     assert parse_speed("max") is None and parse_speed("4") == 4.0
     with pytest.raises(ValueError, match="positive"):

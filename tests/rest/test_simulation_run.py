@@ -88,7 +88,7 @@ def test_curl_follows_the_stream_of_serve_rest(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["--speed", "fast"], "invalid speed"),
-        (["--port", "70000"], "--port must be 0..65535"),
+        (["--port", "70000"], "argument --port: must be 0..65535, got 70000"),
     ],
 )
 def test_serve_rest_rejects_bad_flags_with_exit_2(tmp_path: Path, args: list[str], message: str) -> None:

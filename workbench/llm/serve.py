@@ -37,9 +37,9 @@ from workbench.usage import (
     UsageError,
     UsageParser,
     add_define,
+    add_listen_arguments,
     check_folder,
     check_output,
-    host_arg,
     path_arg,
 )
 
@@ -62,14 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of `workbench serve llm` (the CLI builds its parser from these)."""
-    p.add_argument("paths", nargs="+", type=path_arg, metavar="SCENARIO", help="scenario files or folders")
-    p.add_argument(
-        "--host",
-        type=host_arg,
-        default="127.0.0.1",
-        help="address to bind (default 127.0.0.1, loopback only)",
-    )
-    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    add_listen_arguments(p)
     p.add_argument(
         "--speed", default="max", help="1 = scenario timing, 4 = four times faster, max = no waiting"
     )

@@ -22,21 +22,14 @@ from typing import Any
 from workbench.clock import VirtualClock
 from workbench.stopping import server_inputs, until_stopped
 from workbench.timeline import Schedule
-from workbench.usage import EXIT_INVALID, EXIT_OK, add_define, host_arg, path_arg
+from workbench.usage import EXIT_INVALID, EXIT_OK, add_define, add_listen_arguments
 
 PROG = "workbench serve rest"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of `workbench serve rest` (the CLI builds its parser from these)."""
-    p.add_argument("paths", nargs="+", type=path_arg, metavar="SCENARIO", help="scenario files or folders")
-    p.add_argument(
-        "--host",
-        type=host_arg,
-        default="127.0.0.1",
-        help="address to bind (default 127.0.0.1, loopback only)",
-    )
-    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    add_listen_arguments(p)
     p.add_argument(
         "--speed", default="1", help="1 = scenario timing (default), 4 = four times faster, max = no waiting"
     )
