@@ -659,3 +659,37 @@ def test_a_scenario_opens_at_its_top_and_the_summary_comes_back_where_it_was(
     browser.back()
     _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 80, "the summary again")
     assert abs(browser.execute_script("return window.scrollY") - where) < 2, "the summary is where it was"
+
+
+def test_the_summarys_filters_are_in_its_address(failed_run: Path, browser: Any) -> None:
+    """The filters are in the page's address: a reload keeps them, a link copied from the address bar shows
+    what its sender saw, and a scenario's "All scenarios" link goes back to the filtered summary."""
+    browser.get((failed_run / "report" / "index.html").as_uri())
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 2, "the summary")
+    _css(browser, '#filters button[data-status="failed"]')[0].click()
+    _css(browser, "#search")[0].send_keys("goodbye")
+
+    def seen(driver: Any) -> tuple[list[str], str, str]:
+        rows = [r.find_element("css selector", "a.name").text for r in _css(driver, "#scenarios tr.row")]
+        on = _css(driver, "#filters button.on")
+        return (
+            rows,
+            on[0].get_attribute("data-status") if on else "",
+            _css(driver, "#search")[0].get_attribute("value"),
+        )
+
+    filtered = (["broken-agent"], "failed", "goodbye")
+    _wait(browser, lambda d: seen(d) == filtered, "the filtered summary")
+    assert browser.current_url.endswith("index.html#?status=failed&q=goodbye"), browser.current_url
+    browser.refresh()
+    _wait(
+        browser,
+        lambda d: _css(d, "#scenarios tr.row") and seen(d) == filtered,
+        "the same summary after a reload",
+    )
+    _css(browser, "#scenarios a.name")[0].click()
+    _wait(browser, lambda d: _css(d, "#back"), "the scenario's page")
+    _css(browser, "#back")[0].click()
+    _wait(
+        browser, lambda d: _css(d, "#scenarios tr.row") and seen(d) == filtered, "the filtered summary again"
+    )

@@ -85,6 +85,7 @@ const WB = (() => {
     if (summaryShown) summaryY = window.scrollY;
     const match = /^#\/s\/(\d+)(?:\/(\d+))?$/.exec(location.hash);
     summaryShown = !match;
+    if (!match) readFilters();
     if (match) openScenario(Number(match[1]), match[2] === undefined ? null : Number(match[2]));
     else { showSummary(); window.scrollTo(0, summaryY); }
   }
@@ -92,6 +93,26 @@ const WB = (() => {
     if (view && view.timer) clearInterval(view.timer);
     if (view && view.cast && view.cast.timer) clearTimeout(view.cast.timer);
     view = null;
+  }
+
+  // The summary's filters are in its address (#?status=failed&tag=t&q=text): a reload keeps them, and a link
+  // copied from the address bar shows what its sender saw.
+  function readFilters() {
+    const query = new URLSearchParams(location.hash.startsWith("#?") ? location.hash.slice(2) : "");
+    filters.status = query.get("status") || "all";
+    filters.tag = query.get("tag") || "";
+    filters.text = query.get("q") || "";
+  }
+  function summaryHash() {
+    const query = new URLSearchParams();
+    if (filters.status !== "all") query.set("status", filters.status);
+    if (filters.tag) query.set("tag", filters.tag);
+    if (filters.text) query.set("q", filters.text);
+    return query.toString() ? "#?" + query : "#";
+  }
+  function keepFilters() {
+    const hash = summaryHash();
+    if ((location.hash || "#") !== hash) history.replaceState(null, "", hash === "#" ? location.pathname : hash);
   }
 
   // ------------------------------------------------------------------ summary
@@ -125,10 +146,12 @@ const WB = (() => {
     const matrix = matrixTable(rows);
     if (matrix) root.append(el("h2", {}, "Scenarios × agents"), matrix);
     function fill() {
+      keepFilters();
       const text = filters.text.toLowerCase();
       const shown = rows.filter((r) => (filters.status === "all" || r.status === filters.status)
         && (!filters.tag || r.tags.includes(filters.tag))
-        && (!text || [r.name, r.file, r.agent, r.reason, ...(r.entry.failures || []).map(failureLine)].join("\n").toLowerCase().includes(text)));
+        && (!text || [r.name, r.file, r.agent, r.reason, ...(r.entry.failures || []).map(failureLine), mismatchLine(r.entry.mismatches)]
+          .join("\n").toLowerCase().includes(text)));
       body.replaceChildren(...shown.map((r) => el("tr", { class: "row " + r.status, "data-id": r.id, onclick: () => { location.hash = `#/s/${r.id}`; } },
         el("td", {}, badge(r.status)),
         el("td", {}, el("a", { href: `#/s/${r.id}`, class: "name" }, r.name), r.tags.map((t) => el("span", { class: "tag" }, t)),
@@ -190,7 +213,7 @@ const WB = (() => {
     const root = main();
     root.replaceChildren();
     root.append(el("div", { class: "scn-head" },
-      el("a", { href: "#", id: "back" }, "← All scenarios"), badge(row.status), el("h2", {}, row.name),
+      el("a", { href: summaryHash(), id: "back" }, "← All scenarios"), badge(row.status), el("h2", {}, row.name),
       el("span", { class: "muted" }, row.file), el("span", {}, `mode ${row.mode}`), row.agent ? el("span", {}, `agent ${row.agent}`) : null,
       el("span", {}, seconds(row.duration_ms)), row.virtual_ms ? el("span", { class: "muted" }, `${seconds(row.virtual_ms)} virtual`) : null,
       page.profile ? el("span", { class: "muted" }, `${page.profile.width}×${page.profile.height}`) : null));
