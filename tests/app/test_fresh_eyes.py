@@ -32,6 +32,46 @@ def test_a_toast_never_covers_the_editor(work: Path, size: tuple[int, int]) -> N
     run(body)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+def test_one_pane_at_a_time_the_notices_are_said_on_the_status_line(
+    work: Path, size: tuple[int, int]
+) -> None:
+    """At 80x24 the welcome sat over the editor's top rows until a key (and a saved file's toast for 2 s): one
+    pane at a time, the pane has the whole width, so no toast shows; the status line says the newest notice
+    for as long as its toast would have been there, as it says focus mode's keys."""
+
+    async def body() -> None:
+        app = make_app(work / "scenarios", work)
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await wait_until(pilot, lambda: bool(app._notifications), what="the welcome")
+            await pilot.pause(0.1)
+
+            def shown() -> str:
+                return "\n".join(screen_text(app))
+
+            editor = main.editor_pane.region
+            rows = screen_text(app)[editor.y : editor.bottom]
+            assert not any("Welcome" in row or "F5 runs it" in row for row in rows), "\n".join(rows)
+            for line in main.editor.document.lines[:3]:
+                assert line[:40] in shown()
+            status_row = next(row for row in screen_text(app) if "Welcome" in row)
+            assert "F5 runs it" in status_row and main.timeline.region.contains(
+                2, screen_text(app).index(status_row)
+            )
+            await pilot.press("down")  # the welcome goes with the first key, and the status is back
+            await pilot.pause(0.1)
+            assert "Welcome" not in shown() and "idle: F5 play" in shown()
+            main.editor_pane.save()
+            await pilot.pause(0.1)
+            rows = screen_text(app)[editor.y : editor.bottom]
+            assert not any("saved" in row for row in rows)
+            assert any(row.strip().startswith("saved ") for row in screen_text(app)[main.timeline.region.y :])
+
+    run(body)
+
+
 def test_the_theme_picker_offers_only_the_workbench_themes(work: Path) -> None:
     """The palette's theme picker listed Textual's 20 themes beside ours; theirs have no syntax colours and no
     contrast check (docs/app.md, Themes), so choosing one left the editor in another theme's colours."""

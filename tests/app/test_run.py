@@ -251,3 +251,47 @@ def test_the_editor_cursor_selects_the_step_written_at_its_line(work: Path) -> N
             assert main.timeline.cursor == 0
 
     run(body)
+
+
+BROKEN = {
+    "yaml": ("name: broken\ntimeline:\n  - userInputs:\n      - [0, 'hi'\n  - complete: true\n", (5, 3)),
+    "schema": ("name: broken\ntimeline:\n  - userInputs:\n      - [0, 'hi']\n  - complet: true\n", (5, 5)),
+}
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+@pytest.mark.parametrize("kind", sorted(BROKEN))
+def test_run_keys_on_a_scenario_that_does_not_load_say_why_and_start_nothing(
+    work: Path, kind: str, size: tuple[int, int]
+) -> None:
+    """F5 on a YAML or schema error started a run anyway (which ended at once as "error: 1 failure", its toast
+    over the program's pane): a run must not start; the user is told the first error with its line and
+    column, and the keyboard stays where it was. So for text typed a moment ago, not validated yet."""
+    text, (line, column) = BROKEN[kind]
+    path = work / "scenarios" / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+
+    async def body() -> None:
+        app = make_app(path, work)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            main.editor.focus()
+            main.editor.move_cursor((1, 4))
+            for key in ("f5", "f8", "f9", "ctrl+r"):
+                app.clear_notifications()
+                await pilot.press(key)
+                await pilot.pause(0.05)
+                assert main.session.run is None, f"{key} started a run"
+                said = [n for n in app._notifications if n.severity == "error"]
+                assert said and f"line {line}, column {column}" in said[-1].message, [n.message for n in said]
+                assert app.focused is main.editor and main.editor.cursor_location == (1, 4)
+            # fixed and broken again in one breath, F5 before the validation's debounce: still nothing runs
+            main.editor.load_text(text.replace("complet:", "complete:").replace("'hi'\n", "'hi']\n"))
+            main.editor.insert("  - nonsense: 1\n", (2, 0))
+            await pilot.press("f5")
+            await pilot.pause(0.05)
+            assert main.session.run is None
+            assert any("line 3, column 5" in n.message for n in app._notifications)
+
+    run(body)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.notifications import SeverityLevel
+from textual.css.query import NoMatches
+from textual.notifications import Notification, SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets.text_area import TextAreaTheme
@@ -102,6 +103,18 @@ class WorkbenchApp(InOrderKeys):
                 self._unnotify(notice)
                 self._until_key.discard((notice.title, notice.message))  # one not shown yet waits for it
         await super().on_event(event)
+
+    def _refresh_notifications(self) -> None:
+        super()._refresh_notifications()
+        self._notices_changed()
+
+    def _unnotify(self, notification: Notification, refresh: bool = True) -> None:
+        super()._unnotify(notification, refresh)
+        self._notices_changed()  # an expired toast removes itself without a refresh
+
+    def _notices_changed(self) -> None:
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen (yet), or it is closing
+            self.main_screen.show_notice()
 
     def run_options(self, speed: float | None) -> RunOptions:
         """How the app runs a scenario: its mode (and agent), goldens and run folders, at ``speed``.

@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # what the first frame does not need loads when it is used: t
     from workbench.engine.report import Failure
     from workbench.engine.runner import ScenarioRun
     from workbench.engine.trace import StepRecord
+    from workbench.scenario.diagnostics import Diagnostic
     from workbench.terminal import GoldenStore, Shot
 
 __all__ = ["SPEEDS", "MainScreen"]
@@ -198,8 +199,30 @@ class MainScreen(Screen[None]):
         self.open_initial()
 
     def _narrow(self, tabs: bool) -> None:
-        """One pane at a time: the header goes and the timeline shrinks (app.tcss)."""
+        """One pane at a time: the header goes, the timeline shrinks and toasts hide (app.tcss)."""
         self.set_class(tabs, "-tabs")
+        self.show_notice()
+
+    def show_notice(self) -> None:
+        """One pane at a time, the pane shown (the editor, the program) has the whole width: no toast may sit over
+        it (app.tcss hides them), so the newest notice is said on the status line instead, for as long as its
+        toast would have been shown (a hint until the next key). Side by side, toasts have a column of their own.
+        """
+        newest = None
+        if self.workspace.tabs:
+            newest = next((n for n in reversed(list(self.app._notifications)) if not n.has_expired), None)
+        if newest is None:
+            self.timeline.notice = None
+            return
+        message = newest.message
+        if newest.markup:
+            from textual.content import Content
+            from textual.markup import MarkupError
+
+            with contextlib.suppress(MarkupError):
+                message = Content.from_markup(message).plain
+        text = " ".join((f"{newest.title}: {message}" if newest.title else message).split())
+        self.timeline.notice = (text, newest.severity)
 
     def open_initial(self) -> None:
         """The file or folder the app was started on (the show screen opens its recorded run instead).
@@ -367,16 +390,7 @@ class MainScreen(Screen[None]):
             return None
         if self.live:
             return self.run
-        from workbench.engine.drivers import mode_of  # the engine loads with the first run
-
-        scenario = self.validation.scenario if self.validation is not None else None
-        if (
-            scenario is not None
-            and scenario.format == "claudeless"
-            and not mode_of(self.workbench.mode).accepts_rules
-        ):
-            self.notify("Claudeless rules answer a real agent: run them with --mode real-agent",
-                        severity="warning")  # fmt: skip
+        if not self.can_run():
             return None
         if self.editor.dirty and not self.editor_pane.save():
             return None
@@ -387,6 +401,35 @@ class MainScreen(Screen[None]):
         self.timeline.status = "starting…"
         self.browser.set_verdict(self.path, self._scenario_name(), "running")
         return run
+
+    def can_run(self) -> bool:
+        """Whether the editor's text can run now; if not, the user is told why (the keyboard stays where it was).
+
+        Text that does not load would only fail to load: the first error is named by line and column instead."""
+        from workbench.engine.drivers import mode_of  # the engine loads with the first run
+
+        validation = self.editor_pane.current_validation()
+        if validation is None:
+            return False
+        if validation.errors:
+            self._say_not_run(validation.errors)
+            return False
+        scenario = validation.scenario
+        if (
+            scenario is not None
+            and scenario.format == "claudeless"
+            and not mode_of(self.workbench.mode).accepts_rules
+        ):
+            self.notify("Claudeless rules answer a real agent: run them with --mode real-agent",
+                        severity="warning")  # fmt: skip
+            return False
+        return True
+
+    def _say_not_run(self, errors: list[Diagnostic]) -> None:
+        first = errors[0]
+        more = f" (and {count(len(errors) - 1, 'more error')})" if len(errors) > 1 else ""
+        self.notify(f"line {first.pos.line}, column {first.pos.col}: {first.message}{more}; F4 goes there",
+                    title="Not run: the scenario does not load", severity="error", timeout=8, markup=False)  # fmt: skip
 
     async def stop_run(self) -> bool:
         """Cancel a live run and wait for the engine's cleanup (processes and workspace gone)."""
@@ -478,15 +521,30 @@ class MainScreen(Screen[None]):
 
     @on(FailuresList.Jump)
     def _failure_jump(self, event: FailuresList.Jump) -> None:
+        """A failure chosen in the list: its step is shown, and the pane that tells more takes the keyboard (the
+        failures list is hidden then): a screenshot's golden and actual with its capture highlighted, so `a`
+        accepts it at once; else the step inspector (PgDn scrolls it) or the terminal."""
         failure = event.failure
         if failure.step in self.records or 0 <= failure.step < len(self.timeline.marks):
             self.show_step(failure.step)
         elif failure.line > 0:
             self.editor.jump_to(failure.line)
-        self.workspace.show_view(
-            "step" if failure.step in self.records else "terminal"
-        )  # the full reason, the screens
+        label = self._screenshot_label(failure)
+        if label is not None and any(pair.label == label for pair in self.diff.pairs):
+            self.diff.show_pairs(self.diff.pairs, *self.term_size, select=label)
+            self.workspace.action_view("shots")
+            return
+        self.workspace.action_view("step" if failure.step in self.records else "terminal")
         self._inspect()
+
+    def _screenshot_label(self, failure: Failure) -> str | None:
+        """The label of the screenshot step a failure is about (None for any other failure)."""
+        from workbench.scenario.model import Screenshot
+
+        run = self.run
+        steps = run.schedule.steps if failure.kind == "screenshot" and run and run.schedule else ()
+        event = next((step.event for step in steps if step.index == failure.step), None)
+        return event.label if isinstance(event, Screenshot) else None
 
     @property
     def inspected_run_dir(self) -> Path | None:

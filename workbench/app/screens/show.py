@@ -47,8 +47,12 @@ class ShowScreen(MainScreen):
     def show_status(self) -> None:
         """The status line says which run this is (set when it is read); nothing runs here."""
 
-    def start_run(self, *, paused: bool) -> None:
+    def can_run(self) -> bool:
         self.notify("a recorded run is read-only", severity="warning")
+        return False
+
+    def start_run(self, *, paused: bool) -> None:
+        self.can_run()
 
     def open_run(self, run_dir: Path) -> None:
         try:

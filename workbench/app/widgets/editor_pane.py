@@ -66,6 +66,7 @@ class EditorPane(Vertical):
         self.validation: Validation | None = None
         self._validate_timer: Timer | None = None
         self._validated_text: tuple[Path, str] | None = None  # what the last validation was asked for
+        self._validation_of: tuple[Path, str] | None = None  # what ``validation`` is the answer for
 
     def compose(self) -> ComposeResult:
         yield FindBar(id="find")
@@ -96,6 +97,7 @@ class EditorPane(Vertical):
         self.path = path
         self.validation = None
         self._validated_text = None
+        self._validation_of = None
         self.editor.open_text(path, text)
         self.editor.border_title = str(path)
         self.editor.current_step_line = None
@@ -192,6 +194,21 @@ class EditorPane(Vertical):
             self._validated_text = (self.path, self.editor.text)
             self._validate(self.path, self.editor.text)
 
+    def current_validation(self) -> Validation | None:
+        """The validation of the text the editor holds now: the last answer if it is for this text, else one
+        worked out here and now (a run must not start from text typed since; it is shown as usual)."""
+        if self.path is None:
+            return None
+        if self.validation is not None and self._validation_of == (self.path, self.editor.text):
+            return self.validation
+        from workbench.app.model import validate_text
+
+        text = self.editor.text
+        result = validate_text(self.path, text)
+        self._validated_text = (self.path, text)
+        self._validated(self.path, text, result)
+        return result
+
     @work(thread=True, exclusive=True, group="validate")
     def _validate(self, path: Path, text: str) -> None:
         from workbench.app.model import validate_text
@@ -206,6 +223,7 @@ class EditorPane(Vertical):
             if not self.is_attached or path != self.path or text != self.editor.text:
                 return  # the app is closing, or stale: the buffer changed since
             self.validation = result
+            self._validation_of = (path, text)
             self.show_problems(result.diagnostics)
             self.post_message(self.Validated(result))
 

@@ -40,6 +40,7 @@ class RunHost(Protocol):
 
     @property
     def terminal(self) -> TerminalView: ...
+    def can_run(self) -> bool: ...  # False: the user has been told why not
     def start_run(self, *, paused: bool) -> ScenarioRun | None: ...
     async def stop_run(self) -> bool: ...
     def show_step(self, index: int) -> None: ...
@@ -154,6 +155,8 @@ class RunControls(TimelineBar):
             self.host.show_step(target)
 
     def action_run_to_cursor(self) -> None:
+        if not self.session.live and not self.host.can_run():  # why not comes before where to put the cursor
+            return
         if self.cursor < 0:
             self.notify("put the timeline cursor on a step first (ctrl+l, arrows)")
             return

@@ -108,6 +108,7 @@ class TimelineBar(Widget, can_focus=True):
     cursor: reactive[int] = reactive(-1)
     engine_step: reactive[int] = reactive(-1)
     status: reactive[str] = reactive("")
+    notice: reactive[tuple[str, str] | None] = reactive(None)  # (text, severity) the status row shows for now
 
     class CursorMoved(Message):
         def __init__(self, index: int) -> None:
@@ -244,6 +245,9 @@ class TimelineBar(Widget, can_focus=True):
     def watch_status(self) -> None:
         self.refresh()
 
+    def watch_notice(self) -> None:
+        self.refresh()
+
     # ------------------------------------------------------------------ drawing
 
     def _actor_style(self, actor: str) -> RichStyle:
@@ -309,6 +313,14 @@ class TimelineBar(Widget, can_focus=True):
         elif n:
             info.append(count(n, "step"), style="bold")
         status = Text(self.status, no_wrap=True, overflow="ellipsis", style="italic")
+        if self.notice is not None:
+            text, severity = self.notice
+            colour = {
+                "error": errors,
+                "warning": self.app.current_theme.warning if self.is_attached else None,
+            }
+            status = Text(text, no_wrap=True, overflow="ellipsis", style=RichStyle(
+                bold=True, color=colour.get(severity) or ("yellow" if severity == "warning" else None)))  # fmt: skip
         return Text("\n", no_wrap=True, overflow="ellipsis").join([marks, info, status, *self._acp_rows()])
 
     def _acp_rows(self) -> list[Text]:

@@ -1,0 +1,51 @@
+"""A first-time user with a failing scenario (a screenshot that differs from its golden, an expect that fails),
+by keyboard only: step through it, find the failing step, see what differed, accept the golden, run it green."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.app.conftest import SCENARIOS, opened, play_to_end, run, wait_until
+from workbench.app.screens.confirm import ConfirmScreen
+
+SIZES = [(120, 40), (80, 24), (200, 50)]
+
+
+def failing_copy(work: Path) -> Path:
+    """hello-agent saying another greeting (its golden shows the old one) and expecting a file it never makes."""
+    text = (SCENARIOS / "hello-agent.yaml").read_text(encoding="utf-8")
+    text = text.replace("Hello, World!", "Hello, Workbench!").replace('pattern: "*.py"', 'pattern: "*.txt"')
+    path = work / "scenarios" / "hello-agent.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_enter_on_a_failure_gives_the_keyboard_to_the_pane_that_tells_more(work: Path, size: tuple[int, int]) -> None:
+    """Enter on a failure showed the step inspector but left the keyboard on the failures list, hidden then:
+    PgDn did nothing, and nothing had the focus. A screenshot's failure now opens its golden and actual with
+    that capture highlighted, so `a` accepts it at once; another failure's step inspector takes the keys."""
+    path = failing_copy(work)
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            app, main = pilot.app, pilot.app.main_screen
+            result = await play_to_end(pilot)
+            assert [f.kind for f in result.failures] == ["screenshot", "expect"]
+            await pilot.press("f12", "enter")
+            await pilot.pause(0.1)
+            assert main.panes.active == "tab-shots" and main.diff.current is not None
+            assert main.diff.current.label == "done" and main.diff.current.status == "mismatch"
+            assert app.focused is not None and main.diff in app.focused.ancestors_with_self
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the accept question")
+            await pilot.press("escape")
+            await pilot.press("f12", "down", "enter")  # the expect: the last step, in the inspector
+            await pilot.pause(0.1)
+            focused = app.focused
+            assert focused is not None and focused.display and focused.region.area > 0, focused
+            assert not isinstance(focused, type(main.failures))
+
+    run(body)
