@@ -70,10 +70,10 @@ def test_the_screenshots_pane_forgets_the_last_files_goldens(work: Path, size: t
             await settle(pilot)
             assert main.diff.pairs == []
             assert main.diff.store is None or "slow" in str(main.diff.store.folder), "accepts go to this file"
-            assert str(main.diff.query_one("#golden-view").render()).strip() == ""
+            assert str(main.diff.query_one("#golden-text").render()).strip() == ""
             assert not main.diff.query_one("#golden-view").border_title
             main.diff.redraw()  # a theme change draws again: still nothing of the last file
-            assert str(main.diff.query_one("#actual-view").render()).strip() == ""
+            assert str(main.diff.query_one("#actual-text").render()).strip() == ""
 
     run(body)
 

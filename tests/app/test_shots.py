@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import SIZE, make_app, opened, play_to_end, run, settle, wait_until
+from tests.app.conftest import SIZE, make_app, opened, play_to_end, run, screen_text, settle, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
 
 
@@ -33,14 +33,15 @@ def test_a_narrow_pane_shows_one_whole_screenshot_at_a_time(work: Path, size: tu
             golden, actual = diff.query_one("#golden-view"), diff.query_one("#actual-view")
             assert diff.stacked and diff.sides == "actual"
             assert actual.display and not golden.display
-            assert actual.outer_size.height == 24 + 2, "the whole screenshot, never a cut one"
+            shown = diff.query_one("#actual-text")
+            assert shown.outer_size.height == 24, "the whole screenshot, never a cut one (its view scrolls)"
             assert "cells in" in str(diff.query_one("#shot-message").render())
-            sides = diff.query_one("#shot-sides")
-            assert sides.region.height > 0 and sides.max_scroll_y >= 0
+            assert actual.region.height > 0 and actual.max_scroll_y > 0, "less room than rows: it scrolls"
             await pilot.press("v")  # the list has the focus (ctrl+t): v shows the golden
             await pilot.pause(0.05)
-            assert golden.display and not actual.display and golden.outer_size.height == 26
-            assert "this is not the screen" in str(golden.render())
+            assert golden.display and not actual.display
+            assert diff.query_one("#golden-text").outer_size.height == 24
+            assert "this is not the screen" in str(diff.query_one("#golden-text").render())
             await pilot.press("v")
             await pilot.pause(0.05)
             assert actual.display and not golden.display
@@ -64,7 +65,7 @@ def test_accept_a_mismatched_screenshot_writes_the_golden(work: Path) -> None:
             await pilot.pause(0.05)
             pair = main.diff.current
             assert pair is not None and pair.label == "done" and pair.status == "mismatch"
-            assert "Hello, World!" in str(main.query_one("#actual-view").render())
+            assert "Hello, World!" in str(main.query_one("#actual-text").render())
             # accept asks first; cancelling writes nothing
             main.diff.query_one("#shot-list").focus()
             await pilot.press("a")
@@ -102,7 +103,7 @@ def test_compare_now_shows_the_golden_against_the_screen_shown_and_writes_nothin
             await pilot.press("c")  # compare now
             await pilot.pause(0.05)
             assert main.query_one("#panes").active == "tab-shots"
-            actual_view = str(main.query_one("#actual-view").render())
+            actual_view = str(main.query_one("#actual-text").render())
             assert "Create hello.py" in actual_view and "Done:" not in actual_view
             message = str(main.query_one("#shot-message").render())
             assert "done: mismatch" in message and "the screen now" in message
@@ -174,3 +175,44 @@ def test_a_sidecar_that_is_not_an_object_gives_the_screenshot_without_colours(
     shot = actual_shot(pair, 10, 2)
     assert shot.rows[0].rstrip() == "hello"
     assert shot.width == 10 and shot.height == 2
+
+
+TALL = """\
+name: tall
+command: [python3, -c, "import time; print('top row'); print('\\\\n' * 40 + 'bottom row'); time.sleep(30)"]
+terminal:
+  width: 100
+  height: 46
+timeline:
+  - waitFor: bottom row
+  - screenshot: tall
+"""
+
+
+@pytest.mark.parametrize("size", [(200, 50), (120, 40)])
+def test_a_screenshot_taller_than_its_pane_scrolls_under_its_title(work: Path, size: tuple[int, int]) -> None:
+    """At wide sizes the pane scrolled golden and actual together, borders and all: scrolled down to see a
+    screenshot's last rows, the "actual" box's title (what it is, which file) was gone. Each side now scrolls
+    inside its own border, by keyboard once tabbed to."""
+    path = work / "scenarios" / "tall.yaml"
+    path.write_text(TALL, encoding="utf-8")
+    golden = work / "goldens" / "tall" / "100x46" / "tall.golden"
+    golden.parent.mkdir(parents=True)
+    golden.write_text("\n".join(["an old screen".ljust(100)] + [" " * 100] * 45), encoding="utf-8")
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            app, main = pilot.app, pilot.app.main_screen
+            await play_to_end(pilot)
+            await pilot.press("ctrl+t")  # the screenshot list has the keyboard
+            await wait_until(pilot, lambda: main.diff.current is not None, what="the screenshot")
+            await pilot.press("tab", "end")  # to the screenshot shown, then its last rows
+            await pilot.pause(0.2)
+            shown = "\n".join(screen_text(app))
+            assert "bottom row" in shown, "scrolled to the screenshot's last row"
+            assert "actual: " in shown, "the title stays where it was"
+            await pilot.press("home")
+            await pilot.pause(0.1)
+            assert "top row" in "\n".join(screen_text(app))
+
+    run(body)

@@ -90,8 +90,8 @@ def test_themes_switch_everything_and_persist(work: Path, size: tuple[int, int])
                 app.theme = name
                 await pilot.pause(0.1)
                 changed = app.current_theme.variables["diff-changed"].lower()
-                view = main.query_one("#actual-view")  # the side shown in a narrow pane; row 0 is its border
-                backgrounds = {seg.style.bgcolor.triplet.hex.lower() for seg in view.render_line(1)
+                view = main.query_one("#actual-text")  # the side shown in a narrow pane, inside its border
+                backgrounds = {seg.style.bgcolor.triplet.hex.lower() for seg in view.render_line(0)
                                if seg.style is not None and seg.style.bgcolor is not None
                                and seg.style.bgcolor.triplet is not None}  # fmt: skip
                 assert changed in backgrounds, f"{name}: the diff highlight follows the theme"

@@ -15,7 +15,7 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import ScrollableContainer, Vertical
+from textual.containers import Container, ScrollableContainer, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
@@ -77,17 +77,32 @@ class ScreenshotDiff(Vertical, can_focus=False):
     ScreenshotDiff #shot-sides {
         height: 1fr;
         layout: horizontal;
-        overflow: auto auto;
-        scrollbar-size: 1 1;
     }
     ScreenshotDiff.-stacked #shot-sides {
         layout: vertical;
     }
+    /* each side scrolls inside its own border, so its title (golden or actual, and its file) stays put */
     ScreenshotDiff #golden-view, ScreenshotDiff #actual-view {
         width: auto;
         height: auto;
+        max-height: 100%;
         border: round $foreground 30%;
         border-title-color: $text;
+        overflow: auto auto;
+        scrollbar-size: 1 1;
+    }
+    ScreenshotDiff #golden-view:focus, ScreenshotDiff #actual-view:focus {
+        border: round $primary;
+    }
+    ScreenshotDiff #golden-text, ScreenshotDiff #actual-text {
+        width: auto;
+        height: auto;
+    }
+    ScreenshotDiff #shot-sides > .-one {
+        max-width: 100%;
+    }
+    ScreenshotDiff #shot-sides > .-two {
+        max-width: 50%;
     }
     """
     BORDER_TITLE = "Screenshots"
@@ -115,8 +130,11 @@ class ScreenshotDiff(Vertical, can_focus=False):
     def _apply_sides(self) -> None:
         if not self.children:  # not composed yet: on_mount applies them
             return
-        self.query_one("#golden-view").display = self.sides in ("both", "golden")
-        self.query_one("#actual-view").display = self.sides in ("both", "actual")
+        for view, shown in (("golden", ("both", "golden")), ("actual", ("both", "actual"))):
+            widget = self.query_one(f"#{view}-view")
+            widget.display = self.sides in shown
+            widget.set_class(self.sides == "both", "-two")
+            widget.set_class(self.sides != "both", "-one")
         self._hint()
 
     def action_toggle_sides(self) -> None:
@@ -214,9 +232,12 @@ class ScreenshotDiff(Vertical, can_focus=False):
     def compose(self) -> ComposeResult:
         yield SafeOptionList(id="shot-list")
         yield Static(id="shot-message")
-        with ScrollableContainer(id="shot-sides"):
-            yield Static(id="golden-view")
-            yield Static(id="actual-view")
+        with Container(id="shot-sides"):
+            for side in ("golden", "actual"):
+                with ScrollableContainer(
+                    id=f"{side}-view"
+                ):  # scrolls under its title (arrows, once tabbed to)
+                    yield Static(id=f"{side}-text")
 
     @property
     def current(self) -> ShotPair | None:
@@ -280,12 +301,12 @@ class ScreenshotDiff(Vertical, can_focus=False):
         return RichStyle(bgcolor=colour, bold=True)
 
     def _show(self, pair: ShotPair | None, now: bool = False) -> None:
-        golden_view = self.query_one("#golden-view", Static)
-        actual_view = self.query_one("#actual-view", Static)
+        golden_view, golden_text = self.query_one("#golden-view"), self.query_one("#golden-text", Static)
+        actual_view, actual_text = self.query_one("#actual-view"), self.query_one("#actual-text", Static)
         message = self.query_one("#shot-message", Static)
         if pair is None:
-            golden_view.update("")
-            actual_view.update("")
+            golden_text.update("")
+            actual_text.update("")
             golden_view.border_title = actual_view.border_title = ""
             self._shown = None  # nothing of another file's screenshots stays (a redraw would bring it back)
             message.update("No screenshots yet: run the scenario to capture them.")
@@ -297,8 +318,8 @@ class ScreenshotDiff(Vertical, can_focus=False):
         changed = self._changed_style()
         g, a = marked_text(diff.before, changed), marked_text(diff.after, changed)
         self._changed = (diff.changed_cells, len(diff.changed_rows))
-        golden_view.update(g if pair.golden is not None else Text("(no golden)", style="dim"))
-        actual_view.update(a if pair.actual is not None else Text("(no capture)", style="dim"))
+        golden_text.update(g if pair.golden is not None else Text("(no golden)", style="dim"))
+        actual_text.update(a if pair.actual is not None else Text("(no capture)", style="dim"))
         golden_view.border_title = f"golden: {pair.golden_path}"
         actual_view.border_title = f"actual: {pair.actual_path}"
         self._shown = (pair, now)
