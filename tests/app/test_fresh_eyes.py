@@ -167,6 +167,36 @@ def test_a_new_scenario_fits_the_editors_width(key: str) -> None:
     assert "F8 first" not in text
 
 
+@pytest.mark.parametrize("template", ["", "mock-agent", "program", "real-agent", "simulation"])
+def test_the_first_file_and_every_new_one_need_no_sideways_scrolling_at_120x40(
+    work: Path, template: str
+) -> None:
+    """The example the app opens first began with two comment lines of 77 columns, cut at "the built-in mock
+    agent think" at 120x40: what it said was out of sight. That file, and any file made from a template, is
+    read at 120x40 without scrolling sideways; the comments of every example fit the editor's 60 columns."""
+    from workbench.app.layout import YAML_COLUMNS
+    from workbench.app.templates import template_named
+
+    path = work / "scenarios"
+    if template:
+        path = work / "scenarios" / "mine.yaml"
+        path.write_text(template_named(template).render("a-scenario-of-mine"), encoding="utf-8")
+
+    async def body() -> None:
+        async with opened(path, work, (120, 40)) as pilot:
+            editor = pilot.app.main_screen.editor
+            assert editor.document.line_count > 5
+            assert editor.max_scroll_x == 0, [
+                line for line in editor.document.lines if len(line) > YAML_COLUMNS
+            ]
+
+    run(body)
+    for example in sorted((work / "scenarios").glob("*.yaml")):
+        comments = [line.split("# ", 1)[1] for line in example.read_text(encoding="utf-8").splitlines()
+                    if line.lstrip().startswith("#")]  # fmt: skip
+        assert all(len(comment) + 2 <= YAML_COLUMNS for comment in comments), example.name
+
+
 def test_steps_recorded_into_a_running_run_leave_its_steps_at_their_lines(work: Path) -> None:
     """alt+r into a new program scenario, two keys and a screenshot, ctrl+]: the steps went into the editor, but
     the run's timeline kept the old line numbers, so F8 then lit up a recorded line for the template's
