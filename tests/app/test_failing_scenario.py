@@ -23,7 +23,9 @@ def failing_copy(work: Path) -> Path:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_enter_on_a_failure_gives_the_keyboard_to_the_pane_that_tells_more(work: Path, size: tuple[int, int]) -> None:
+def test_enter_on_a_failure_gives_the_keyboard_to_the_pane_that_tells_more(
+    work: Path, size: tuple[int, int]
+) -> None:
     """Enter on a failure showed the step inspector but left the keyboard on the failures list, hidden then:
     PgDn did nothing, and nothing had the focus. A screenshot's failure now opens its golden and actual with
     that capture highlighted, so `a` accepts it at once; another failure's step inspector takes the keys."""

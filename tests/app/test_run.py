@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import SIZE, make_app, play_to_end, run, settle, wait_until
+from tests.app.conftest import SIZE, make_app, opened, play_to_end, run, settle, wait_until
 from workbench.app.actions import MAIN_ACTIONS
 from workbench.app.screens.main import MainScreen
 from workbench.app.screens.show import WRITING_ACTIONS, ShowScreen
@@ -272,10 +272,8 @@ def test_run_keys_on_a_scenario_that_does_not_load_say_why_and_start_nothing(
     path.write_text(text, encoding="utf-8")
 
     async def body() -> None:
-        app = make_app(path, work)
-        async with app.run_test(size=size) as pilot:
-            await settle(pilot)
-            main = app.main_screen
+        async with opened(path, work, size) as pilot:
+            app, main = pilot.app, pilot.app.main_screen
             main.editor.focus()
             main.editor.move_cursor((1, 4))
             for key in ("f5", "f8", "f9", "ctrl+r"):
