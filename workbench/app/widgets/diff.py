@@ -131,7 +131,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
         if not self.children:  # not composed yet: on_mount applies them
             return
         for view, shown in (("golden", ("both", "golden")), ("actual", ("both", "actual"))):
-            widget = self.query_one(f"#{view}-view")
+            widget = self.views[view]
             widget.display = self.sides in shown
             widget.set_class(self.sides == "both", "-two")
             widget.set_class(self.sides != "both", "-one")
@@ -177,6 +177,9 @@ class ScreenshotDiff(Vertical, can_focus=False):
         self.pairs: list[ShotPair] = []
         self.size_cells = (80, 24)
         self.store: GoldenStore | None = None  # None: read-only (a recorded run), nothing to accept into
+        # made here, not found by a query: a container's children are mounted a moment after the pane's
+        self.views = {side: ScrollableContainer(id=f"{side}-view") for side in ("golden", "actual")}
+        self.texts = {side: Static(id=f"{side}-text") for side in ("golden", "actual")}
 
     def load(self, store: GoldenStore, width: int, height: int) -> None:
         """Show the goldens and latest captures of ``store`` (again, after a run or an accept)."""
@@ -233,11 +236,9 @@ class ScreenshotDiff(Vertical, can_focus=False):
         yield SafeOptionList(id="shot-list")
         yield Static(id="shot-message")
         with Container(id="shot-sides"):
-            for side in ("golden", "actual"):
-                with ScrollableContainer(
-                    id=f"{side}-view"
-                ):  # scrolls under its title (arrows, once tabbed to)
-                    yield Static(id=f"{side}-text")
+            for side in ("golden", "actual"):  # each scrolls under its title (arrows, once tabbed to)
+                with self.views[side]:
+                    yield self.texts[side]
 
     @property
     def current(self) -> ShotPair | None:
@@ -301,8 +302,8 @@ class ScreenshotDiff(Vertical, can_focus=False):
         return RichStyle(bgcolor=colour, bold=True)
 
     def _show(self, pair: ShotPair | None, now: bool = False) -> None:
-        golden_view, golden_text = self.query_one("#golden-view"), self.query_one("#golden-text", Static)
-        actual_view, actual_text = self.query_one("#actual-view"), self.query_one("#actual-text", Static)
+        golden_view, golden_text = self.views["golden"], self.texts["golden"]
+        actual_view, actual_text = self.views["actual"], self.texts["actual"]
         message = self.query_one("#shot-message", Static)
         if pair is None:
             golden_text.update("")
