@@ -269,6 +269,49 @@ def test_a_stop_signal_while_the_reports_are_written_waits_for_them(
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp file left
 
 
+@pytest.mark.parametrize(
+    "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
+def test_a_stop_signal_between_the_batchs_end_and_the_reports_waits_for_them(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """Once the scenarios had run, the stop signals were back at their defaults until the reports were being
+    written: a SIGTERM then (while the summary is printed, the run's temp folders swept) killed the command
+    with no report at all. Here the summary (a screenshot's diff of 100 rows) fills a small stdout pipe, so
+    the command is held in its write, the batch over and no report written yet, when the signal comes."""
+    import fcntl
+
+    write(tmp_path, "suite/wide.yaml", "name: wide\nterminal: {width: 200, height: 100}\ntimeline:\n"
+          "  - llmResponse:\n      - assistant:\n          - [10, hello]\n  - screenshot: done\n")  # fmt: skip
+    write(tmp_path, "screenshots/wide/200x100/done.golden", "\n".join(["x" * 200] * 100))
+    proc, _tmp = start(tmp_path, "suite", "--ci", "--report", "r.json", "--junit", "j.xml")
+    assert proc.stdout is not None
+    fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)  # the summary (45 kB) cannot all go in
+    try:
+        wait_until(lambda: _writing_to_a_pipe(proc.pid), "the command to be held writing its summary")
+        assert not (tmp_path / "r.json").exists()  # the batch is over, its report not written yet
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 128 + sig, out[-500:] + err
+    assert "1 failed" in out  # the summary, whole
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [(s["name"], s["status"]) for s in report["scenarios"]] == [("wide", "failed")]
+    assert "<testcase" in (tmp_path / "j.xml").read_text()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp file left
+
+
+def _writing_to_a_pipe(pid: int) -> bool:
+    """Whether ``pid`` waits in ``write`` for a pipe's reader to make room: the kernel's wait (``wchan``),
+    or where that is hidden, the system call it is in (``write``: 1 on x86-64, 64 on arm64)."""
+    wchan = Path(f"/proc/{pid}/wchan").read_text()
+    if wchan not in ("", "0"):
+        return wchan in ("pipe_write", "anon_pipe_write")  # the name since Linux 6.8
+    return Path(f"/proc/{pid}/syscall").read_text().split()[0] in ("1", "64")
+
+
 def _read_pipe(path: Path, writer: subprocess.Popen[str]) -> str:
     """All ``writer`` writes into the named pipe ``path``; what it wrote before it died, if it dies."""
     import select

@@ -191,20 +191,26 @@ def _run(args: argparse.Namespace) -> int:
     console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
     _started()
     report = RunReport()
-    try:
-        run_batch(candidates, options, args.jobs, console, report)
-    except KeyboardInterrupt:  # a cancelled CI job: the reports say what finished, and what did not
-        with contextlib.suppress(
-            KeyboardInterrupt
-        ):  # a second signal while they are written: the first counts
-            _write_reports(args, report, candidates)
-        raise
-    finally:
-        tempfolders.sweep(*roots)  # what this run's own killed programs left (a mock agent's scratch folder)
-    console.summary(report)
-    if not _write_reports(args, report, candidates):
-        return EXIT_INVALID
-    return report.exit_code()
+    from workbench.engine.batch import stops_deferred
+
+    # A stop once the batch is over (while the summary is printed, temp folders swept) waits for the reports,
+    # then ends the command as it would have; the batch itself is stopped at once (sigterm_as_ctrl_c).
+    with stops_deferred():
+        try:
+            run_batch(candidates, options, args.jobs, console, report)
+        except KeyboardInterrupt:  # a cancelled CI job: the reports say what finished, and what did not
+            with contextlib.suppress(
+                KeyboardInterrupt
+            ):  # a second signal while they are written: the first counts
+                _write_reports(args, report, candidates)
+            raise
+        finally:
+            tempfolders.sweep(
+                *roots
+            )  # what this run's own killed programs left (a mock agent's scratch folder)
+        console.summary(report)
+        written = _write_reports(args, report, candidates)
+    return report.exit_code() if written else EXIT_INVALID
 
 
 def _mode_options(

@@ -221,11 +221,15 @@ def _raise_terminated(signum: int, frame: Any) -> None:
 @contextlib.contextmanager
 def sigterm_as_ctrl_c() -> Iterator[None]:
     """While a batch runs in this (main) thread, SIGTERM and SIGHUP (:func:`~workbench.usage.stop_signals`)
-    raise :class:`Terminated` as SIGINT raises KeyboardInterrupt, so the same cleanup runs."""
+    raise :class:`Terminated` as SIGINT raises KeyboardInterrupt, so the same cleanup runs; SIGINT raises it
+    here even inside :func:`stops_deferred` (which `workbench run` holds from before the batch to the end of
+    its reports, so that a stop once the batch is over waits for them), unless the command ignores it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {sig: signal.signal(sig, _raise_terminated) for sig in stop_signals()}
+    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
@@ -238,7 +242,8 @@ def stops_deferred() -> Iterator[None]:
     """While the reports are written, Ctrl-C, SIGTERM and SIGHUP wait for the writes to end, then stop the
     command as they would have (KeyboardInterrupt, :class:`Terminated`): a CI runner's SIGTERM then
     left a report half done (an atomic write's temp file, the HTML report's stage folder) or none.
-    A signal the command ignores (``nohup``, a background job's Ctrl-C) stays ignored."""
+    A signal the command ignores (``nohup``, a background job's Ctrl-C) stays ignored. Inside it,
+    :func:`sigterm_as_ctrl_c` makes them stop a batch at once again; the first that came counts."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
