@@ -693,3 +693,31 @@ def test_the_summarys_filters_are_in_its_address(failed_run: Path, browser: Any)
     _wait(
         browser, lambda d: _css(d, "#scenarios tr.row") and seen(d) == filtered, "the filtered summary again"
     )
+
+
+def test_the_step_buttons_keep_the_keyboards_focus(failed_run: Path, browser: Any) -> None:
+    """A keyboard user tabs to ▶ and presses Enter, again and again: each press is one step on, and the focus
+    stays on ▶ (the step's pane is drawn anew each step, and the focus went to the page's start)."""
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get((failed_run / "report" / "index.html").as_uri() + "#/s/0/0")
+    _wait(browser, lambda d: _text(d, "#step-title") == "Step 0", "the first step")
+    for _ in range(30):
+        if browser.execute_script("return document.activeElement.id") == "next":
+            break
+        _key(browser, Keys.TAB)
+    assert browser.execute_script("return document.activeElement.id") == "next", "Tab reaches ▶"
+    for n in (1, 2, 3):
+        _key(browser, Keys.ENTER)
+        _wait(browser, lambda d, n=n: _text(d, "#step-title") == f"Step {n}", f"Enter: step {n}")
+    assert browser.execute_script("return document.activeElement.id") == "next"
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()  # to ◀
+    focus = browser.execute_script(
+        "const a = document.activeElement; return a.id || a.outerHTML.slice(0, 80)"
+    )
+    assert focus == "prev", f"Shift+Tab reaches ◀, not {focus}"
+    _key(browser, Keys.ENTER)
+    _wait(browser, lambda d: _text(d, "#step-title") == "Step 2", "Enter on ◀: the step before")
+    assert browser.execute_script("return document.activeElement.id") == "prev"

@@ -301,6 +301,8 @@ const WB = (() => {
     for (const f of document.querySelectorAll("#strip .frame")) { if (Number(f.dataset.pos) <= pos) frame = f; f.classList.remove("sel"); }
     if (frame) { frame.classList.add("sel"); reveal(frame.parentNode, frame, "Left", "Width"); }
     const detail = document.getElementById("detail");
+    // the pane is drawn anew: a control of it that had the keyboard's focus (◀, ▶, mark changes) keeps it
+    const focused = detail.contains(document.activeElement) ? document.activeElement.id : "";
     detail.replaceChildren(
       el("div", { class: "step-head" },
         el("button", { id: "prev", onclick: () => select(view.pos - 1, true), disabled: pos === 0 }, "◀"),
@@ -320,6 +322,8 @@ const WB = (() => {
       ...[checksView(step), filesView(step), trafficView(step)].filter(Boolean));
     const hl = detail.querySelector("pre.src .hl");
     if (hl) hl.parentNode.scrollTop = Math.max(0, hl.offsetTop - hl.parentNode.clientHeight / 3);
+    const again = focused && document.getElementById(focused);
+    if (again) (again.disabled ? document.getElementById(focused === "next" ? "prev" : "next") : again).focus();
   }
 
   // Scroll ``box`` (not the page) so that ``item`` is inside it.
@@ -468,7 +472,8 @@ const WB = (() => {
   document.addEventListener("keydown", (event) => {
     if (!view || !view.page.steps.length || event.altKey || event.ctrlKey || event.metaKey) return;
     const tag = event.target && event.target.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    // (a text field, a list and the recording's slider take the arrows; a checkbox has no use for them)
+    if ((tag === "INPUT" && event.target.type !== "checkbox") || tag === "SELECT" || tag === "TEXTAREA") return;
     const moves = { ArrowLeft: view.pos - 1, ArrowRight: view.pos + 1, Home: 0, End: view.page.steps.length - 1 };
     if (!(event.key in moves)) return;
     event.preventDefault();
