@@ -57,3 +57,25 @@ def test_input_typed_after_the_program_ended_fails_at_that_step_naming_the_exit_
     (failure,) = entries["ends"]["failures"]
     assert (failure["line"], failure["kind"]) == (5, "process")
     assert failure["message"].startswith("the program exited with 3 before this input, so nothing reads it")
+
+
+def test_a_file_name_that_is_not_utf8_is_named_with_escapes_in_every_output(tmp_path: Path) -> None:
+    """A scenario file whose name holds a byte that is not UTF-8 (a Latin-1 archive unpacked) crashed the run
+    (exit 3) while its trace, JSON or HTML report was written: Python's stand-in for the byte is no UTF-8."""
+    folder = os.fsencode(tmp_path / "suite")
+    os.mkdir(folder)
+    with open(folder + b"/caf\xe9.yaml", "w") as good:
+        good.write("name: cafe\ntimeline:\n  - log: hi\n")
+    with open(folder + b"/bad\xff.yaml", "w") as bad:
+        bad.write("name: bad\ntimeline:\n  - lgo: hi\n")
+    outputs = ("--report", "r.json", "--junit", "j.xml", "--html", "html")
+    done = workbench("run", "suite", *outputs, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr  # the misspelt event, and nothing else
+    assert "suite/bad\\xff.yaml:3:5: validation: unknown event `lgo`" in done.stdout
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert sorted((s["file"], s["name"], s["status"]) for s in report["scenarios"]) == [
+        ("suite/bad\\xff.yaml", "bad\\xff", "error"), ("suite/caf\\xe9.yaml", "cafe", "passed")]  # fmt: skip
+    assert "caf\\xe9.yaml" in (tmp_path / "j.xml").read_text(encoding="utf-8")
+    assert (tmp_path / "html" / "index.html").is_file()
+    for trace in (tmp_path / "target").rglob("trace.jsonl"):
+        trace.read_text(encoding="utf-8")  # whole, and UTF-8

@@ -35,7 +35,7 @@ from workbench.engine.select import Shard, matches_k, parse_tags, take_shard
 from workbench.records import record
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Diagnostic, count, printable
-from workbench.scenario.loader import discover, display_name
+from workbench.scenario.loader import discover, display_name, readable
 from workbench.timeline.prepare import prepare
 from workbench.usage import Terminated, stop_signals
 
@@ -98,10 +98,10 @@ def collect(
                 )
             )
             continue
-        result = ScenarioResult(name=path.stem, file=display_name(path), status="error")
+        result = ScenarioResult(name=readable(path.stem), file=display_name(path), status="error")
         for d in loaded.errors:
             result.failures.append(Failure(0, d.pos.line, "validation", d.message, d.pos.file, col=d.pos.col))
-        name = loaded.scenario.name if loaded.scenario is not None else path.stem
+        name = loaded.scenario.name if loaded.scenario is not None else readable(path.stem)
         candidates.append(Candidate(path, name, (), result, tuple(loaded.diagnostics)))
     kept = [
         c

@@ -51,7 +51,7 @@ from workbench.engine.trace import StepRecord, TraceObserver
 from workbench.names import Env
 from workbench.records import record
 from workbench.scenario import model as m
-from workbench.scenario.loader import display_name
+from workbench.scenario.loader import display_name, readable
 from workbench.scenario.names import folder_name
 from workbench.scenario.outcomes import CheckOutcome, FailureKind, skipped
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
@@ -177,7 +177,7 @@ class ScenarioRun:
 
     async def run(self) -> ScenarioResult:
         self._started = time.monotonic()
-        result = ScenarioResult(name=self.path.stem, file=display_name(self.path), mode=self.options.mode)
+        result = ScenarioResult(name=readable(self.path.stem), file=display_name(self.path), mode=self.options.mode)
         self.result = result
         prepared = (
             self.prepared

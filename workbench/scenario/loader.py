@@ -40,11 +40,20 @@ class LoadResult:
 
 
 def display_name(path: Path) -> str:
-    """Paths in diagnostics are relative to the working directory when possible."""
+    """Paths in diagnostics are relative to the working directory when possible. Bytes of a file name that
+    are not UTF-8 (Python's ``\udcff`` stand-ins, which no UTF-8 file or terminal takes) read as ``\xff``:
+    a trace, a report or a message that names the file must not fail on its name."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return readable(str(path.resolve().relative_to(Path.cwd().resolve())))
     except ValueError:
-        return str(path)
+        return readable(str(path))
+
+
+def readable(name: str) -> str:
+    """A file name (or part of one) from the file system with its bytes that are not UTF-8 as ``\xff``."""
+    if name.isprintable() or name.isascii():
+        return name
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def load_scenario(
