@@ -177,7 +177,9 @@ class ScenarioRun:
 
     async def run(self) -> ScenarioResult:
         self._started = time.monotonic()
-        result = ScenarioResult(name=readable(self.path.stem), file=display_name(self.path), mode=self.options.mode)
+        result = ScenarioResult(
+            name=readable(self.path.stem), file=display_name(self.path), mode=self.options.mode
+        )
         self.result = result
         prepared = (
             self.prepared
