@@ -229,3 +229,29 @@ def test_a_report_that_is_a_pipe_or_a_device_is_not_said_to_be_missing(tmp_path:
             "r.json: neither a file nor a folder (a pipe or a device): give a report file or a folder of them"
         )
     assert refused("report", "merge", "gone.json", cwd=tmp_path).endswith("gone.json: no such file or folder")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "s.yaml", "--report", "/proc/r.json"),
+        ("run", "s.yaml", "--junit", "/proc/j.xml"),
+        ("run", "s.yaml", "--html", "/proc/html"),
+        ("run", "s.yaml", "--out", "/proc/runs"),
+        ("run", "s.yaml", "--goldens", "/proc/goldens"),
+        ("report", "merge", "r.json", "--report", "/proc/merged.json"),
+    ],
+    ids=lambda args: " ".join(args[2:]),
+)
+def test_an_output_where_no_file_can_be_made_is_refused_before_anything_runs(
+    args: tuple[str, ...], tmp_path: Path
+) -> None:
+    """Root may write anywhere the permissions say, yet not in /proc (nor on a file system that refuses new
+    files): every scenario ran, and then the report was lost, or each scenario failed on its run folder."""
+    write(tmp_path, "s.yaml", HELLO)
+    write(tmp_path, "r.json", '{"version": 1, "summary": {"duration_ms": 1}, "scenarios": []}')
+    line = refused(*args, cwd=tmp_path)
+    assert line.endswith(f"{args[-2]} {args[-1]}: cannot write in /proc: No such file or directory; give a path in "
+                         "a folder that takes files")  # fmt: skip
+    assert not (tmp_path / "target").exists()  # nothing ran

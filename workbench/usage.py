@@ -100,6 +100,23 @@ def check_output(
         raise UsageError(f"{flag} {path}: {place} is a file, so no folder can be made there")
     if writes and not os.access(place, os.W_OK | os.X_OK):
         raise UsageError(f"{flag} {path}: cannot write in {place} (permission denied)")
+    if writes:
+        _probe(place, path, flag)
+
+
+def _probe(place: Path, path: Path, flag: str) -> None:
+    """UsageError unless a file can be made in ``place``: root may write anywhere the permissions say, yet
+    not in /proc or /sys, nor where the file system refuses new files; a nameless temp file (O_TMPFILE,
+    else one removed at once) asks the file system itself."""
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=place):
+            pass
+    except OSError as exc:
+        raise UsageError(
+            f"{flag} {path}: cannot write in {place}: {exc.strerror or exc}; give a path in a folder that takes files"
+        ) from None
 
 
 def check_folder(path: Path | None, flag: str, purpose: str) -> None:
