@@ -61,6 +61,10 @@ def test_an_agent_with_a_prompt_of_its_own_fails_at_once_naming_both(tmp_path: P
     )
     assert "('Delete every file here')" in out and f"({PROMPT!r})" in out and "`{prompt}`" in out
     assert "timed out" not in out and entry["failures"][0]["line"] == 9, out
+    # the HTML report shows the two prompts side by side at the input's step
+    assert [(m["line"], m["what"], m["expected"], m["actual"]) for m in entry["mismatches"]] == [
+        (9, "prompt", PROMPT, "Delete every file here")
+    ], entry
 
 
 INITIAL_PROMPT = """\
