@@ -51,3 +51,27 @@ def test_enter_on_a_failure_gives_the_keyboard_to_the_pane_that_tells_more(
             assert not isinstance(focused, type(main.failures))
 
     run(body)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_screenshot_step_just_stepped_over_shows_its_capture(work: Path, size: tuple[int, int]) -> None:
+    """Stepping with F8, the screenshot step turned red on the timeline, but the screenshots pane said "no
+    capture" (of a scenario never run before) until the run ended: it read the captures once per run. A
+    screenshot step's capture is shown as soon as the step has run."""
+    path = failing_copy(work)
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            app, main = pilot.app, pilot.app.main_screen
+            shot_step = next(mark.index for mark in main.timeline.marks if mark.action == "screenshot")
+            for _ in range(shot_step + 1):
+                await pilot.press("f8")
+                await wait_until(pilot, lambda: len(main.records) > _ or main.result is not None, what="a step")
+            assert main.live and shot_step in main.records, "paused just after the screenshot step"
+            await pilot.press("ctrl+t")
+            await pilot.pause(0.1)
+            assert main.panes.active == "tab-shots" and app.focused is not None
+            pair = main.diff.current
+            assert pair is not None and pair.label == "done" and pair.status == "mismatch", pair
+
+    run(body)

@@ -456,7 +456,8 @@ class MainScreen(Screen[None]):
     def _show_session(self, event: Event) -> None:
         session = self.session
         run = session.run
-        self.timeline.show_event(event)
+        if self.timeline.show_event(event):  # a screenshot step ran: its golden and actual as they are now
+            self.refresh_shots()
         if event == "started" and run is not None and run.screen is not None:
             self.terminal.attach(run.screen)
         elif event == "step":

@@ -63,15 +63,18 @@ class RunControls(TimelineBar):
 
     # ------------------------------------------------------------------ what the run shows here
 
-    def show_event(self, event: Event) -> None:
-        """The timeline's part of a session event: the plan, the steps' states, the engine's step."""
+    def show_event(self, event: Event) -> bool:
+        """The timeline's part of a session event: the plan, the steps' states, the engine's step.
+
+        True when a screenshot step ran since the last event: its capture is on disk now, to be shown."""
         session, run = self.session, self.session.run
         if event == "started" and run is not None and run.schedule is not None:
             self.set_steps(marks_from_schedule(run.schedule.steps))
             self._records_shown = 0
         elif event == "step":
-            self.show_new_records()
+            captured = self.show_new_records()
             self.show_acp()
+            return captured
         elif event == "clock" and run is not None and session.live:
             self.engine_step = run.clock.state.step
         elif event == "finished" and session.result is not None:
@@ -82,19 +85,23 @@ class RunControls(TimelineBar):
                 if failure.step in session.records:
                     self.set_failed(failure.step)
             self.show_acp()
+        return False
 
-    def show_new_records(self) -> None:
+    def show_new_records(self) -> bool:
         """The steps recorded since the last step event: a long live run costs one mark per step, not all of them.
 
         The session's records arrive in step order (a dict keeps it), several per event when the
-        screen is slower than the engine; a new run starts them again.
+        screen is slower than the engine; a new run starts them again. True if one is a screenshot's.
         """
         records = self.session.records
         if len(records) < self._records_shown:
             self._records_shown = 0
+        captured = False
         for record in itertools.islice(records.values(), self._records_shown, None):
             self.set_record(record)
+            captured = captured or record.action == "screenshot"
         self._records_shown = len(records)
+        return captured
 
     def show_acp(self) -> None:
         """A live ACP run's messages beside its steps, read from the run folder's acp.jsonl as it grows."""
