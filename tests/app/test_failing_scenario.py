@@ -56,22 +56,27 @@ def test_enter_on_a_failure_gives_the_keyboard_to_the_pane_that_tells_more(
 @pytest.mark.parametrize("size", SIZES)
 def test_a_screenshot_step_just_stepped_over_shows_its_capture(work: Path, size: tuple[int, int]) -> None:
     """Stepping with F8, the screenshot step turned red on the timeline, but the screenshots pane said "no
-    capture" (of a scenario never run before) until the run ended: it read the captures once per run. A
-    screenshot step's capture is shown as soon as the step has run."""
+    capture" (of a scenario never run before) and the failures pane "no run yet" until the run ended. A
+    screenshot step's capture is shown as soon as the step has run, and the failures so far are listed."""
     path = failing_copy(work)
 
     async def body() -> None:
         async with opened(path, work, size) as pilot:
             app, main = pilot.app, pilot.app.main_screen
             shot_step = next(mark.index for mark in main.timeline.marks if mark.action == "screenshot")
-            for _ in range(shot_step + 1):
+            for step in range(shot_step + 1):
                 await pilot.press("f8")
-                await wait_until(pilot, lambda: len(main.records) > _ or main.result is not None, what="a step")
+                await wait_until(pilot, lambda n=step: len(main.records) > n or main.result is not None,
+                                 what="a step")  # fmt: skip
             assert main.live and shot_step in main.records, "paused just after the screenshot step"
             await pilot.press("ctrl+t")
             await pilot.pause(0.1)
             assert main.panes.active == "tab-shots" and app.focused is not None
             pair = main.diff.current
             assert pair is not None and pair.label == "done" and pair.status == "mismatch", pair
+            await pilot.press("f12")  # and the failures so far say why, the run still paused
+            await pilot.pause(0.1)
+            assert main.live and [f.kind for f in main.failures.failures] == ["screenshot"]
+            assert "so far" in str(main.failures.border_title)
 
     run(body)

@@ -126,6 +126,10 @@ class ScenarioRun:
         """The live screen of the program under test (None before it starts): for observers such as the app."""
         return self._session.screen if self._session is not None else None
 
+    def failures_so_far(self) -> list[Failure]:
+        """The failures recorded up to now (the app lists them while a paused run waits; the result has all)."""
+        return list(self._ctx.result.failures) if self._ctx is not None else []
+
     def asks_for_a_line(self) -> bool:
         """Whether the program waits to read a line from its terminal while the run waits for it to act:
         a free-text question (see :mod:`workbench.terminal.line_read`), never the agent reading its next

@@ -461,6 +461,8 @@ class MainScreen(Screen[None]):
         if event == "started" and run is not None and run.screen is not None:
             self.terminal.attach(run.screen)
         elif event == "step":
+            if run is not None and len(failures := run.failures_so_far()) != len(self.failures.failures):
+                self.failures.show(failures, "so far")  # F12 on a step just turned red: why, at once
             if session.follow and session.records:
                 self.timeline.cursor = session.newest
                 self.editor.show_step_line(self._step_line(session.newest), move_cursor=False)
