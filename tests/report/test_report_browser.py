@@ -721,3 +721,42 @@ def test_the_step_buttons_keep_the_keyboards_focus(failed_run: Path, browser: An
     _key(browser, Keys.ENTER)
     _wait(browser, lambda d: _text(d, "#step-title") == "Step 2", "Enter on ◀: the step before")
     assert browser.execute_script("return document.activeElement.id") == "prev"
+
+
+def test_a_report_whose_data_does_not_load_says_why(failed_run: Path, browser: Any, tmp_path: Path) -> None:
+    """A folder without its data (half of an artifact), or a server that serves the data's .js files as
+    text (with nosniff, as a CI server's artifact view may): the page says that its data did not load, from
+    where, and what to do, rather than 'Loading the report…' for ever."""
+    import functools
+    import http.server
+    import threading
+
+    half = _moved(failed_run / "report", tmp_path)
+    (half / "data" / "report.js").unlink()
+    browser.get((half / "index.html").as_uri())
+    _wait(browser, lambda d: _css(d, "#no-data"), "the page's word")
+    said = _text(browser, "#no-data")
+    assert f"did not load ({(half / 'data' / 'report.js').as_uri()})" in said and "not whole" in said, said
+    assert not _css(browser, ".loading")
+
+    class AsText(http.server.SimpleHTTPRequestHandler):
+        def guess_type(self, path: Any) -> str:
+            return "text/plain" if str(path).endswith(".js") else str(super().guess_type(path))
+
+        def end_headers(self) -> None:
+            self.send_header("X-Content-Type-Options", "nosniff")
+            super().end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    whole = str(failed_run / "report")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(AsText, directory=whole))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        _wait(browser, lambda d: _css(d, "#no-data"), "the page's word")
+        assert "does not serve its .js files as JavaScript" in _text(browser, "#no-data")
+    finally:
+        server.shutdown()
+        server.server_close()

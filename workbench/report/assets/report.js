@@ -481,6 +481,14 @@ const WB = (() => {
   });
   window.addEventListener("hashchange", route);
 
+  // The summary's data, beside this page; when it cannot be had, the page says why it stays empty.
+  load("data/report.js").catch(() => {
+    main().replaceChildren(el("p", { class: "failure", id: "no-data" }, `The report's data did not load `
+      + `(${new URL("data/report.js", location.href).href}): the report folder is not whole (download all of it, its `
+      + "data/ folder too), or the server showing it does not serve its .js files as JavaScript (an artifact view "
+      + "of a CI server may not). Open the downloaded folder's index.html in a browser."));
+  });
+
   return {
     report(data) {
       report = data;
