@@ -244,6 +244,14 @@ def test_every_flag_with_a_set_of_values_refuses_others_and_takes_each_of_its_ow
         shim_parser().parse_args(["-p", "hi", flag, value])
 
 
+def test_a_timeout_variable_that_is_no_decimal_number_is_ignored_not_a_crash(claude: Claude) -> None:
+    """`CLAUDELESS_RESPONSE_DELAY_MS=²` (a digit to str.isdigit, none to int) crashed the shim, exit 3."""
+    claude.rules(HELLO)
+    for value in ("\u00b2", "\u0663", "soon"):
+        done = claude.run("-p", "hello", CLAUDELESS_RESPONSE_DELAY_MS=value)
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+
+
 def test_every_flag_an_orchestrator_passes_is_accepted(claude: Claude) -> None:
     claude.rules(HELLO)
     settings = write(claude.root, "settings.json", '{"permissions": {"allow": ["Read"]}}')

@@ -197,6 +197,17 @@ def test_filters_paging_and_sort(tmp_path: Path) -> None:
         ("GET", "/sessions/everything/events?sort=up", {}, 400, "invalid_query"),
         ("GET", "/sessions/everything/events?colour=red", {}, 400, "invalid_query"),
         ("GET", "/sessions/everything/diff/7", {}, 404, "diff_not_found"),
+        # digits to str.isdigit, none to int (or not as JSON and HTTP write them): each was a 500
+        ("GET", "/sessions/everything/diff/\u00b2", {}, 404, "diff_not_found"),
+        ("GET", "/sessions/everything/events?page=\u00b2", {}, 400, "invalid_query"),
+        ("GET", "/sessions/everything/events?perPage=\u0663", {}, 400, "invalid_query"),
+        (
+            "GET",
+            "/sessions/everything/events",
+            {"headers": {"Last-Event-ID": "\u00b2".encode()}},
+            400,
+            "invalid_header",
+        ),
         ("POST", "/sessions", {"content": b"{not json"}, 400, "invalid_json"),
         ("POST", "/sessions", {"content": b"[1, 2]"}, 400, "invalid_body"),
         ("POST", "/sessions", {"json": {"scenario": 3}}, 422, "invalid_field"),

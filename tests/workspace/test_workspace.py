@@ -539,6 +539,8 @@ def test_json_pointer(pointer: str, value: object) -> None:
         ("/a/x", "'x' is not an index into a list of 2"),
         ("/a/01", "'01' is not an index into a list of 2"),
         ("/a/-", "'-' is not an index into a list of 2"),
+        ("/a/\u00b2", "'\u00b2' is not an index into a list of 2"),  # a digit to str.isdigit, not to int
+        ("/a/\u0661", "'\u0661' is not an index into a list of 2"),  # Arabic-Indic 1: no index of JSON's
         ("/a/2", "no item 2 in a list of 2"),
         ("/a/0/b/c", "cannot look up 'c' in 1"),
         ("a", "the pointer 'a' must be empty or start with `/`"),

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from workbench.digits import is_digits
 from workbench.llm.wire import Wire, wire_named
 from workbench.llm.wire.heard import Piece, RecordedError, RecordedReply, ReplyReader
 
@@ -96,5 +97,5 @@ def read_error(exchange: Exchange) -> RecordedError:
     elif isinstance(error, str):
         message = error
     retry = exchange.response_headers.get("retry-after")
-    retry_after = int(retry) if retry and retry.strip().isdigit() else None
+    retry_after = int(retry) if retry and is_digits(retry.strip()) else None
     return RecordedError(exchange.status or 502, kind, message, retry_after)

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from workbench.digits import is_digits
 from workbench.report.screens import ScreenStore
 from workbench.terminal.screen import Screen
 
@@ -85,7 +86,7 @@ def cast_frames(path: Path, store: ScreenStore) -> dict[str, Any] | None:
             markers.append([round(t, 3), data])
         elif code == "r" and "x" in data:
             w, _, h = data.partition("x")
-            if w.isdigit() and h.isdigit():
+            if is_digits(w) and is_digits(h):
                 screen.resize(_side(int(w), width), _side(int(h), height))
     if pending is not None:
         take(last)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from workbench.digits import is_digits
+
 from .events import EVENT_TYPES, LEVELS, parse_ts
 
 if TYPE_CHECKING:
@@ -111,7 +113,7 @@ def _int(params: Mapping[str, str], key: str, default: int, maximum: int | None)
     if key not in params:
         return default
     text = params[key]
-    if not text.isdigit() or int(text) < 1:
+    if not is_digits(text) or int(text) < 1:
         raise QueryError(f"`{key}` must be a whole number from 1, got {text!r}")
     if maximum is not None and int(text) > maximum:
         raise QueryError(f"`{key}` is at most {maximum}, got {text}")

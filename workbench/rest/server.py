@@ -35,6 +35,7 @@ from typing import Any
 
 from aiohttp import web
 
+from workbench.digits import is_digits
 from workbench.httpguard import (
     BACKLOG,
     DEFAULT_LIMITS,
@@ -191,7 +192,7 @@ class RestServer:
     async def _diff(self, request: web.Request) -> web.StreamResponse:
         session = self._session(request)
         n = request.match_info["n"]
-        if not n.isdigit() or not 1 <= int(n) <= len(session.diffs):
+        if not is_digits(n) or not 1 <= int(n) <= len(session.diffs):
             raise _error(web.HTTPNotFound, "diff_not_found", f"session {session.id!r} has no diff {n!r}")
         diff = session.diffs[int(n) - 1]
         return web.json_response({"path": diff.path, "oldText": diff.old_text, "newText": diff.new_text})
@@ -251,7 +252,7 @@ def _wants_json(request: web.Request) -> bool:
 
 def _last_event_id(request: web.Request) -> int:
     value = request.headers.get("Last-Event-ID", "0").strip() or "0"
-    if not value.isdigit():
+    if not is_digits(value):
         raise _error(web.HTTPBadRequest, "invalid_header", f"Last-Event-ID must be a number, got {value!r}")
     return int(value)
 

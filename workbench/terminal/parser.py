@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from workbench.digits import is_digits
+
 PRINTABLE = r"[ -~\xa0-\U0010ffff]"  # not C0, DEL or C1; positive ranges match faster than a negated class
 
 TOKEN = re.compile(
@@ -96,5 +98,5 @@ def numbers(params: str, limit: int = 9999) -> list[int]:
     out = []
     for part in params.split(";"):
         head = part.split(":", 1)[0]
-        out.append(min(int(head), limit) if head.isdigit() else 0)
+        out.append(min(int(head), limit) if is_digits(head) else 0)
     return out

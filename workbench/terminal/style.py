@@ -26,6 +26,8 @@ from typing import Any
 
 from pyte import graphics
 
+from workbench.digits import is_digits
+
 FIELDS = ("fg", "bg", "bold", "dim", "italics", "underscore", "strikethrough", "reverse", "blink")
 _INTERN_LIMIT = 32768
 _TRANSITIONS_LIMIT = 256
@@ -253,13 +255,13 @@ def _apply_colon(values: list[Any], token: str) -> None:
 
 
 def _colour_256(token: str) -> str | None:
-    if not token.isdigit():
+    if not is_digits(token):
         return None
     n = int(token)
     return str(graphics.FG_BG_256[n]) if n < 256 else None
 
 
 def _rgb(parts: list[str]) -> str | None:
-    if not all(p.isdigit() or p == "" for p in parts):
+    if not all(is_digits(p) or p == "" for p in parts):
         return None
     return "".join(f"{min(int(p or 0), 255):02x}" for p in parts)

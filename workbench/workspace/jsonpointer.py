@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from workbench.digits import is_digits
+
 
 def json_pointer(document: Any, pointer: str) -> Any:
     """The value ``pointer`` names in ``document``; LookupError when there is none."""
@@ -23,7 +25,7 @@ def json_pointer(document: Any, pointer: str) -> Any:
     for raw in pointer[1:].split("/"):
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(value, list):
-            if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
+            if not is_digits(token) or (len(token) > 1 and token[0] == "0"):
                 raise LookupError(f"{token!r} is not an index into a list of {len(value)}")
             if int(token) >= len(value):
                 raise LookupError(f"no item {token} in a list of {len(value)}")

@@ -27,6 +27,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from workbench.digits import is_digits
+
 FORMAT = 1
 _MARK = "\x00dc"  # marks an encoded dataclass (a key no scenario can write)
 
@@ -66,7 +68,7 @@ def timeouts(rules: Any, environ: Mapping[str, str]) -> dict[str, int]:
         value = getattr(rules.timeouts, key, default)
         if from_file.get(key) != "scenario":
             raw = environ.get(_ENV[key], "")
-            value = int(raw) if raw.isdigit() else default
+            value = int(raw) if is_digits(raw) else default
         out[key] = int(value)
     return out
 
