@@ -162,6 +162,17 @@ def test_a_define_that_is_not_key_value_is_a_usage_error_not_one_failure_per_sce
     assert f"argument --define/-D: {says}: give KEY=VALUE" in line
 
 
+@pytest.mark.parametrize("k", ["", "  "])
+def test_an_empty_k_expression_is_refused_not_taken_for_every_scenario(k: str, tmp_path: Path) -> None:
+    """`-k "$FILTER"` with FILTER unset ran every scenario, as an empty `--tags` did."""
+    write(tmp_path, "s.yaml", HELLO)
+    assert refused("run", "s.yaml", "-k", k, cwd=tmp_path) == (
+        f"workbench: error: -k `{k}`: an empty expression: give words with and, or, not, such as "
+        "-k 'git and not slow' (no -k runs every scenario)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp", "s.yaml"]
+
+
 @pytest.mark.parametrize("tags", ["", " ", ",", " , "])
 def test_an_empty_tag_list_is_refused_not_taken_for_every_scenario(tags: str, tmp_path: Path) -> None:
     """`--tags "$TAGS"` with TAGS unset ran every scenario, the ones the job meant to leave out too."""

@@ -41,8 +41,11 @@ class Shard:
 def matches_k(expression: str, haystack: str) -> bool:
     """Evaluate a -k expression against ``haystack`` (name and path)."""
     tokens = [t for t in _TOKEN.findall(expression) if t]
-    if not tokens:
-        return True
+    if not tokens:  # `-k "$FILTER"` with FILTER unset: refused, as it would have run every scenario
+        raise SelectionError(
+            f"-k `{expression}`: an empty expression: give words with and, or, not, such as -k 'git and not slow' "
+            "(no -k runs every scenario)"
+        )
     text = haystack.lower()
     pos = 0
 
