@@ -80,3 +80,39 @@ def test_a_screenshot_step_just_stepped_over_shows_its_capture(work: Path, size:
             assert "so far" in str(main.failures.border_title)
 
     run(body)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_scenario_whose_last_run_failed_says_why_when_opened(work: Path, size: tuple[int, int]) -> None:
+    """A scenario that failed in `workbench run` opened with an empty failures pane ("no run yet"): nothing
+    said it had failed, or why, until it ran again. Its last run's failures are listed; Enter on the
+    screenshot's opens its golden and actual to accept, on the expect's goes to its line."""
+    import asyncio
+
+    from workbench.engine.runner import RunOptions, run_scenario
+
+    path = failing_copy(work)
+    options = RunOptions(speed=None, goldens_dir=work / "goldens", out_dir=work / "runs", ci=True)
+    assert asyncio.run(run_scenario(path, options)).status == "failed"
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            app, main = pilot.app, pilot.app.main_screen
+            await wait_until(pilot, lambda: bool(main.failures.failures), what="the last run's failures")
+            assert [f.kind for f in main.failures.failures] == ["screenshot", "expect"]
+            assert "last run: failed" in str(main.failures.border_title)
+            assert main.workspace.tabs or main.panes.active == "tab-failures", "in front where there is room"
+            await pilot.press("f12", "enter")
+            await pilot.pause(0.1)
+            assert main.panes.active == "tab-shots" and main.diff.current is not None
+            assert main.diff.current.label == "done" and main.diff.current.status == "mismatch"
+            await pilot.press("f12", "down", "enter")
+            await pilot.pause(0.1)
+            expect = main.failures.failures[1]
+            assert app.focused is main.editor and main.editor.cursor_location[0] + 1 == expect.line
+            await pilot.press("f12", "f8")  # a new run: its program comes forward, its failures are its own
+            await wait_until(pilot, lambda: main.live and 0 in main.records, what="the first step")
+            assert main.panes.active == "tab-terminal" and main.failures.failures == []
+            assert "running" in str(main.failures.border_title)
+
+    run(body)

@@ -67,24 +67,43 @@ def last_verdicts(out_dir: Path) -> dict[str, str]:
 
 
 def _result_status(trace: Path) -> str | None:
-    import json  # here: the verdicts are read after the first frame
-
     try:
-        with trace.open("rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - 65536))
-            tail = f.read().decode("utf-8", errors="replace").splitlines()
+        record = _result_record(trace)
     except OSError:
         return None
+    return str(record.get("status", "?")) if record is not None else "running?"
+
+
+def _result_record(trace: Path) -> dict[str, Any] | None:
+    """The result record at the end of a trace (None: the run has not ended); raises OSError."""
+    import json  # here: the verdicts are read after the first frame
+
+    with trace.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - 65536))
+        tail = f.read().decode("utf-8", errors="replace").splitlines()
     for line in reversed(tail):
         try:
             record = json.loads(line)
         except ValueError:
             continue
-        if record.get("type") == "result":
-            return str(record.get("status", "?"))
-    return "running?"
+        if isinstance(record, dict) and record.get("type") == "result":
+            return record
+    return None
+
+
+def last_result(out_dir: Path, scenario: Scenario) -> dict[str, Any] | None:
+    """The result record of ``scenario``'s newest run under ``out_dir`` (a `workbench run` or the app's, at its
+    terminal's size); None if it never ran there, its run has not ended or its trace cannot be read."""
+    from workbench.scenario.names import folder_name
+
+    folder = out_dir / folder_name(scenario.name) / scenario.terminal.id
+    traces = sorted(folder.glob("*/trace.jsonl")) if folder.is_dir() else []
+    try:
+        return _result_record(traces[-1]) if traces else None
+    except OSError:
+        return None
 
 
 def scenario_name(path: Path) -> str:

@@ -26,7 +26,7 @@ from textual.widgets import Header, TabbedContent
 
 from workbench.app.actions import MAIN_ACTIONS, bindings
 from workbench.app.core.session import SPEEDS, Event, SessionController
-from workbench.app.model import golden_store, last_verdicts
+from workbench.app.model import golden_store, last_result, last_verdicts
 from workbench.app.screens.confirm import ConfirmScreen
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.diff import ScreenshotDiff
@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # what the first frame does not need loads when it is used: t
     from workbench.engine.runner import ScenarioRun
     from workbench.engine.trace import StepRecord
     from workbench.scenario.diagnostics import Diagnostic
+    from workbench.scenario.model import Scenario
     from workbench.terminal import GoldenStore, Shot
 
 __all__ = ["SPEEDS", "MainScreen"]
@@ -371,6 +372,21 @@ class MainScreen(Screen[None]):
             if self.PLANS_FROM_TEXT and (self._store is None or store.folder != self._store.folder):
                 self._store = store  # read the goldens again only when the scenario or its terminal changed
                 self.refresh_shots()
+                if not self.live and self.session.result is None:
+                    self._show_last_run(scenario)
+
+    def _show_last_run(self, scenario: Scenario) -> None:
+        """A file opened after a run of it (`workbench run`, or the app before) that failed: its failures are
+        listed as that run left them, so a failing scenario says why at once (F12; Enter on a screenshot's: its
+        golden and actual, to accept). The next run's replace them."""
+        from workbench.app.core.session import failures_from_json
+
+        result = last_result(self.workbench.out_dir, scenario)
+        failures = failures_from_json(result) if result is not None else []
+        if result is not None and failures:
+            self.failures.show(failures, f"last run: {result.get('status', '?')}")
+            if not self.workspace.tabs:  # beside the editor, where the program shows once it runs
+                self.panes.show("failures")
 
     @on(EditorPane.StepChosen)
     def _step_chosen(self, event: EditorPane.StepChosen) -> None:
@@ -396,7 +412,9 @@ class MainScreen(Screen[None]):
             return None
         options = self.workbench.run_options(self.speed)
         self.timeline.reset_states()
-        self.failures.show([], None)
+        self.failures.show([], "running")
+        if self.panes.active == "tab-failures":  # the last run's failures are gone: the program comes forward
+            self.workspace.show_view("terminal")
         run = self.session.start(self.path, options, paused=paused)
         self.timeline.status = "starting…"
         self.browser.set_verdict(self.path, self._scenario_name(), "running")
@@ -537,6 +555,10 @@ class MainScreen(Screen[None]):
             self.diff.show_pairs(self.diff.pairs, *self.term_size, select=label)
             self.workspace.action_view("shots")
             return
+        if self.run is None and failure.line > 0:  # a last run's failure (nothing recorded here): its line
+            self.editor.jump_to(failure.line)
+            self.workspace.action_view("editor")
+            return
         self.workspace.action_view("step" if failure.step in self.records else "terminal")
         self._inspect()
 
@@ -544,8 +566,11 @@ class MainScreen(Screen[None]):
         """The label of the screenshot step a failure is about (None for any other failure)."""
         from workbench.scenario.model import Screenshot
 
-        run = self.run
-        steps = run.schedule.steps if failure.kind == "screenshot" and run and run.schedule else ()
+        run, validation = self.run, self.validation
+        schedule = (
+            run.schedule if run is not None else validation.schedule if validation is not None else None
+        )
+        steps = schedule.steps if failure.kind == "screenshot" and schedule is not None else ()
         event = next((step.event for step in steps if step.index == failure.step), None)
         return event.label if isinstance(event, Screenshot) else None
 

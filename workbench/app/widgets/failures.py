@@ -83,6 +83,8 @@ class FailuresList(SafeOptionList):
         if not failures:
             if status == "passed":
                 word = "passed: no failures"
+            elif status == "running":
+                word = "running: no failures so far"
             elif skip_reason:
                 word = f"skipped: {skip_reason}"
             else:
