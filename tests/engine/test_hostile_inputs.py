@@ -79,3 +79,53 @@ def test_a_file_name_that_is_not_utf8_is_named_with_escapes_in_every_output(tmp_
     assert (tmp_path / "html" / "index.html").is_file()
     for trace in (tmp_path / "target").rglob("trace.jsonl"):
         trace.read_text(encoding="utf-8")  # whole, and UTF-8
+
+
+FAILS = "name: fails\ntimeline:\n  - runCmd: {cmd: 'exit 3', status: ok}\n"
+
+
+def test_a_reader_that_leaves_early_changes_neither_the_exit_code_nor_the_reports(tmp_path: Path) -> None:
+    """`workbench run | head -1`: the closed pipe ended the command with exit 0 and no report, however many
+    scenarios had failed (a CI step with pipefail passed)."""
+    import sys
+
+    for i in range(3):
+        write(tmp_path, f"suite/f{i}.yaml", FAILS.replace("fails", f"fails{i}"))
+    (tmp_path / ".tmp").mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "run", "suite", "--report", "r.json", "--html", "html"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path / ".tmp")},
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader leaves before the first line
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1, err
+    assert err == ""  # a reader that left is no error to report
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["summary"]["failed"] == 3 and (tmp_path / "html" / "index.html").is_file()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_standard_output_on_a_full_disk_is_said_once_and_the_run_goes_on(tmp_path: Path) -> None:
+    """Standard output with no room (a full disk; /dev/full): the run ended as a bug (exit 3) at its first
+    line, with no report; other commands did too."""
+    import sys
+
+    write(tmp_path, "fails.yaml", FAILS)
+    (tmp_path / ".tmp").mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_path / ".tmp")}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "workbench", "run", "fails.yaml", "--report", "r.json"],
+                              cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=120)  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == ("workbench: standard output failed (No space left on device): nothing more is "
+                               "printed there; the run goes on to its reports and exit code\n")  # fmt: skip
+        assert json.loads((tmp_path / "r.json").read_text())["summary"]["failed"] == 1
+        for command in (["schema"], ["timeline", "fails.yaml"], ["validate", "fails.yaml"]):
+            done = subprocess.run([sys.executable, "-m", "workbench", *command], cwd=tmp_path, stdout=full,
+                                  stderr=subprocess.PIPE, text=True, env=env, timeout=120)  # fmt: skip
+            assert (done.returncode, done.stderr) == (
+                2,
+                "workbench: error: cannot write: No space left on device (no room where the output goes)\n",
+            )

@@ -6,8 +6,10 @@ chosen command's module is imported, and each imports what it needs inside
 ``run``, so `workbench --help` and `workbench run` start fast.
 
 Exit codes (:mod:`workbench.usage`): 0 success; 1 a scenario failed; 2 invalid
-input with diagnostics on stderr; 3 internal error (the traceback goes to a
-file whose path is printed); 130 interrupted; 143 terminated.
+input with diagnostics on stderr (or no room where the output goes: a full disk);
+3 internal error (the traceback goes to a file whose path is printed); 130
+interrupted; 143 terminated. `workbench run` whose standard output fails (a
+reader that left, a full disk) goes on to its reports and its own exit code.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import errno
 import importlib
 import os
 import signal
@@ -123,8 +126,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:
+        if exc.errno not in _NO_ROOM:
+            return internal_error()
+        where = f"{exc.filename}: " if exc.filename else ""  # none: standard output, or an open file
+        print(f"workbench: error: {where}cannot write: {exc.strerror or exc} (no room where the output goes)",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_INVALID  # not a bug: a full disk, a quota, /dev/full as standard output
     except Exception:  # a bug: never a bare traceback in the user's face
         return internal_error()
+
+
+_NO_ROOM = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+"""The errors of a write that found no room: where the output goes is full, not the workbench wrong."""
 
 
 def entry() -> NoReturn:

@@ -22,7 +22,7 @@ from workbench.names import DEFAULT_SCENARIOS_DIR
 from workbench.usage import EXIT_INVALID, EXIT_OK, UsageError, add_define, check_output, path_arg, tags_arg
 
 if TYPE_CHECKING:
-    from workbench.engine.batch import Candidate, Selection
+    from workbench.engine.batch import Candidate, SafeOut, Selection
     from workbench.engine.report import RunReport, ScenarioResult
 
 
@@ -105,7 +105,7 @@ def _started() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from workbench.clock import parse_speed
-    from workbench.engine.batch import Console, collect, parse_selection, run_batch
+    from workbench.engine.batch import Console, SafeOut, collect, parse_selection, run_batch
     from workbench.engine.options import command_argv
     from workbench.engine.report import RunReport
     from workbench.engine.runner import RunOptions
@@ -188,7 +188,9 @@ def _run(args: argparse.Namespace) -> int:
         from workbench.engine.batch import matrix_pairs
 
         candidates = matrix_pairs(candidates, options, agents)
-    console = Console(sys.stdout, len(candidates), live=sys.stdout.isatty() and not args.ci)
+    console = Console(
+        stdout := SafeOut(sys.stdout), len(candidates), live=sys.stdout.isatty() and not args.ci
+    )
     _started()
     report = RunReport()
     from workbench.engine.batch import stops_deferred
@@ -202,14 +204,14 @@ def _run(args: argparse.Namespace) -> int:
             with contextlib.suppress(
                 KeyboardInterrupt
             ):  # a second signal while they are written: the first counts
-                _write_reports(args, report, candidates)
+                _write_reports(args, report, candidates, stdout)
             raise
         finally:
             tempfolders.sweep(
                 *roots
             )  # what this run's own killed programs left (a mock agent's scratch folder)
         console.summary(report)
-        written = _write_reports(args, report, candidates)
+        written = _write_reports(args, report, candidates, stdout)
     return report.exit_code() if written else EXIT_INVALID
 
 
@@ -251,16 +253,20 @@ def _nothing_to_run(args: argparse.Namespace, paths: list[Path], selection: Sele
     return EXIT_INVALID
 
 
-def _write_reports(args: argparse.Namespace, report: RunReport, candidates: list[Candidate]) -> bool:
+def _write_reports(
+    args: argparse.Namespace, report: RunReport, candidates: list[Candidate], stdout: SafeOut | None = None
+) -> bool:
     """The files asked for (``--report``, ``--junit``, ``--html``), whole, a stop signal waiting for them
     (:func:`~workbench.engine.batch.stops_deferred`); False if one could not be written (said)."""
     from workbench.engine.batch import stops_deferred
 
     with stops_deferred():
-        return _write_each(args, report, candidates)
+        return _write_each(args, report, candidates, stdout)
 
 
-def _write_each(args: argparse.Namespace, report: RunReport, candidates: list[Candidate]) -> bool:
+def _write_each(
+    args: argparse.Namespace, report: RunReport, candidates: list[Candidate], stdout: SafeOut | None
+) -> bool:
     from workbench.engine.report import write_json_report, write_junit
 
     written = True
@@ -275,11 +281,13 @@ def _write_each(args: argparse.Namespace, report: RunReport, candidates: list[Ca
             print(f"workbench: error: {flag} {path}: cannot write it: {exc.strerror or exc}", file=sys.stderr)
             written = False
     if args.html:
-        written = _write_html(report, candidates, args.html, args.out) and written
+        written = _write_html(report, candidates, args.html, args.out, stdout) and written
     return written
 
 
-def _write_html(report: RunReport, candidates: list[Candidate], out: Path, runs: Path) -> bool:
+def _write_html(
+    report: RunReport, candidates: list[Candidate], out: Path, runs: Path, stdout: SafeOut | None
+) -> bool:
     """The HTML report of this run: each scenario's entry with its run folder and tags; False if it could not
     be written (the error is printed).
 
@@ -313,5 +321,5 @@ def _write_html(report: RunReport, candidates: list[Candidate], out: Path, runs:
     except ReportError as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return False
-    print(f"HTML report: {index}")
+    (stdout or SafeOut(sys.stdout)).write(f"HTML report: {index}\n")
     return True

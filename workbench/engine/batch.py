@@ -286,11 +286,39 @@ def _from_worker(data: dict[str, Any]) -> ScenarioResult:
     return result
 
 
+class SafeOut:
+    """Standard output that a closed pipe (`workbench run | head -1`) or a full disk cannot stop: the first
+    write that fails ends the output (said once on stderr, unless the reader just left: a closed pipe), and
+    the run goes on to its reports and its own exit code. The write error used to end the command with
+    exit 0 and no report (a closed pipe) or as a bug (exit 3, a full disk), whatever the scenarios did."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self.lost: OSError | None = None
+
+    def write(self, text: str) -> None:
+        self._do(self._out.write, text)
+
+    def flush(self) -> None:
+        self._do(self._out.flush)
+
+    def _do(self, action: Any, *args: str) -> None:
+        if self.lost is not None:
+            return
+        try:
+            action(*args)
+        except OSError as exc:
+            self.lost = exc
+            if not isinstance(exc, BrokenPipeError):
+                print(f"workbench: standard output failed ({exc.strerror or exc}): nothing more is printed there; "
+                      "the run goes on to its reports and exit code", file=sys.stderr)  # fmt: skip
+
+
 class Console:
     """Progress and summary: a live line on a terminal, plain lines in CI."""
 
-    def __init__(self, out: TextIO, total: int, live: bool) -> None:
-        self.out = out
+    def __init__(self, out: TextIO | SafeOut, total: int, live: bool) -> None:
+        self.out = out if isinstance(out, SafeOut) else SafeOut(out)
         self.total = total
         self.live = live
         self.done = 0
