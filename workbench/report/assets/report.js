@@ -301,9 +301,15 @@ const WB = (() => {
     for (const f of document.querySelectorAll("#strip .frame")) { if (Number(f.dataset.pos) <= pos) frame = f; f.classList.remove("sel"); }
     if (frame) { frame.classList.add("sel"); reveal(frame.parentNode, frame, "Left", "Width"); }
     const detail = document.getElementById("detail");
-    // the pane is drawn anew: a control of it that had the keyboard's focus (◀, ▶, mark changes) keeps it
+    // the step's parts are drawn anew: a control of them that had the keyboard's focus (◀, ▶, mark changes)
+    // keeps it. The source stays on the page (a long file laid out again at each step made stepping slow).
     const focused = detail.contains(document.activeElement) ? document.activeElement.id : "";
-    detail.replaceChildren(
+    if (!view.parts) {
+      view.parts = { top: el("div"), screen: el("div", { class: "pane" }), sourceHead: el("h3"), bottom: el("div") };
+      detail.replaceChildren(view.parts.top, el("div", { class: "panes" }, view.parts.screen,
+        el("div", { class: "pane grow" }, view.parts.sourceHead, sourceView(page.source, 0))), view.parts.bottom);
+    }
+    view.parts.top.replaceChildren(
       el("div", { class: "step-head" },
         el("button", { id: "prev", onclick: () => select(view.pos - 1, true), disabled: pos === 0 }, "◀"),
         el("button", { id: "next", onclick: () => select(view.pos + 1, true), disabled: pos === page.steps.length - 1 }, "▶"),
@@ -314,14 +320,18 @@ const WB = (() => {
       // the step that took a screenshot that differs shows the difference, where the page opens
       ...page.shots.filter((s) => s.step === step.index && s.golden_marked !== null).map((s) =>
         el("div", { class: "box shot-here" }, el("div", { class: "step-head" }, el("strong", {}, `screenshot ${s.label}`),
-          el("span", { class: "badge failed" }, s.status), el("span", { class: "muted" }, `differs from its golden: ${cellsDiffer(s)}`)), shotDiff(s))),
-      el("div", { class: "panes" },
-        el("div", { class: "pane" }, el("h3", {}, "Screen ", changesToggle(step)),
-          step.screen === null ? el("p", { class: "empty" }, "no screen") : term(marking && step.changes !== null ? step.changes : step.screen, "screen")),
-        el("div", { class: "pane grow" }, el("h3", {}, `Source · ${view.row.file}:${step.line}`), sourceView(page.source, step.line))),
-      ...[checksView(step), filesView(step), trafficView(step)].filter(Boolean));
-    const hl = detail.querySelector("pre.src .hl");
-    if (hl) hl.parentNode.scrollTop = Math.max(0, hl.offsetTop - hl.parentNode.clientHeight / 3);
+          el("span", { class: "badge failed" }, s.status), el("span", { class: "muted" }, `differs from its golden: ${cellsDiffer(s)}`)), shotDiff(s))));
+    view.parts.screen.replaceChildren(el("h3", {}, "Screen ", changesToggle(step)),
+      step.screen === null ? el("p", { class: "empty" }, "no screen") : term(marking && step.changes !== null ? step.changes : step.screen, "screen"));
+    view.parts.sourceHead.textContent = `Source · ${view.row.file}:${step.line}`;
+    view.parts.bottom.replaceChildren(...[checksView(step), filesView(step), trafficView(step)].filter(Boolean));
+    const source = detail.querySelector("pre.src");
+    for (const marked of detail.querySelectorAll("pre.src .hl")) marked.classList.remove("hl");
+    const hl = source && source.children[step.line - 1];
+    if (hl) {
+      hl.classList.add("hl");
+      source.scrollTop = Math.max(0, hl.offsetTop - source.clientHeight / 3);
+    }
     const again = focused && document.getElementById(focused);
     if (again) (again.disabled ? document.getElementById(focused === "next" ? "prev" : "next") : again).focus();
   }
