@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import SCENARIOS, opened, play_to_end, run, wait_until
+from tests.app.conftest import SCENARIOS, opened, play_to_end, run, screen_text, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
 
 SIZES = [(120, 40), (80, 24), (200, 50)]
@@ -96,12 +96,18 @@ def test_a_scenario_whose_last_run_failed_says_why_when_opened(work: Path, size:
     assert asyncio.run(run_scenario(path, options)).status == "failed"
 
     async def body() -> None:
-        async with opened(path, work, size) as pilot:
+        async with opened(path.parent, work, size) as pilot:  # the folder: with a welcome
             app, main = pilot.app, pilot.app.main_screen
             await wait_until(pilot, lambda: bool(main.failures.failures), what="the last run's failures")
             assert [f.kind for f in main.failures.failures] == ["screenshot", "expect"]
             assert "last run: failed" in str(main.failures.border_title)
-            assert main.workspace.tabs or main.panes.active == "tab-failures", "in front where there is room"
+            await pilot.pause(0.1)
+            if main.workspace.tabs:  # the editor stays in front; the status line says it
+                assert "Last run failed: 2 failures: F12 lists them" in "\n".join(screen_text(app))
+            else:  # in front beside the editor, with no welcome over it
+                assert main.panes.active == "tab-failures"
+                assert not [n for n in app._notifications if n.title == "Welcome"]
+                assert "[screenshot] screenshot `done` does" in "\n".join(screen_text(app))
             await pilot.press("f12", "enter")
             await pilot.pause(0.1)
             assert main.panes.active == "tab-shots" and main.diff.current is not None

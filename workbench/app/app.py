@@ -97,6 +97,12 @@ class WorkbenchApp(InOrderKeys):
         self.notify(message, title=title, timeout=timeout, severity=severity)
         self._until_key.add((title, message))
 
+    def drop_until_key(self) -> None:
+        """Take away the hints that would have gone with the next key (the pane they sat over has news)."""
+        for notice in [n for n in self._notifications if (n.title, n.message) in self._until_key]:
+            self._unnotify(notice)
+        self._until_key.clear()
+
     async def on_event(self, event: events.Event) -> None:
         if self._until_key and isinstance(event, events.Key):
             for notice in [n for n in self._notifications if (n.title, n.message) in self._until_key]:

@@ -383,10 +383,16 @@ class MainScreen(Screen[None]):
 
         result = last_result(self.workbench.out_dir, scenario)
         failures = failures_from_json(result) if result is not None else []
-        if result is not None and failures:
-            self.failures.show(failures, f"last run: {result.get('status', '?')}")
-            if not self.workspace.tabs:  # beside the editor, where the program shows once it runs
-                self.panes.show("failures")
+        if result is None or not failures:
+            return
+        status = str(result.get("status", "?"))
+        self.failures.show(failures, f"last run: {status}")
+        if self.workspace.tabs:  # one pane at a time: the editor stays, the status line says it
+            self.workbench.notify_until_key(f"{count(len(failures), 'failure')}: F12 lists them",
+                                            title=f"Last run {status}", severity="warning")  # fmt: skip
+        else:  # beside the editor, where the program shows once it runs; a welcome would sit over it
+            self.panes.show("failures")
+            self.workbench.drop_until_key()
 
     @on(EditorPane.StepChosen)
     def _step_chosen(self, event: EditorPane.StepChosen) -> None:
