@@ -297,7 +297,7 @@ def _write_html(
     """
     import time
 
-    from workbench.engine.batch import NOT_RUN_TO_ITS_END
+    from workbench.engine.batch import NOT_RUN_TO_ITS_END, SafeOut
     from workbench.report.collect import ScenarioInput
     from workbench.report.inputs import interrupted_run
     from workbench.report.write import ReportError, write_report
