@@ -346,6 +346,7 @@ def test_a_scenario_that_did_not_load_shows_its_source_at_the_failing_line(
     browser.get(_moved(tmp_path / "report", tmp_path).joinpath("index.html").as_uri() + "#/s/0")
     _wait(browser, lambda d: _css(d, "#failed-source .hl"), "the source at the failing line")
     assert _text(browser, "#failed-source h3").lower() == "source · typo.yaml:65"
+    assert _text(browser, "#no-trace") == "It did not load, so it did not run: fix it at the line below."
     (marked,) = _css(browser, "#failed-source .hl")
     assert marked.get_attribute("data-n") == "65" and marked.text.strip() == "contnt: hi"
     assert marked.is_displayed() and browser.execute_script(  # scrolled to, inside its box

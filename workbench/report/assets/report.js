@@ -236,7 +236,9 @@ const WB = (() => {
     for (const c of page.skipped_checks) problems.append(el("div", { class: "skip" }, el("strong", {}, `skipped check ${c.check}`), ` (line ${c.line}): ${c.reason}`));
     root.append(problems);
     if (!page.steps.length) {
-      root.append(el("p", { class: "empty" }, "No trace was recorded for this scenario (it did not run, or its run folder was not given)."));
+      const why = page.failures.some((f) => f.kind === "validation") ? "It did not load, so it did not run: fix it at the line below."
+        : row.status === "skipped" ? "It was skipped, so it did not run." : "No trace was recorded for it (it did not run, or its run folder was not given).";
+      root.append(el("p", { class: "empty", id: "no-trace" }, why));
       // a scenario that did not load: its source, at the line of its first failure, says what to fix
       const line = page.failures.length ? page.failures[0].line : 0;
       if (line > 0 && page.source.length) {
