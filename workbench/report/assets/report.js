@@ -236,12 +236,13 @@ const WB = (() => {
     for (const c of page.skipped_checks) problems.append(el("div", { class: "skip" }, el("strong", {}, `skipped check ${c.check}`), ` (line ${c.line}): ${c.reason}`));
     root.append(problems);
     if (!page.steps.length) {
-      const why = page.failures.some((f) => f.kind === "validation") ? "It did not load, so it did not run: fix it at the line below."
-        : row.status === "skipped" ? "It was skipped, so it did not run." : "No trace was recorded for it (it did not run, or its run folder was not given).";
-      root.append(el("p", { class: "empty", id: "no-trace" }, why));
       // a scenario that did not load: its source, at the line of its first failure, says what to fix
       const line = page.failures.length ? page.failures[0].line : 0;
-      if (line > 0 && page.source.length) {
+      const shown = line > 0 && page.source.length > 0;
+      const why = page.failures.some((f) => f.kind === "validation") ? `It did not load, so it did not run${shown ? ": fix it at the line below" : ""}.`
+        : row.status === "skipped" ? "It was skipped, so it did not run." : "No trace was recorded for it (it did not run, or its run folder was not given).";
+      root.append(el("p", { class: "empty", id: "no-trace" }, why));
+      if (shown) {
         root.append(el("section", { class: "box", id: "failed-source" }, el("h3", {}, `Source · ${row.file}:${line}`), sourceView(page.source, line)));
         const hl = root.querySelector("#failed-source .hl");
         if (hl) requestAnimationFrame(() => { hl.parentNode.scrollTop = Math.max(0, hl.offsetTop - hl.parentNode.clientHeight / 3); });
