@@ -122,3 +122,25 @@ def test_a_scenario_whose_last_run_failed_says_why_when_opened(work: Path, size:
             assert "running" in str(main.failures.border_title)
 
     run(body)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_stepping_in_the_editor_one_pane_at_a_time_says_where_the_program_is(
+    work: Path, size: tuple[int, int]
+) -> None:
+    """At 80x24 F8 in the editor ran a step of a program out of sight, and the tabs said "3 Terminal", a key the
+    editor types: while a run goes on and another pane is shown, the status line names the key that shows it."""
+    path = failing_copy(work)
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            main = pilot.app.main_screen
+            await pilot.press("f8")
+            await wait_until(pilot, lambda: 0 in main.records, what="the first step")
+            await pilot.pause(0.1)
+            assert ("alt+3: the program" in main.timeline.status) == main.workspace.tabs, main.timeline.status
+            await pilot.press("alt+3")
+            await pilot.pause(0.1)
+            assert main.workspace.view_name == "terminal" and "the program" not in main.timeline.status
+
+    run(body)

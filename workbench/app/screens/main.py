@@ -203,6 +203,7 @@ class MainScreen(Screen[None]):
         """One pane at a time: the header goes, the timeline shrinks and toasts hide (app.tcss)."""
         self.set_class(tabs, "-tabs")
         self.show_notice()
+        self.show_status()
 
     def show_notice(self) -> None:
         """One pane at a time, the pane shown (the editor, the program) has the whole width: no toast may sit over
@@ -516,7 +517,17 @@ class MainScreen(Screen[None]):
 
     def show_status(self) -> None:
         recorder, pending = self.recorder, self.recording.pending  # pending: alt+r's fresh run is starting
-        self.timeline.show_run_status(recording=len(recorder.steps()) if recorder else 0 if pending else None)
+        program_key = ""
+        if self.workspace.tabs and self.workspace.view_name != "terminal":  # a run's program is out of sight
+            program_key = self.workbench.keys_of("view('terminal')").split(", ")[
+                -1
+            ]  # the key that works anywhere
+        self.timeline.show_run_status(recording=len(recorder.steps()) if recorder else 0 if pending else None,
+                                      program_key=program_key)  # fmt: skip
+
+    @on(Workspace.ViewShown)
+    def _view_shown(self) -> None:
+        self.show_status()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane" and parameters[1] == "stop":  # Esc and ctrl+c stop a run, else keep their meaning

@@ -115,15 +115,18 @@ class RunControls(TimelineBar):
         records = sorted(self.session.records.values(), key=lambda r: r.index)
         self.set_acp(messages_by_step(records, self._acp.read()))
 
-    def show_run_status(self, *, recording: int | None) -> None:
+    def show_run_status(self, *, recording: int | None, program_key: str = "") -> None:
         """The status line: what the run does and which keys go on, and while recording how many steps it has
-        made so far (they go into the editor when it ends); the footer shows Stop only while a run goes on."""
+        made so far (they go into the editor when it ends); the footer shows Stop only while a run goes on.
+        ``program_key``: the key that shows the program, when the window shows another pane instead."""
         session = self.session
         text = session.status_text()
         if session.run is None:
             text = "idle: F5 play, F8 step, F9 run to cursor  ·  " + text.split("  ·  ", 1)[1]
         elif session.live and recording is None:  # while recording, Esc goes to the program
             text += "  ·  Esc stops"
+        if session.live and program_key:
+            text += f"  ·  {program_key}: the program"
         if recording is not None:
             text += f"  ·  ● recording: {count(recording, 'step')} so far"  # its keys: the terminal's border
         self.status = text

@@ -16,6 +16,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Tabs
@@ -57,6 +58,9 @@ class Workspace(Vertical):
     """
 
     tabs: reactive[bool] = reactive(False)  # one pane at a time (a narrow window)
+
+    class ViewShown(Message):
+        """Another pane was brought forward (``view_name``): what the status line says may change."""
 
     def __init__(self, editor_pane: EditorPane, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -158,6 +162,7 @@ class Workspace(Vertical):
         """Bring a pane forward: its tab when the window is narrow, its tab in the right column else."""
         self.panes.show(name)
         self.view_name = name
+        self.post_message(self.ViewShown())
         if self.tabs:
             tabs = self.views()
             if tabs.active != f"view-{name}":
@@ -175,6 +180,7 @@ class Workspace(Vertical):
             self.view_name = name
             self.panes.show(name)
             self.apply_layout()
+            self.post_message(self.ViewShown())
 
     def action_view(self, name: str) -> None:
         """Bring pane ``name`` forward and give it the keyboard (keys 1-6, as lazygit numbers its panels)."""
