@@ -167,11 +167,29 @@ def _carry_out(folder: Path, journal: Path, durable: bool = True) -> None:
         _fsync_folder(folder)
 
 
+class NotAFileError(OSError):
+    """What :func:`read_group` found where a file belongs: a folder, a named pipe, a device."""
+
+
 def _read_or_none(path: Path) -> str | None:
+    """The file's text, None if there is none. Opened without waiting (a named pipe, as a committed golden
+    may be, or its symlink to one, waited for a writer forever, deaf to Ctrl-C inside the event loop), and
+    refused (:class:`NotAFileError`) unless it is a regular file."""
     try:
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
+    try:
+        mode = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a device"
+        raise NotAFileError(f"{path} is {kind}, not a file")
+    with open(fd, "rb") as stream:
+        return stream.read().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 @contextlib.contextmanager

@@ -129,3 +129,32 @@ def test_standard_output_on_a_full_disk_is_said_once_and_the_run_goes_on(tmp_pat
                 2,
                 "workbench: error: cannot write: No space left on device (no room where the output goes)\n",
             )
+
+
+def test_a_golden_that_is_a_named_pipe_or_a_folder_fails_its_screenshot_and_is_never_waited_on(
+    tmp_path: Path,
+) -> None:
+    """A golden committed as a symlink to a named pipe held the run in its read forever, deaf to Ctrl-C and
+    SIGTERM (the read was inside the event loop); a folder for a sidecar was a bare `[Errno 21]`."""
+    write(tmp_path, "g.yaml", "name: g\ntimeline:\n  - assistant: [[10, hi]]\n  - screenshot: s\n")
+    folder = tmp_path / "screenshots" / "g" / "80x24"
+    folder.mkdir(parents=True)
+    os.mkfifo(tmp_path / "pipe")
+    (folder / "s.golden").symlink_to(tmp_path / "pipe")
+    done = workbench("run", "g.yaml", "--ci", cwd=tmp_path, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "g.yaml:4: screenshot: screenshot `s` does not match: screenshots/g/80x24/s.golden is a named pipe, not a " \
+           "file: a golden is a file of text" in done.stdout  # fmt: skip
+    done = workbench("run", "g.yaml", "--update-goldens", cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "pipe").is_fifo() and not (
+        folder / "s.golden"
+    ).is_symlink()  # replaced, not written into
+    assert (folder / "s.golden").read_text().startswith("✻ Mock agent")
+    (folder / "s.golden").unlink()
+    (folder / "s.golden").mkdir()
+    done = workbench("run", "g.yaml", "--update-goldens", cwd=tmp_path, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert (
+        "screenshots/g/80x24/s.golden is a folder, not a file" in done.stdout and "Errno" not in done.stdout
+    )

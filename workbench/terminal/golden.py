@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from workbench.atomic import read_group, settle, write_group_atomic
+from workbench.atomic import NotAFileError, read_group, settle, write_group_atomic
 from workbench.names import DEFAULT_OUT_DIR
 from workbench.records import frozen
 from workbench.scenario.diagnostics import count
@@ -158,6 +158,10 @@ class GoldenStore:
             expected, _ = self.read(label)
         except UnicodeDecodeError as exc:  # a golden is text: one saved in another encoding, or not text
             return self._unreadable(label, shot, exc)
+        except (
+            NotAFileError
+        ) as exc:  # a folder, a named pipe or a device (a symlink to one) where a golden goes
+            return self._not_a_file(label, shot, exc)
         if expected is None:
             if self.ci:
                 return GoldenOutcome("missing", golden, actual, f"no golden at {golden} (this run writes none: "
@@ -180,6 +184,17 @@ class GoldenStore:
             return ""
         sizes = ", ".join(p.parent.name for p in others)
         return f"; there is one for {sizes} ({others[0]}): did the scenario's `terminal` change?"
+
+    def _not_a_file(self, label: str, shot: Shot, exc: NotAFileError) -> GoldenOutcome:
+        """A golden (or its sidecar) that is no file: a mismatch that says so; ``update`` puts a file in the
+        place of a named pipe or a device (of the symlink to one, never writing into it), not of a folder."""
+        golden, actual = self.golden_path(label), self.actual_path(label)
+        note = (f"{exc}: a golden is a file of text; --update-goldens (or accepting the capture) puts one in its "
+                "place, once a folder there is removed")  # fmt: skip
+        if self.update and not any(p.is_dir() for p in (golden, _style_path(golden))):
+            self._write(golden, shot)  # renamed into its place: a symlink is replaced, not followed
+            return GoldenOutcome("updated", golden, actual, problem=note)
+        return GoldenOutcome("mismatch", golden, actual, problem=note)
 
     def _unreadable(self, label: str, shot: Shot, exc: UnicodeDecodeError) -> GoldenOutcome:
         """A golden (or its sidecar) that is not UTF-8 text: a mismatch that says so, rewritten by ``update``."""
