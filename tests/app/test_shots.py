@@ -216,3 +216,31 @@ def test_a_screenshot_taller_than_its_pane_scrolls_under_its_title(work: Path, s
             assert "top row" in "\n".join(screen_text(app))
 
     run(body)
+
+
+def test_a_maximized_screenshot_pane_shows_golden_and_actual_side_by_side(work: Path) -> None:
+    """At 200x50 ctrl+o gave the screenshots pane the whole width, room for two 80-column screens, and it went on
+    showing one at a time: whether they sit side by side follows the pane's own width."""
+    path = work / "scenarios" / "hello-agent.yaml"
+    _wrong_golden(work)
+
+    async def body() -> None:
+        async with opened(path, work, (200, 50)) as pilot:
+            await play_to_end(pilot)
+            await pilot.press("ctrl+t")
+            await pilot.pause(0.1)
+            diff = pilot.app.main_screen.diff
+            golden, actual = diff.query_one("#golden-view"), diff.query_one("#actual-view")
+            assert diff.stacked and actual.display and not golden.display, "beside the editor: one at a time"
+            await pilot.press("ctrl+o")
+            await pilot.pause(0.2)
+            assert not diff.stacked and golden.display and actual.display
+            assert golden.region.right <= actual.region.x and golden.region.y == actual.region.y
+            assert "golden: " in "\n".join(screen_text(pilot.app)) and "actual: " in "\n".join(
+                screen_text(pilot.app)
+            )
+            await pilot.press("ctrl+o")
+            await pilot.pause(0.2)
+            assert diff.stacked and actual.display and not golden.display
+
+    run(body)

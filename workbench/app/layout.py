@@ -31,7 +31,6 @@ class Plan:
     browser: bool  # the browser column is shown (side by side only)
     browser_width: int
     panes_width: int  # the terminal/screenshots column (side by side only)
-    stacked_diff: bool  # golden above actual instead of side by side
     pans: bool  # the terminal pane is narrower than the program: it pans over it
 
 
@@ -44,8 +43,7 @@ def plan(width: int, term_width: int, *, browser: str = "auto", zoom: bool = Fal
     """
     whole = term_width + BORDER
     if width < EDITOR_MIN + TERMINAL_MIN:  # zoomed or not: one pane at a time already has the whole width
-        return Plan(tabs=True, browser=False, browser_width=0, panes_width=width,
-                    stacked_diff=width < 2 * whole, pans=width < whole)  # fmt: skip
+        return Plan(tabs=True, browser=False, browser_width=0, panes_width=width, pans=width < whole)
     editor_min = ZOOMED_EDITOR_MIN if zoom else EDITOR_MIN
     browser_width = 0
     if browser == "shown":
@@ -57,4 +55,4 @@ def plan(width: int, term_width: int, *, browser: str = "auto", zoom: bool = Fal
         browser_width = BROWSER_WIDTH + max(0, min(spare // 3, 8))
     panes = min(whole, width - editor_min - browser_width)
     return Plan(tabs=False, browser=browser_width > 0, browser_width=browser_width, panes_width=panes,
-                stacked_diff=True, pans=panes < whole)  # fmt: skip
+                pans=panes < whole)  # fmt: skip

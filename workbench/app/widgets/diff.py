@@ -116,13 +116,21 @@ class ScreenshotDiff(Vertical, can_focus=False):
     ]
     SIDES = ("both", "actual", "golden")
 
-    stacked: reactive[bool] = reactive(False)  # set by the screen's layout: no room for two screens across
+    stacked: reactive[bool] = reactive(True)  # no room for two screens across (see _fit)
     sides: reactive[str] = reactive("both")  # what the view shows: both, actual or golden
 
     def watch_stacked(self, stacked: bool) -> None:
         self.set_class(stacked, "-stacked")
-        self.sides = "actual" if stacked and self.sides == "both" else self.sides
+        self.sides = "actual" if stacked and self.sides == "both" else "both" if not stacked else self.sides
         self._apply_sides()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Side by side only where two screens and their borders fit across the pane (a maximized pane at 200
+        columns, a wide window one pane at a time); else one at a time."""
+        self.stacked = self.size.width < 2 * (self.size_cells[0] + 2)
 
     def watch_sides(self) -> None:
         self._apply_sides()
@@ -254,6 +262,7 @@ class ScreenshotDiff(Vertical, can_focus=False):
         keep = select or (current.label if current else None)
         self.pairs = pairs
         self.size_cells = (width, height)
+        self._fit()
         if not self.children:
             self._told = keep or ""  # drawn when mounted
             return

@@ -137,7 +137,6 @@ class Workspace(Vertical):
             editor_pane.display = True
             panes.display = True
             panes.styles.width = layout.panes_width
-        panes.diff.stacked = layout.stacked_diff
         self._place_toasts(width, 0 if layout.tabs else layout.panes_width)
 
     def _place_toasts(self, width: int, right_column: int) -> None:
