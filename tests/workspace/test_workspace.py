@@ -340,6 +340,33 @@ def test_apply_patch_that_is_missing(ws: Workspace, scenario_dir: Path) -> None:
         ws.apply_patch(scenario_dir / "nope.patch")
 
 
+def test_a_patch_that_is_a_named_pipe_or_a_folder_is_said_to_be_one(
+    ws: Workspace, scenario_dir: Path
+) -> None:
+    """A patch that was there but no file was said to be "not found"."""
+    os.mkfifo(scenario_dir / "pipe.patch")
+    (scenario_dir / "folder.patch").mkdir()
+    for name, kind in (("pipe.patch", "a named pipe"), ("folder.patch", "a folder")):
+        with pytest.raises(WorkspaceError) as info:
+            ws.apply_patch(scenario_dir / name)
+        assert (
+            str(info.value)
+            == f"patch `{scenario_dir / name}` is {kind}, not a file: a patch is a unified diff in a file"
+        )
+
+
+def test_repo_dir_with_a_named_pipe_is_refused_before_copying_naming_it(
+    temp_root: Path, scenario_dir: Path, tmp_path: Path
+) -> None:
+    """A seed folder holding a named pipe failed with the copy's raw list of (source, target, reason)."""
+    os.mkfifo(scenario_dir / "seed" / "pipe")
+    with pytest.raises(WorkspaceError) as info:
+        Workspace.create(scenario_dir, repo(dir="seed"))
+    assert str(info.value) == ("`repo.dir`: `seed` holds what is no file: pipe (a named pipe); a seed folder holds "
+                               "files, folders and symlinks")  # fmt: skip
+    assert list(temp_root.iterdir()) == []
+
+
 def test_commit_in_a_repo_and_outside_one(temp_root: Path, scenario_dir: Path) -> None:
     with Workspace.create(scenario_dir, repo(init=True, files={"a": b"a"})) as workspace:
         (workspace.path / "b").write_text("b")

@@ -9,6 +9,7 @@ so an escape fails the scenario and touches nothing.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path, PurePosixPath
 
 from workbench.scenario.diagnostics import Pos, ScenarioError
@@ -78,4 +79,26 @@ def outside_links(folder: Path) -> list[str]:
                 target = path.resolve()
                 if target != root and root not in target.parents:
                     found.append(str(path.relative_to(root)))
+    return sorted(found)
+
+
+def special_files(folder: Path) -> list[str]:
+    """What under ``folder`` is neither a file, a folder nor a symlink (relative names, each with what it is):
+    a named pipe, a socket, a device. A copy cannot take them (a named pipe would be read until a writer
+    came)."""
+    root = folder.resolve()
+    found = []
+    for dirpath, _dirnames, filenames in os.walk(root):  # the folders: os.walk lists what is in them
+        for name in filenames:
+            path = Path(dirpath) / name
+            mode = path.lstat().st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+                kind = (
+                    "a named pipe"
+                    if stat.S_ISFIFO(mode)
+                    else "a socket"
+                    if stat.S_ISSOCK(mode)
+                    else "a device"
+                )
+                found.append(f"{path.relative_to(root)} ({kind})")
     return sorted(found)

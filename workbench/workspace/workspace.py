@@ -31,7 +31,14 @@ from workbench.scenario import model as m
 from workbench.scenario.outcomes import CheckOutcome
 
 from .beneath import read_beneath, write_beneath
-from .confine import WorkspaceError, confine, confine_read, confine_scenario_path, outside_links
+from .confine import (
+    WorkspaceError,
+    confine,
+    confine_read,
+    confine_scenario_path,
+    outside_links,
+    special_files,
+)
 from .git import GitError, commit_all, git, is_repo
 from .globs import GlobError, glob_match
 from .jsonpointer import json_pointer
@@ -105,6 +112,11 @@ class Workspace:
             raise WorkspaceError(
                 f"`repo.dir`: `{rel}` holds symlinks that lead outside it: {', '.join(escapes)}; "
                 "a seed folder may only link inside itself"
+            )
+        if specials := special_files(source):
+            raise WorkspaceError(
+                f"`repo.dir`: `{rel}` holds what is no file: {', '.join(specials)}; a seed folder holds files, "
+                "folders and symlinks"
             )
         return source
 
@@ -201,8 +213,13 @@ class Workspace:
 
         git itself refuses paths outside the workspace and writes through symlinks.
         """
-        if not patch.is_file():
+        if not patch.exists():
             raise WorkspaceError(f"patch `{patch}` not found")
+        if not patch.is_file():
+            kind = "a folder" if patch.is_dir() else "a named pipe" if patch.is_fifo() else "a device"
+            raise WorkspaceError(
+                f"patch `{patch}` is {kind}, not a file: a patch is a unified diff in a file"
+            )
         try:  # the engine's git runs confined to the workspace too (where the kernel can)
             git(self.path, "apply", "--whitespace=nowarn", str(patch.resolve()))
         except GitError as exc:
