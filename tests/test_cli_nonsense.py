@@ -266,3 +266,28 @@ def test_an_output_where_no_file_can_be_made_is_refused_before_anything_runs(
     assert line.endswith(f"{args[-2]} {args[-1]}: cannot write in /proc: No such file or directory; give a path in "
                          "a folder that takes files")  # fmt: skip
     assert not (tmp_path / "target").exists()  # nothing ran
+
+
+@pytest.mark.parametrize("command", [("run",), ("validate",), ("serve", "llm"), ("serve", "rest")])
+def test_a_dangling_symlink_or_a_symlink_loop_is_said_to_be_one(
+    command: tuple[str, ...], tmp_path: Path
+) -> None:
+    """Both were "file not found", for a name `ls` lists."""
+    (tmp_path / "dangling.yaml").symlink_to("gone.yaml")
+    (tmp_path / "one.yaml").symlink_to("two.yaml")
+    (tmp_path / "two.yaml").symlink_to("one.yaml")
+    done = workbench(*command, "dangling.yaml", "one.yaml", cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "dangling.yaml:1:1: error: a symlink to gone.yaml, which is not there\n" in done.stderr
+    assert "one.yaml:1:1: error: a symlink that leads back to itself (a loop)\n" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["timeline", "mock-agent", "acp-agent"])
+def test_a_symlink_loop_for_the_one_scenario_of_a_command_is_invalid_input_not_a_bug(
+    command: str, tmp_path: Path
+) -> None:
+    """`workbench timeline LOOP` ended as a bug (exit 3): naming the file resolved the loop."""
+    (tmp_path / "one.yaml").symlink_to("two.yaml")
+    (tmp_path / "two.yaml").symlink_to("one.yaml")
+    line = refused(command, "one.yaml", cwd=tmp_path)
+    assert line == "one.yaml:1:1: error: cannot read one.yaml: Too many levels of symbolic links"

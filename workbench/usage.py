@@ -33,6 +33,7 @@ __all__ = [
     "check_output",
     "define_arg",
     "host_arg",
+    "not_there",
     "path_arg",
     "path_exists",
     "port_number",
@@ -77,6 +78,21 @@ def path_exists(path: Path) -> bool:
         return path.exists()
     except OSError as exc:
         raise UsageError(f"{path}: cannot be looked up: {exc.strerror or exc}") from None
+
+
+def not_there(path: Path) -> str:
+    """Why ``path``, which :func:`path_exists` says is not there, is not: no such file, or a symlink whose
+    target is not there, or a symlink that leads back to itself (both were "file not found", for a name the
+    user sees listed)."""
+    if not path.is_symlink():
+        return "file not found"
+    try:
+        path.resolve(strict=True)
+    except FileNotFoundError:
+        return f"a symlink to {os.readlink(path)}, which is not there"
+    except (RuntimeError, OSError):  # Python 3.11 says RuntimeError for a loop, later ones OSError (ELOOP)
+        return "a symlink that leads back to itself (a loop)"
+    return "file not found"  # pragma: no cover - it came back while we looked
 
 
 def check_output(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.names import DEFAULT_GOLDENS_DIR, DEFAULT_OUT_DIR, DEFAULT_SCENARIOS_DIR
-from workbench.usage import EXIT_INVALID, UsageError, check_output, path_arg, path_exists
+from workbench.usage import EXIT_INVALID, UsageError, check_output, not_there, path_arg, path_exists
 
 DEFAULT_SCENARIOS = DEFAULT_SCENARIOS_DIR
 
@@ -107,7 +107,7 @@ def scenario_files(paths: list[Path]) -> list[Path]:
         paths = [DEFAULT_SCENARIOS]
     missing = [p for p in paths if not path_exists(p)]
     for p in missing:
-        print(f"{p}:1:1: error: file not found", file=sys.stderr)
+        print(f"{p}:1:1: error: {not_there(p)}", file=sys.stderr)
     if missing:
         raise SystemExit(EXIT_INVALID)
     from workbench.scenario.loader import is_scenario_name

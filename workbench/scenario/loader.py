@@ -45,7 +45,7 @@ def display_name(path: Path) -> str:
     a trace, a report or a message that names the file must not fail on its name."""
     try:
         return readable(str(path.resolve().relative_to(Path.cwd().resolve())))
-    except ValueError:
+    except (ValueError, RuntimeError, OSError):  # elsewhere; a symlink loop (RuntimeError in Python 3.11)
         return readable(str(path))
 
 

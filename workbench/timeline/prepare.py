@@ -79,7 +79,9 @@ def prepare_all(paths: Iterable[Path], *, defines: Sequence[str] = ()) -> list[P
     out: list[Prepared] = []
     for path in paths:
         if not path.exists():
-            out.append(Prepared(path, diagnostics=[Diagnostic(Pos(str(path), 1, 1), "file not found")]))
+            from workbench.usage import not_there
+
+            out.append(Prepared(path, diagnostics=[Diagnostic(Pos(str(path), 1, 1), not_there(path))]))
             continue
         out += [prepare(p, defines=defines) for p in discover([path])]
     return out
