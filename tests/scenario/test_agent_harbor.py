@@ -197,6 +197,16 @@ def test_unknown_keys_warn_and_do_not_fail(tmp_path: Path) -> None:
             "2:16: the time advance (ms) must be an integer >= 0, got a string",
         ),
         ("timeline:\n  - screenshot: a/b\n", "2:17: screenshot label `a/b` may only use letters"),
+        (  # a label too long for a file name was a bare `[Errno 36] File name too long` when the run wrote it
+            "timeline:\n  - screenshot: " + "b" * 121 + "\n",
+            "2:17: screenshot label `"
+            + "b" * 60
+            + "…` may only use letters, digits, _ . -, at most 120 of them",
+        ),
+        (
+            "terminal: {name: " + "p" * 121 + "}\ntimeline: []\n",
+            "1:18: profile name `" + "p" * 60 + "…` may only use letters, digits, _ . -, at most 120 of them",
+        ),
         ("timeline:\n  - agentToolUse: {args: {}}\n", "2:19: `agentToolUse` needs `toolName`"),
         ("timeline:\n  - runCmd: {cmd: x, status: maybe}\n", "2:30: `status` `maybe` is not allowed"),
         ("timeline:\n  - complete: yes please\n", "2:15: `complete` must be true or false, got a string"),

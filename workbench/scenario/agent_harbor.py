@@ -93,7 +93,9 @@ PERMISSION_KINDS = ("allow_once", "allow_always", "reject_once", "reject_always"
 CONTENT_TYPES = ("text", "image", "audio", "resource", "resource_link", "diff", "plan")
 EXECUTION_EVENT_TYPES = ("stdout", "stderr", "progress", "completion")
 TOOL_STATUSES = ("ok", "error", "pending", "in_progress", "completed", "failed")  # + ACP ToolCallStatus
-LABEL = re.compile(r"[A-Za-z0-9_.-]+\Z")
+LABEL = re.compile(r"[A-Za-z0-9_.-]{1,120}\Z")
+"""A screenshot label or a profile name: each names a file or a folder, so at most 120 characters (as a
+scenario's `name`: a file system takes 255 bytes, and `.style.json` follows a label)."""
 
 
 @record
@@ -438,7 +440,8 @@ def _profile(value: Any, pos: Pos, what: str, ctx: _Context) -> m.TerminalProfil
     if name is not None and not LABEL.match(name):
         raise ScenarioError.at(
             p.at_value("name") if "name" in p else pos,
-            f"profile name `{name}` may only use letters, digits, _ . -",
+            f"profile name `{_shown(name)}` may only use letters, digits, _ . -, at most 120 of them (it names a "
+            "folder)",
         )
     rendering = (
         expect_map(p["rendering"], p.at_value("rendering"), "`rendering`") if "rendering" in p else None
@@ -620,11 +623,18 @@ def _target(entry: PMap) -> str | None:
     return choice(entry["target"], entry.at_value("target"), "`target`", ("tui", "webui", "cli"))
 
 
+def _shown(text: str) -> str:
+    """``text`` in a message: its start, when it is long."""
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
 def _label(value: Any, pos: Pos) -> str:
     label = as_str(value, pos, "a screenshot label", allow_scalars=True)
     if not LABEL.match(label):
         raise ScenarioError.at(
-            pos, f"screenshot label `{label}` may only use letters, digits, _ . - (it names a file)"
+            pos,
+            f"screenshot label `{_shown(label)}` may only use letters, digits, _ . -, at most 120 of them "
+            "(it names a file)",
         )
     return label
 
