@@ -28,7 +28,8 @@ def test_enter_on_a_failure_gives_the_keyboard_to_the_pane_that_tells_more(
 ) -> None:
     """Enter on a failure showed the step inspector but left the keyboard on the failures list, hidden then:
     PgDn did nothing, and nothing had the focus. A screenshot's failure now opens its golden and actual with
-    that capture highlighted, so `a` accepts it at once; another failure's step inspector takes the keys."""
+    that capture highlighted, so `a` accepts it at once; an expect's (no step shows it) its line in the editor,
+    where it is fixed (it showed the terminal)."""
     path = failing_copy(work)
 
     async def body() -> None:
@@ -44,11 +45,10 @@ def test_enter_on_a_failure_gives_the_keyboard_to_the_pane_that_tells_more(
             await pilot.press("a")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the accept question")
             await pilot.press("escape")
-            await pilot.press("f12", "down", "enter")  # the expect: the last step, in the inspector
+            await pilot.press("f12", "down", "enter")  # the expect: no step shows it, its line does
             await pilot.pause(0.1)
-            focused = app.focused
-            assert focused is not None and focused.display and focused.region.area > 0, focused
-            assert not isinstance(focused, type(main.failures))
+            expect = main.failures.failures[1]
+            assert app.focused is main.editor and main.editor.cursor_location[0] + 1 == expect.line
 
     run(body)
 

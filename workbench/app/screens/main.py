@@ -561,23 +561,23 @@ class MainScreen(Screen[None]):
     def _failure_jump(self, event: FailuresList.Jump) -> None:
         """A failure chosen in the list: its step is shown, and the pane that tells more takes the keyboard (the
         failures list is hidden then): a screenshot's golden and actual with its capture highlighted, so `a`
-        accepts it at once; else the step inspector (PgDn scrolls it) or the terminal."""
+        accepts it at once; else the step inspector (PgDn scrolls it); a failure no recorded step shows (an
+        `expect`, one of the last run's) its line in the editor; the terminal if it has none."""
         failure = event.failure
         if failure.step in self.records or 0 <= failure.step < len(self.timeline.marks):
             self.show_step(failure.step)
-        elif failure.line > 0:
-            self.editor.jump_to(failure.line)
         label = self._screenshot_label(failure)
         if label is not None and any(pair.label == label for pair in self.diff.pairs):
             self.diff.show_pairs(self.diff.pairs, *self.term_size, select=label)
             self.workspace.action_view("shots")
-            return
-        if self.run is None and failure.line > 0:  # a last run's failure (nothing recorded here): its line
+        elif failure.step in self.records:
+            self.workspace.action_view("step")
+            self._inspect()
+        elif failure.line > 0:
             self.editor.jump_to(failure.line)
             self.workspace.action_view("editor")
-            return
-        self.workspace.action_view("step" if failure.step in self.records else "terminal")
-        self._inspect()
+        else:
+            self.workspace.action_view("terminal")
 
     def _screenshot_label(self, failure: Failure) -> str | None:
         """The label of the screenshot step a failure is about (None for any other failure)."""
