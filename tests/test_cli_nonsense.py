@@ -291,3 +291,15 @@ def test_a_symlink_loop_for_the_one_scenario_of_a_command_is_invalid_input_not_a
     (tmp_path / "two.yaml").symlink_to("one.yaml")
     line = refused(command, "one.yaml", cwd=tmp_path)
     assert line == "one.yaml:1:1: error: cannot read one.yaml: Too many levels of symbolic links"
+
+
+def test_a_bidirectional_control_in_a_name_is_shown_escaped_not_obeyed(tmp_path: Path) -> None:
+    """U+202E (right-to-left override) in a key or a name reordered the rest of the line on the terminal:
+    `lo<RLO>g` showed as another word, a message could be made to say what it does not."""
+    write(tmp_path, "s.yaml", 'name: "ok\\u202eevil"\ntimeline:\n  - "lo\\u2066g": hi\n')
+    done = workbench("validate", "s.yaml", cwd=tmp_path, timeout=60)
+    assert done.returncode == 2
+    assert "s.yaml:3:5: error: unknown event `lo\\u2066g`; did you mean `log`?" in done.stderr
+    write(tmp_path, "s.yaml", 'name: "ok\\u202eevil"\ntimeline:\n  - log: hi\n')
+    done = workbench("run", "s.yaml", cwd=tmp_path, timeout=60)
+    assert done.returncode == 0 and "PASSED  ok\\u202eevil" in done.stdout and "\u202e" not in done.stdout

@@ -15,13 +15,20 @@ from enum import StrEnum
 
 from workbench.records import frozen, record
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
     """``text`` with its control characters written as escapes (``\\x1b``), line breaks and tabs kept: a key,
-    a value or a file name quoted from a scenario must not drive the terminal that shows the message."""
-    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+    a value or a file name quoted from a scenario must not drive the terminal that shows the message. The
+    bidirectional controls (``\\u202e`` and its kin) are escaped too: they reorder what follows them on the
+    line, so a name could show as another, or a message say what it does not."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 @dataclass(frozen=True, slots=True, order=True)
