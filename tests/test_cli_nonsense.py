@@ -303,3 +303,16 @@ def test_a_bidirectional_control_in_a_name_is_shown_escaped_not_obeyed(tmp_path:
     write(tmp_path, "s.yaml", 'name: "ok\\u202eevil"\ntimeline:\n  - log: hi\n')
     done = workbench("run", "s.yaml", cwd=tmp_path, timeout=60)
     assert done.returncode == 0 and "PASSED  ok\\u202eevil" in done.stdout and "\u202e" not in done.stdout
+
+
+@pytest.mark.parametrize(("flag", "example"), [("--report", "report.json"), ("--junit", "junit.xml")])
+def test_a_report_named_as_a_scenario_of_the_run_is_refused_not_written_over_it(
+    flag: str, example: str, tmp_path: Path
+) -> None:
+    """`workbench run s.yaml --report s.yaml` (a slip of the shell's completion) ran the scenario, then
+    replaced it with its own report."""
+    write(tmp_path, "suite/s.yaml", HELLO)
+    line = refused("run", "suite", flag, "suite/s.yaml", cwd=tmp_path)
+    assert line == (f"workbench: error: {flag} suite/s.yaml: is a scenario file this run reads, which the "
+                    f"{flag[2:]} would replace; give the report a name of its own, such as {example}")  # fmt: skip
+    assert (tmp_path / "suite" / "s.yaml").read_text() == HELLO and not (tmp_path / "target").exists()

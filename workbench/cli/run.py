@@ -143,7 +143,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("--ci never writes goldens; drop --update-goldens")
     check_lenient(args)
     paths = args.paths or [DEFAULT_SCENARIOS_DIR]
-    scenario_files(args.paths)
+    _not_over_a_scenario(scenario_files(args.paths), report=args.report, junit=args.junit)
     candidates = collect(paths, selection, args.define, strict=args.ci and not args.lenient)
     if args.mode is None:  # the files' own mode when it takes the options given (see implied_mode)
         from workbench.engine.drivers import implied_mode
@@ -213,6 +213,17 @@ def _run(args: argparse.Namespace) -> int:
         console.summary(report)
         written = _write_reports(args, report, candidates, stdout)
     return report.exit_code() if written else EXIT_INVALID
+
+
+def _not_over_a_scenario(files: list[Path], **outputs: Path | None) -> None:
+    """UsageError if an output file (``report=``, ``junit=``) is one of the scenario files the run reads:
+    `run a.yaml --report a.yaml` replaced the scenario with its own report, after running it."""
+    read = {f.resolve() for f in files}
+    for name, path in outputs.items():
+        if path is not None and path.resolve() in read:
+            example = "junit.xml" if name == "junit" else "report.json"
+            raise UsageError(f"--{name} {path}: is a scenario file this run reads, which the {name} would replace; "
+                             f"give the report a name of its own, such as {example}")  # fmt: skip
 
 
 def _mode_options(
