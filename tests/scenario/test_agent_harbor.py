@@ -197,6 +197,11 @@ def test_unknown_keys_warn_and_do_not_fail(tmp_path: Path) -> None:
             "2:16: the time advance (ms) must be an integer >= 0, got a string",
         ),
         ("timeline:\n  - screenshot: a/b\n", "2:17: screenshot label `a/b` may only use letters"),
+        (  # `run . --report r.json`, then `run .`: the report is read as a scenario; say what it is
+            '{"version": 1, "summary": {}, "scenarios": []}',
+            "1:1: a scenario needs `timeline` (or `steps` / `turns`) (this is a workbench report, as `--report` "
+            "writes: write reports outside the folders you run, which are read as scenarios)",
+        ),
         (  # a label too long for a file name was a bare `[Errno 36] File name too long` when the run wrote it
             "timeline:\n  - screenshot: " + "b" * 121 + "\n",
             "2:17: screenshot label `"

@@ -178,6 +178,9 @@ def _reject_foreign_formats(doc: PMap) -> None:
             isinstance(r, PMap) and "if_contains" in r for r in doc["rules"]
         ):
             hint = " (this looks like a legacy mock-server playbook of `if_contains` rules)"
+        elif {"version", "summary", "scenarios"} <= doc.keys():
+            hint = (" (this is a workbench report, as `--report` writes: write reports outside the folders "
+                    "you run, which are read as scenarios)")  # fmt: skip
         raise ScenarioError.at(doc.pos, f"a scenario needs `timeline` (or `steps` / `turns`){hint}")
 
 
