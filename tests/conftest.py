@@ -20,8 +20,13 @@ from hypothesis import HealthCheck, settings
 
 # Timing never decides whether a test passes: Hypothesis's deadline (200 ms an example) and its "too slow"
 # health check are turned off for every property test, which failed one now and then on a loaded machine
-# (an example that took 277 ms once and 0.05 ms when Hypothesis tried it again).
-settings.register_profile("workbench", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# (an example that took 277 ms once and 0.05 ms when Hypothesis tried it again). No example database
+# either: it would be state shared by every run in the checkout (examples that fail are pinned with
+# @example instead). A test's own settings keep these: `suppress_health_check` replaces the profile's
+# list, so one that adds a check writes `[*settings.default.suppress_health_check, ...]`.
+settings.register_profile(
+    "workbench", deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile("workbench")
 
 REPO = Path(__file__).resolve().parents[1]

@@ -40,15 +40,24 @@ def test_nothing_outside_the_app_imports_the_app_or_textual() -> None:
 
 def test_timing_decides_no_property_test() -> None:
     """Hypothesis's deadline and its "too slow" check fail a test on a loaded machine; the suite's profile
-    turns both off, and no test turns a deadline back on."""
+    turns both off, and no test turns them back on: neither a deadline nor a list of suppressed health
+    checks that replaces the profile's (and so leaves "too slow" out)."""
     from hypothesis import HealthCheck, settings
 
     assert settings.default.deadline is None
     assert HealthCheck.too_slow in settings.default.suppress_health_check
-    with_deadline = [
-        f"{path.relative_to(REPO)}:{n}"
+    assert settings.default.database is None
+    lines = [
+        (f"{path.relative_to(REPO)}:{n}", line)
         for path in (REPO / "tests").rglob("*.py")
+        if path != REPO / "tests" / "conftest.py"  # the profile itself
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if re.search(r"\bdeadline=(?!None)", line) and "re.search" not in line
+        if "re.search" not in line
     ]
-    assert with_deadline == []
+    assert [where for where, line in lines if re.search(r"\bdeadline=", line)] == []
+    assert [
+        where
+        for where, line in lines
+        if re.search(r"\bsuppress_health_check=\[", line)
+        and not re.search(r"settings\.default\.suppress_health_check|HealthCheck\.too_slow\]\)$", line)
+    ] == []

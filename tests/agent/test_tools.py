@@ -1212,7 +1212,10 @@ FUZZ_KEYS = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
 @given(tool=st.sampled_from(FUZZ_TOOLS), args=st.dictionaries(FUZZ_KEYS, FUZZ_VALUES, max_size=6))
 @example(tool="find", args={"name": "[]"})  # globs that were invalid regexes (issue #10)
 @example(tool="find", args={"name": "[!]"})

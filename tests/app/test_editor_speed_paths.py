@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from textual._tree_sitter import get_language
 from textual.document._syntax_aware_document import SyntaxAwareDocument
@@ -35,7 +35,7 @@ edits = st.lists(
 )
 
 
-@settings(database=None, max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(edits)
 @example([(0, 0, "'")])  # a quote that turns the rest of the text into a string
 @example([(10_000, 0, "#")])

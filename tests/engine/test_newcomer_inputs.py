@@ -103,7 +103,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(tool=st.sampled_from(sorted(TEXT_ARGUMENTS)), value=JSON_VALUES)
 @example(tool="writeFile", value=[1, 2])
 @example(tool="runCmd", value=5)
@@ -185,7 +185,7 @@ def test_junit_holds_what_the_console_says_of_a_failure_the_screenshot_diff_and_
 K_WORDS = st.sampled_from(["and", "or", "not", "(", ")", "shot", "hello", "x"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(words=st.lists(K_WORDS, max_size=7), haystack=st.text(max_size=10))
 @example(words=["and", "or"], haystack="shot")
 @example(words=["shot", "and"], haystack="shot")

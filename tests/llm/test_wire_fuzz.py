@@ -8,7 +8,7 @@ import contextlib
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from workbench.llm.wire import WIRES, Wire, WireError
@@ -36,7 +36,7 @@ def parses_or_refuses(wire: Wire, body: Any, params: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.style)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(body=JSON | FIELDS, params=PARAMS)
 @example(
     body={"contents": [{"parts": [{"functionResponse": {"name": "x", "response": None}}]}]},
@@ -49,7 +49,7 @@ def test_bad_bodies_are_wire_errors(wire: Wire, body: Any, params: dict[str, str
 
 
 @pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.style)
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(messages=st.lists(st.dictionaries(st.sampled_from(KEYS), JSON, max_size=4), max_size=3))
 def test_bad_turns_inside_a_valid_request_are_wire_errors(wire: Wire, messages: list[Any]) -> None:
     bodies = {"anthropic": {"model": "m", "max_tokens": 5, "messages": messages},

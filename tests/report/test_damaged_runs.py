@@ -36,7 +36,10 @@ def _run_folder(root: Path, header: dict[str, Any], steps: list[dict[str, Any]],
     return run_dir
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150,
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
 @given(
     profile=JSON,
     steps=st.lists(st.fixed_dictionaries({}, optional=dict.fromkeys(STEP_KEYS, JSON)), max_size=4),
@@ -62,7 +65,7 @@ def test_any_trace_content_makes_a_page(tmp_path: Path, profile: Any, steps: lis
     assert all(len(rows) == page["profile"]["height"] for rows in built.screens["screens"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(header=JSON, events=st.lists(JSON, max_size=6))
 @example(
     header={"width": 10**9, "height": "24"}, events=[[0.1, "r", "99999999x2"], [0.2, "o", "hi"], [0.3, "o"]]

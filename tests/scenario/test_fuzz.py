@@ -49,7 +49,10 @@ def load_and_compile(path: Path) -> None:
             assert d.pos.line >= 1 and d.pos.col >= 1 and d.message
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400,
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
 @given(name=st.sampled_from(sorted(SOURCES)), data=st.data())
 def test_structural_mutations_raise_only_diagnostics(
     tmp_path_factory: Any, name: str, data: st.DataObject
@@ -72,7 +75,10 @@ def test_structural_mutations_raise_only_diagnostics(
     load_and_compile(path)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400,
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
 @given(name=st.sampled_from(sorted(SOURCES)), data=st.data())
 def test_text_mutations_raise_only_diagnostics(tmp_path_factory: Any, name: str, data: st.DataObject) -> None:
     text = SOURCES[name]

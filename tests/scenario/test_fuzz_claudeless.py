@@ -91,7 +91,10 @@ def load_only_with_diagnostics(path: Path, env: dict[str, str]) -> None:
     assert rules_table(scenario)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
 @given(name=st.sampled_from(sorted(SOURCES)), as_toml=st.booleans(), env=envs, data=st.data())
 def test_structural_mutations_raise_only_diagnostics(
     tmp_path_factory: Any, name: str, as_toml: bool, env: dict[str, str], data: st.DataObject
@@ -118,7 +121,10 @@ def test_structural_mutations_raise_only_diagnostics(
     load_only_with_diagnostics(path, env)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
 @given(name=st.sampled_from(sorted(SOURCES)), data=st.data())
 def test_text_mutations_raise_only_diagnostics(tmp_path_factory: Any, name: str, data: st.DataObject) -> None:
     text = SOURCES[name]

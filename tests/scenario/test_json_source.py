@@ -51,7 +51,7 @@ def check_places(node: Any, text: str, ascii_only: bool) -> None:
             check_places(value, text, ascii_only)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(
     doc=st.dictionaries(KEYS, DOCS, max_size=4), ascii_only=st.booleans(), indent=st.sampled_from([None, 1])
 )

@@ -217,7 +217,7 @@ def expansion(levels: int, width: int) -> int:
 @example(levels=9, width=9)  # billion laughs
 @example(levels=4, width=12)
 @example(levels=6, width=4)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 def test_alias_bombs_are_refused_past_the_budget(levels: int, width: int) -> None:
     try:
         doc = parse_document(bomb(levels, width), "b.yaml", ".yaml")
@@ -372,7 +372,7 @@ SYNTAX = [*"[]{}():,-'\"&*!|>#.=\\\n\t ", "a", "1", "<<", "!!bool ", "!!int ", "
 @example(suffix=".yaml", text=bomb(9, 9))  # billion laughs: memory without end
 @example(suffix=".yaml", text="a: &a [*a]")  # recursive alias
 @example(suffix=".toml", text='x = """' + "1" * 9000 + "." * 200)  # quadratic scan in the depth guard
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 def test_any_text_is_a_document_or_placed_diagnostics(suffix: str, text: str) -> None:
     try:
         parse_document(text, "f" + suffix, suffix)

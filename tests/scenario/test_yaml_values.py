@@ -21,7 +21,10 @@ HELLO = (SCENARIOS / "hello-agent.yaml").read_text(encoding="utf-8").splitlines(
 VALUE_LINES = [i for i, line in enumerate(HELLO) if ":" in line and not line.lstrip().startswith("#")]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200,
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
 @given(line=st.sampled_from(VALUE_LINES), value=VALUES, strict=st.booleans())
 @example(
     line=next(i for i, t in enumerate(HELLO) if "result: Hello" in t), value="!!binary aGk=", strict=False

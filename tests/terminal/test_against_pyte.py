@@ -22,7 +22,7 @@ and xterm leave autowrap alone; ``test_against_tmux.py`` shows it).
 from __future__ import annotations
 
 import pyte
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from workbench.terminal import Screen
@@ -164,7 +164,7 @@ def our_state(stream: str, width: int, height: int, reads: int) -> dict[str, obj
     }
 
 
-@settings(database=None, max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000)
 @given(stream=streams, size=sizes, reads=st.integers(1, 7))
 @example(stream="\x1b[1;38;5;208;48;2;0;0;255mab\x1b[22mcd\x1b[0m\r\nef", size=(4, 2), reads=3)
 @example(stream="\x1b[1m0\x1b[H\x1b[0m0", size=(2, 2), reads=1)  # default text over bold, after a move

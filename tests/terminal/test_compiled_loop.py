@@ -25,7 +25,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench
@@ -101,7 +101,7 @@ def compiled_loop(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Any
 def test_the_compiled_loop_gives_the_source_s_screens(compiled_loop: Callable[..., Any]) -> None:
     source = loop.source_module().feed_tokens
 
-    @settings(database=None, max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=300)
     @given(stream=streams, size=sizes, reads=st.integers(1, 7))
     def same_screens(stream: str, size: tuple[int, int], reads: int) -> None:
         with mock.patch.object(vt, "feed_tokens", compiled_loop):

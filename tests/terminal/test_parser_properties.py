@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from workbench.terminal import Screen
@@ -54,7 +54,7 @@ def _state(screen: Screen) -> tuple[object, ...]:
     return (screen.snapshot(), screen.history_rows(), screen.responses, screen.alternate, screen.title)
 
 
-@settings(database=None, max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(text=streams, size=sizes, cuts=st.lists(st.integers(0, 10_000), max_size=6))
 def test_any_split_into_reads_gives_the_same_screen_as_the_whole(
     text: str, size: tuple[int, int], cuts: list[int]
@@ -62,7 +62,7 @@ def test_any_split_into_reads_gives_the_same_screen_as_the_whole(
     assert _state(_feed(text, size, cuts)) == _state(_feed(text, size, []))
 
 
-@settings(database=None, max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(text=streams, size=sizes)
 def test_feeding_character_by_character_gives_the_same_screen(text: str, size: tuple[int, int]) -> None:
     whole = _feed(text, size, [])
@@ -72,7 +72,7 @@ def test_feeding_character_by_character_gives_the_same_screen(text: str, size: t
     assert _state(screen) == _state(whole)
 
 
-@settings(database=None, max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400)
 @given(text=streams, size=sizes)
 @example(
     text="\u4e2d000\u4e2d\x1b[0;0A\u4e2d", size=(7, 2)
@@ -100,7 +100,7 @@ def test_the_screen_is_always_width_by_height_with_whole_wide_characters(
     assert shot.style_json()["height"] == height
 
 
-@settings(database=None, max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(data=st.binary(max_size=200), size=sizes)
 def test_arbitrary_bytes_never_raise(data: bytes, size: tuple[int, int]) -> None:
     screen = Screen(*size)

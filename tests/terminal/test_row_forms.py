@@ -11,7 +11,7 @@ scrollback, cursor and styles in both.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.terminal.test_parser_properties import sizes, streams
@@ -44,7 +44,7 @@ def _state(screen: Screen) -> tuple[object, ...]:
 steps = st.lists(st.tuples(streams, st.none() | sizes), min_size=1, max_size=4)
 
 
-@settings(database=None, max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(size=sizes, steps=steps)
 def test_compact_rows_give_the_screens_lists_give(
     size: tuple[int, int], steps: list[tuple[str, object]]

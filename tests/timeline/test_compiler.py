@@ -125,7 +125,7 @@ event = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.lists(event, max_size=25))
 def test_agent_steps_never_overlap_and_time_never_decreases(
     tmp_path_factory: pytest.TempPathFactory, lines: list[str]

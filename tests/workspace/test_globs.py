@@ -14,7 +14,7 @@ from workbench.workspace.globs import MAX_BRACE_DEPTH, GlobError, glob_match, gl
 SPECIAL = "[]!^-*?{},/\\ab."
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=2000)
 @given(pattern=st.text(alphabet=SPECIAL, max_size=24) | st.text(max_size=12))
 @example(pattern="[]")
 @example(pattern="[!]")
@@ -36,7 +36,7 @@ def test_every_pattern_compiles_or_is_refused_with_a_message(pattern: str) -> No
     glob_match("a/b.c", pattern)  # and matching never raises
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=2000)
 @given(pattern=st.text(alphabet="ab![]*?.", max_size=10), name=st.text(alphabet="ab![].", max_size=6))
 @example(pattern="[]", name="[]")
 @example(pattern="[!]", name="[!]")

@@ -677,7 +677,7 @@ PATHS = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(rel=PATHS)
 def test_any_path_resolves_inside_or_raises(confined_root: Path, rel: str) -> None:
     root = confined_root.resolve()
