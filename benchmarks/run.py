@@ -19,6 +19,10 @@ Measured in one run, each against a baseline from the same run:
   both cores: what a busy shared machine does not distort);
 * the same on 20 scenarios that do work (the 30 s scenario twenty times): where
   start-up weighs little, what the pool itself gives;
+* the floor under that start-up: a Python that imports only the libraries the
+  start-up of ``run`` imports (found with ``-X importtime``, not named here:
+  asyncio, PyYAML, pyte...) and none of our code, and the best ``-j 2`` ratio
+  possible at that floor: the part of 1.7x that no change to our code can give;
 * ``workbench --help`` start-up (target under 200 ms) against a bare interpreter,
   and a check that it imports neither textual nor the servers.
 
@@ -103,6 +107,28 @@ NO_FORK = {"WORKBENCH_NO_FORK": "1"}
 
 
 VOLATILE = ("duration_ms", "wall_ms", "run_dir")  # wall-clock facts, and where the run folder went
+
+
+def library_floor(start_argv: list[str], cwd: Path) -> float:
+    """Wall seconds of a Python that imports the libraries ``start_argv``'s start-up imports, none of our
+    code: what no change to our code goes below. The libraries are those ``-X importtime`` shows imported
+    by our code or at the top (each with what it imports itself), not a list of names."""
+    printed = timed([sys.executable, "-X", "importtime", *start_argv[1:]], cwd)[1].stderr
+    tree = [  # (depth, module), each module printed after what it imported, one level deeper
+        (len(name) - len(name.lstrip()), name.strip())
+        for line in printed.splitlines() if line.startswith("import time:") and line.split("|")[1].strip().isdigit()
+        for name in [line.rsplit("|", 1)[1][1:]]
+    ]  # fmt: skip
+    ours = ("workbench", "__editable__")
+    names = set()
+    for i, (depth, name) in enumerate(tree):
+        importer = next((n for d, n in tree[i + 1 :] if d < depth), None)
+        if not name.startswith(ours) and (importer is None or importer.startswith(ours)):
+            names.add(name)
+    argv = [sys.executable, "-c", f"import {', '.join(sorted(names))}"]
+    if timed(argv, cwd)[1].returncode != 0:  # (this also writes their bytecode if it is not there yet)
+        raise RuntimeError(f"cannot import the start-up's libraries: {argv}")
+    return median_of(argv, cwd, 9)
 
 
 def traces(out: Path) -> dict[str, list[dict[str, object]]]:
@@ -200,6 +226,7 @@ def main() -> int:
                 cpu[key].append(used)
         j1, j2, start = (statistics.median(rounds[k]) for k in ("j1", "j2", "start"))
         cpu_j1, cpu_j2, cpu_start = (statistics.median(cpu[k]) for k in ("j1", "j2", "start"))
+        floor = library_floor(commands["start"], root)
         j1_exec = statistics.median(
             timed([*wb, "run", "--ci", str(suite)], root, NO_FORK)[0] for _ in range(2)
         )
@@ -244,6 +271,8 @@ def main() -> int:
          f"{(j1 - start) / (j2 - start):.2f}x (start-up {start * 1000:.0f} ms)", "", True),
         ("  CPU: -j 2, -j 1, start-up", f"{cpu_j2:.2f} / {cpu_j1:.2f} / {cpu_start:.2f} s",
          f"best -j 2 possible: {(j1 / (start + (j1 - start) / 2)):.2f}x", "", True),
+        ("  start-up floor: its libraries only", f"{floor * 1000:.0f} ms",
+         f"best -j 2 possible there: {((floor + j1 - start) / (floor + (j1 - start) / 2)):.2f}x", "", True),
         ("  same on two idle cores (from CPU)", "", f"{cpu_j1 / (cpu_start + (cpu_j2 - cpu_start) / 2):.2f}x",
          "", True),
         ("20 busy scenarios (30 s each), -j 2", f"{busy_j2:.2f} s vs {busy_j1:.2f} s",
