@@ -16,6 +16,7 @@ import httpx
 import jsonschema
 from httpx_sse import aconnect_sse
 
+from tests.processes import hangup_at_its_default
 from workbench.clock import VirtualClock
 from workbench.rest.player import new_session, play, session_id_for
 from workbench.rest.server import RestServer
@@ -118,7 +119,8 @@ def serve_rest(scenario: Path, speed: str, stop: int = signal.SIGTERM) -> Iterat
     """``workbench serve rest SCENARIO --speed SPEED`` as a process: its API's base URL; on leaving,
     ``stop`` (SIGTERM; SIGHUP when its terminal closes), which it must answer with a clean stop (exit 0)."""
     proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "rest", str(scenario), "--speed", speed],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=hangup_at_its_default)  # fmt: skip
     try:
         assert proc.stdout is not None
         yield proc.stdout.readline().strip()

@@ -38,8 +38,21 @@ def unread_bytes(client: tuple[str, int]) -> int:
         return 0
     for table in TABLES:
         with contextlib.suppress(OSError):
-            for line in table.read_text().splitlines()[1:]:
-                fields = line.split()
-                if len(fields) > 4 and fields[1] == f"{key[0]}:{key[1]}":
-                    return int(fields[4].split(":")[1], 16)
+            found = queued(table.read_text(), key)
+            if found is not None:
+                return found
     return 0
+
+
+def queued(table: str, key: tuple[str, str]) -> int | None:
+    """The receive queue of the socket whose local address is ``key`` in ``table`` (the text of
+    ``/proc/net/tcp`` or ``tcp6``); None if no row has that address. Several rows can: a connection
+    that ended on the same port lingers in TIME_WAIT, its queue empty, and may come first (a busy
+    machine reuses ports), so the live socket is the one with the most bytes waiting."""
+    local = f"{key[0]}:{key[1]}"
+    queues = [
+        int(fields[4].split(":")[1], 16)
+        for line in table.splitlines()[1:]
+        if len(fields := line.split()) > 4 and fields[1] == local
+    ]
+    return max(queues) if queues else None
