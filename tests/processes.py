@@ -14,12 +14,14 @@ import signal
 from pathlib import Path
 
 
-def hangup_at_its_default() -> None:
-    """``preexec_fn``: SIGHUP at its default action in the child, as a program started from a terminal has it,
-    even when this test run ignores it (under ``nohup``, or a CI runner that does). The product goes on
-    ignoring a SIGHUP it was started ignoring, so a test that sends one starts its program as a shell would
-    (a fresh-clone run of the suite under ``nohup`` failed every SIGHUP test)."""
+def signals_at_their_defaults() -> None:
+    """``preexec_fn``: SIGINT and SIGHUP at their default actions in the child, as a program started from a
+    terminal has them, even when this test run ignores them: under ``nohup`` (SIGHUP), in a background job
+    of a shell without job control (SIGINT), or under a CI runner that does either. The product goes on
+    ignoring a stop signal it was started ignoring, so a test that sends one starts its program as a shell
+    would (a fresh-clone run of the suite under ``nohup``, in the background, failed every such test)."""
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def unique_seconds(seconds: int) -> str:

@@ -19,7 +19,7 @@ import pytest
 
 from tests.cli_process import report_of, workbench
 from tests.conftest import SCENARIOS, write
-from tests.processes import running, unique_seconds
+from tests.processes import running, signals_at_their_defaults, unique_seconds
 
 
 def test_hello_agent_first_run_writes_goldens_then_ci_matches(tmp_path: Path) -> None:
@@ -324,10 +324,7 @@ timeline:
     proc = subprocess.Popen(
         [sys.executable, "-m", "workbench", "run", "--speed", "1", str(scenario), "--report", "r.json"],
         cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
-        # As from a terminal: when these tests run in a background job or under some CI runners, SIGINT
-        # is ignored and `workbench run` keeps it so, as POSIX programs do.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        text=True, start_new_session=True, preexec_fn=signals_at_their_defaults,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 30

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write
-from tests.processes import hangup_at_its_default, running, unique_seconds
+from tests.processes import running, signals_at_their_defaults, unique_seconds
 from workbench.terminal import descendants
 
 pytestmark = pytest.mark.skipif(not descendants.available(), reason="needs /proc (Linux)")
@@ -55,7 +55,7 @@ def start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], Path]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "workbench", "run", "--speed", "1", "--out", str(tmp_path / "out"), *args],
         cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True, preexec_fn=hangup_at_its_default,
+        text=True, start_new_session=True, preexec_fn=signals_at_their_defaults,
     )  # fmt: skip
     return proc, tmp
 

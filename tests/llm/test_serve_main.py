@@ -13,7 +13,7 @@ import anthropic
 import pytest
 
 from tests.conftest import REPO, write
-from tests.processes import hangup_at_its_default
+from tests.processes import signals_at_their_defaults
 from workbench.clock import parse_speed
 from workbench.llm.serve import serve_llm_main
 
@@ -65,7 +65,7 @@ def test_serves_until_interrupted(tmp_path: Path, finish: bool, code: int, sig: 
     path = write(tmp_path, "good.yaml", GOOD if finish else GOOD + MORE)
     proc = subprocess.Popen([sys.executable, "-c", BOOT, str(path), "--out", str(tmp_path / "out")], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=hangup_at_its_default)  # fmt: skip
+                            preexec_fn=signals_at_their_defaults)  # fmt: skip
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()

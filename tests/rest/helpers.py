@@ -16,7 +16,7 @@ import httpx
 import jsonschema
 from httpx_sse import aconnect_sse
 
-from tests.processes import hangup_at_its_default
+from tests.processes import signals_at_their_defaults
 from workbench.clock import VirtualClock
 from workbench.rest.player import new_session, play, session_id_for
 from workbench.rest.server import RestServer
@@ -120,7 +120,7 @@ def serve_rest(scenario: Path, speed: str, stop: int = signal.SIGTERM) -> Iterat
     ``stop`` (SIGTERM; SIGHUP when its terminal closes), which it must answer with a clean stop (exit 0)."""
     proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "rest", str(scenario), "--speed", speed],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=hangup_at_its_default)  # fmt: skip
+                            preexec_fn=signals_at_their_defaults)  # fmt: skip
     try:
         assert proc.stdout is not None
         yield proc.stdout.readline().strip()
