@@ -316,3 +316,12 @@ def test_a_report_named_as_a_scenario_of_the_run_is_refused_not_written_over_it(
     assert line == (f"workbench: error: {flag} suite/s.yaml: is a scenario file this run reads, which the "
                     f"{flag[2:]} would replace; give the report a name of its own, such as {example}")  # fmt: skip
     assert (tmp_path / "suite" / "s.yaml").read_text() == HELLO and not (tmp_path / "target").exists()
+
+
+def test_a_misspelt_agent_gets_the_nearest_name(tmp_path: Path) -> None:
+    """The standard's nearest valid name: `--agent claude-cod` listed every agent, and named none."""
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused("run", "s.yaml", "--mode", "real-agent", "--agent", "claude-cod", cwd=tmp_path)
+    assert line.startswith(
+        "workbench: error: unknown agent `claude-cod` for mode real-agent; did you mean `claude-code`? known: "
+    )

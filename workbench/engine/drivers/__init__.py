@@ -205,8 +205,13 @@ def mode_options(mode: str, given: Mapping[str, str | None]) -> dict[str, str]:
             needs = " or ".join(f"--mode {m}" for m in takers)
             raise ModeError(f"--{name} needs {needs}" if takers else f"--{name}: no mode takes it")
         if option.choices is not None and value not in option.choices():
+            from workbench.scenario.diagnostics import nearest
+
             known = ", ".join(option.choices())
-            raise ModeError(f"unknown {option.name} `{value}` for mode {mode}; known: {known} (--{option.name}: "
+            close = nearest(value, option.choices()) if value else None
+            hint = f"did you mean `{close}`? " if close else ""
+            shown = f"`{value}`" if value else "`` (empty)"
+            raise ModeError(f"unknown {option.name} {shown} for mode {mode}; {hint}known: {known} (--{option.name}: "
                             f"{option.help})")  # fmt: skip
         out[name] = value
     for option in declared.options:
