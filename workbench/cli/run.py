@@ -201,15 +201,13 @@ def _run(args: argparse.Namespace) -> int:
         try:
             run_batch(candidates, options, args.jobs, console, report)
         except KeyboardInterrupt:  # a cancelled CI job: the reports say what finished, and what did not
-            with contextlib.suppress(
-                KeyboardInterrupt
-            ):  # a second signal while they are written: the first counts
+            # a second signal while they are written: the first counts
+            with contextlib.suppress(KeyboardInterrupt):
                 _write_reports(args, report, candidates, stdout)
             raise
         finally:
-            tempfolders.sweep(
-                *roots
-            )  # what this run's own killed programs left (a mock agent's scratch folder)
+            # what this run's own killed programs left (a mock agent's scratch folder)
+            tempfolders.sweep(*roots)
         console.summary(report)
         written = _write_reports(args, report, candidates, stdout)
     return report.exit_code() if written else EXIT_INVALID
