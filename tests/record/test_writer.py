@@ -23,6 +23,13 @@ def test_the_stable_part_of_a_tool_result() -> None:
         stable_part("Process Group PGID: 18524\nOutput: hello from the agent", [])
         == "Output: hello from the agent"
     )
+    # gemini-cli 0.61 puts its shell's process group after the output; in a fresh container it has 3 digits
+    wrapped = (
+        "<untrusted_context>\nOutput: hello from the agent\nProcess Group PGID: {}\n</untrusted_context>"
+    )
+    assert {stable_part(wrapped.format(pgid), []) for pgid in (42, 882, 18524)} == {
+        "<untrusted_context>\nOutput: hello from the agent\nProcess Group PGID:"
+    }
     assert stable_part("12345", []) is None  # nothing stable left: only the status is checked
     assert stable_part("plain output", []) == "plain output"
 

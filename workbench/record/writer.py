@@ -67,7 +67,8 @@ COMMENT_CHARS = 100
 HEADER = "# Recorded by `workbench record`"  # a recording's first line begins so
 _DURATION = r"\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?|minutes?)\b"
 _ID = r"\b(?=[0-9a-f-]*[0-9])(?=[0-9a-f-]*[a-f])[0-9a-f-]{6,}\b"  # a hex id (a chunk, a session)
-_NUMBER = r"\b\d{4,}\b"  # a process id, a port, a timestamp
+# a process id (a few hundred in a fresh container), a port, a timestamp; one digit (an exit code) stays
+_NUMBER = r"\b\d{2,}\b"
 
 
 @dataclass
@@ -469,7 +470,7 @@ def _result(call: Piece, turn: _Turn, later: list[_Turn]) -> tuple[str, bool] | 
 
 def stable_part(text: str, volatile: Sequence[str]) -> str | None:
     """The longest piece of ``text`` that holds nothing that changes from run to run (the given
-    paths, durations, hex ids, numbers of four digits or more); None when no piece of at least 3
+    paths, durations, hex ids, numbers of two digits or more); None when no piece of at least 3
     characters is left."""
     words = [re.escape(v) for v in volatile if v] + [_DURATION, _ID, _NUMBER]
     pieces = re.split("|".join(words), text)
