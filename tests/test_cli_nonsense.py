@@ -325,3 +325,14 @@ def test_a_misspelt_agent_gets_the_nearest_name(tmp_path: Path) -> None:
     assert line.startswith(
         "workbench: error: unknown agent `claude-cod` for mode real-agent; did you mean `claude-code`? known: "
     )
+
+
+@pytest.mark.parametrize("speed", ["1e-300", "1e308", "nan"])
+@pytest.mark.parametrize("command", [("run",), ("mock-agent",), ("serve", "llm"), ("serve", "rest")])
+def test_a_speed_out_of_range_is_a_usage_error_that_says_what_is_allowed(
+    command: tuple[str, ...], speed: str, tmp_path: Path
+) -> None:
+    """`--speed 1e-300` was taken, and the run then waited for its timeout."""
+    write(tmp_path, "s.yaml", HELLO)
+    line = refused(*command, "s.yaml", f"--speed={speed}", cwd=tmp_path)
+    assert f"invalid speed {speed!r}: use a number from 0.01 to 1000" in line and "`max`" in line, line

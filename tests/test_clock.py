@@ -56,14 +56,22 @@ def test_parse_speed_accepts_max_and_positive_numbers(text: str, expected: float
     assert parse_speed(text) == expected
 
 
-@pytest.mark.parametrize("text", ["0", "-1", "fast", "inf", "nan", "", "-inf", "0.0"])
+@pytest.mark.parametrize(
+    "text", ["0", "-1", "fast", "inf", "nan", "", "-inf", "0.0", "1e-300", "5e-324", "0.009", "1001", "1e308"]
+)
 def test_parse_speed_rejects_and_names_what_is_allowed(text: str) -> None:
+    """1e-300 once waited for the run's timeout, and 1e308 left floats in the clock's arithmetic."""
     with pytest.raises(ValueError) as info:
         parse_speed(text)
     message = str(info.value)
     assert repr(text) in message
-    assert "positive number" in message
+    assert "a number from 0.01 to 1000" in message
     assert "`max`" in message
+
+
+@pytest.mark.parametrize(("text", "expected"), [("0.01", 0.01), ("1000", 1000.0)])
+def test_parse_speed_takes_both_ends_of_its_range(text: str, expected: float) -> None:
+    assert parse_speed(text) == expected
 
 
 # --------------------------------------------------------------------------- sleeping

@@ -38,18 +38,25 @@ from workbench.records import frozen
 Listener = Callable[["ClockState"], None]
 
 
+# The speeds a run can be given. Below the slowest, one scripted second takes minutes and a scenario only
+# waits for its timeout (at 1e-300 for ever); above the fastest, a scripted millisecond is under a
+# microsecond, which `max` (no waiting) already is, and the clock's arithmetic leaves floats (1e308 * 1000).
+SLOWEST_SPEED = 0.01
+FASTEST_SPEED = 1000.0
+
+
 def parse_speed(text: str) -> float | None:
-    """``max`` -> None (no waiting); a positive number -> that factor; anything else is a ValueError."""
+    """``max`` -> None (no waiting); a number from 0.01 to 1000 -> that factor; anything else is a ValueError."""
     if text.strip().lower() == "max":
         return None
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (value > 0 and math.isfinite(value)):
+    if not SLOWEST_SPEED <= value <= FASTEST_SPEED:  # nan too
         raise ValueError(
-            f"invalid speed {text!r}: use a positive number (1 = real time, 4 = 4x faster, 0.5 = half speed) "
-            "or `max` (no waiting)"
+            f"invalid speed {text!r}: use a number from {SLOWEST_SPEED:g} to {FASTEST_SPEED:g} "
+            "(1 = real time, 4 = 4x faster, 0.5 = half speed) or `max` (no waiting)"
         )
     return value
 
