@@ -147,8 +147,8 @@ def test_a_failed_scenario_is_understood_from_the_report_alone(
     assert (golden_marks, actual_marks) == (["a"], ["e"]), "one changed cell, marked on both sides"
     assert [e.text for e in _css(browser, "pre.combined .x")] == ["e"]
     assert "1 cell differ, row 9" in _text(browser, "#shots")
-    browser.set_window_size(1280, 1000)  # a laptop's window: golden and actual still side by side
-    golden, actual = _css(browser, ".shot-diff pre.golden")[0], _css(browser, ".shot-diff pre.actual")[0]
+    browser.set_window_size(1280, 1000)  # a laptop's window: the Screenshots' golden and actual side by side
+    golden, actual = (_css(browser, f"#shots .shot-diff pre.{side}")[0] for side in ("golden", "actual"))
     assert golden.location["y"] == actual.location["y"] and golden.location["x"] < actual.location["x"]
     browser.set_window_size(1400, 1000)
 
@@ -761,3 +761,91 @@ def test_a_report_whose_data_does_not_load_says_why(failed_run: Path, browser: A
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_recording_opens_on_the_terminal_as_the_run_left_it(failed_run: Path, browser: Any) -> None:
+    """The recording opens on its last frame (its first is the blank terminal before the program printed
+    anything), its slider at the end; ▶ plays it again from the start."""
+    browser.get((failed_run / "report" / "index.html").as_uri() + "#/s/0")
+    _wait(browser, lambda d: _css(d, "pre.cast"), "the recording")
+    assert "Done: hello.py prints Hello, World!" in _text(browser, "pre.cast")
+    slider = _css(browser, "#cast-time")[0]
+    end = slider.get_attribute("max")
+    assert int(end) > 0 and slider.get_attribute("value") == end
+    assert _text(browser, "#recording .player .muted").startswith(f"{int(end) / 1000:.2f} / ")
+
+
+NO_TIMES = """\
+name: untimed
+mode: real-agent
+command: [{python}, {agent}]
+terminal: {{width: 60, height: 8}}
+timeline:
+  - userInputs: [[0, "hello<Enter>"]]
+  - llmResponse:
+      - assistant: "Hi there"
+  - waitFor: "[asked 1] Hi there"
+"""
+
+
+def test_a_scenario_that_gives_no_times_shows_none_rather_than_0_ms(browser: Any, tmp_path: Path) -> None:
+    """A real agent's scenario whose replies have no times puts every step at 0 ms virtual: the steps list
+    shows a dash for each, and the step says its wall time only, not a column of false "0 ms"."""
+    agent = write(tmp_path, "chat_agent.py", CHAT_AGENT)
+    write(tmp_path, "untimed.yaml", NO_TIMES.format(python=sys.executable, agent=agent))
+    done = workbench("run", "untimed.yaml", "--html", "report", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    browser.get((tmp_path / "report" / "index.html").as_uri() + "#/s/0/1")
+    _wait(browser, lambda d: _text(d, "#step-title") == "Step 1", "the scenario's page")
+    times = [e.text for e in _css(browser, "#steps li .t")]
+    assert len(times) == 3 and set(times) == {"—"}, times
+    said = _text(browser, "#step-time")
+    assert said.endswith("ms wall (the scenario gives no times)") and "virtual" not in said, said
+    _save(browser, tmp_path / "pages", "untimed")
+
+
+def test_golden_and_actual_stay_readable_from_700_to_1000_px(failed_run: Path, browser: Any) -> None:
+    """In a window 700 to 1000 px wide (and a laptop's), golden and actual are side by side only when each
+    gets its 80 columns at 10 px or more, else one above the other; never at 8 px, never cut by the window."""
+    url = (failed_run / "report" / "index.html").as_uri() + "#/s/0"
+    seen = {}
+    for width in (720, 860, 1000, 1280):
+        browser.set_window_size(width, 1000)
+        browser.get("about:blank")
+        browser.get(url)
+        _wait(browser, lambda d: len(_css(d, ".shot-diff")) == 2, "the step's and the Screenshots' diffs")
+        client = browser.execute_script("return document.documentElement.clientWidth")
+        for n, diff in enumerate(_css(browser, ".shot-diff")):
+            golden, actual = (
+                diff.find_element("css selector", f"pre.{side}") for side in ("golden", "actual")
+            )
+            sizes = [float(e.value_of_css_property("font-size").removesuffix("px")) for e in (golden, actual)]
+            assert sizes[0] == sizes[1] and sizes[0] >= 10, f"{width} px, diff {n}: fonts {sizes}"
+            beside = golden.rect["y"] == actual.rect["y"]
+            assert beside or golden.rect["y"] + golden.rect["height"] <= actual.rect["y"], (width, n)
+            assert all(e.rect["x"] + e.rect["width"] <= client for e in (golden, actual)), f"{width} px: cut"
+            seen[(width, n)] = beside
+    assert not seen[(720, 0)] and seen[(1280, 1)], seen  # a narrow pane stacks, a laptop's Screenshots do not
+    browser.set_window_size(1400, 1000)
+
+
+def test_a_skipped_scenarios_reason_reads_as_a_skip(failed_run: Path, browser: Any, tmp_path: Path) -> None:
+    """In the summary a skipped scenario's reason says it is a skip (never as a failure would: alone in the
+    column of failures), and its duration, never measured, is a dash rather than 0.00 s."""
+    report = json.loads((failed_run / "report.json").read_text())
+    skipped = {**report["scenarios"][0], "name": "later", "status": "skipped", "reason": "needs a real agent",
+               "failures": [], "screenshots": [], "duration_ms": 0}  # fmt: skip
+    (tmp_path / "skip.json").write_text(json.dumps({**report, "scenarios": [*report["scenarios"], skipped]}))
+    done = workbench("report", "html", str(tmp_path / "skip.json"), "-o", str(tmp_path / "r"), cwd=failed_run)
+    assert done.returncode == 0, done.stderr
+    browser.get((tmp_path / "r" / "index.html").as_uri())
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 3, "the summary")
+    header = [th.text for th in _css(browser, "#scenarios thead th")]
+    assert "First failure" not in header, header
+    (row,) = _css(browser, "#scenarios tr.row.skipped")
+    cells = row.find_elements("css selector", "td")
+    assert cells[-1].text == "skipped: needs a real agent" and cells[-2].text == "—", [c.text for c in cells]
+    assert cells[-1].value_of_css_property("font-family") != _css(browser, "#scenarios tr.row.failed td.msg")[
+        0
+    ].value_of_css_property("font-family"), "a skip's reason is not set as a failure's message"
+    _save(browser, tmp_path / "pages", "skipped-reason")

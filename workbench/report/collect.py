@@ -110,6 +110,11 @@ def scenario_page(item: ScenarioInput, store: ScreenStore) -> dict[str, Any]:
         if item.run_dir is not None:
             page["cast"] = cast_frames(item.run_dir / "terminal.cast", store)
         page["steps"] += _unfinished_steps(page, e)
+        if not any(step["at_ms"] for step in page["steps"]):
+            # a scenario that gives no times (a real agent's, answered as it asks) puts every step at 0 ms
+            # virtual: that is no time, and the page shows none rather than a column of "0 ms"
+            for step in page["steps"]:
+                step["at_ms"] = None
     page["shots"] = [
         _shot(shot, store, width, height, page["failures"]) for shot in _dicts(e.get("screenshots"))
     ]

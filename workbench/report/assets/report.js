@@ -142,7 +142,7 @@ const WB = (() => {
     root.append(el("h2", {}, `${rows.length} scenario${rows.length === 1 ? "" : "s"}${ms}`), chips);
     const body = el("tbody");
     root.append(el("table", { class: "list", id: "scenarios" },
-      el("thead", {}, el("tr", {}, ["Status", "Scenario", "Mode", "Agent", "Duration", "First failure"].map((h) => el("th", {}, h)))), body));
+      el("thead", {}, el("tr", {}, ["Status", "Scenario", "Mode", "Agent", "Duration", "Details"].map((h) => el("th", {}, h)))), body));
     const matrix = matrixTable(rows);
     if (matrix) root.append(el("h2", {}, "Scenarios × agents"), matrix);
     function fill() {
@@ -157,13 +157,21 @@ const WB = (() => {
         el("td", {}, el("a", { href: `#/s/${r.id}`, class: "name" }, r.name), r.tags.map((t) => el("span", { class: "tag" }, t)),
           el("div", { class: "muted" }, r.file)),
         el("td", {}, r.mode), el("td", {}, r.agent || "—"),
-        el("td", { class: "num" }, seconds(r.duration_ms)),
-        el("td", { class: "msg" }, brief(r.first_failure ? failureLine(r.first_failure) : r.reason || mismatchLine(r.entry.mismatches))))));
+        el("td", { class: "num" }, ran(r) ? seconds(r.duration_ms) : "—"), details(r))));
       if (!shown.length) body.append(el("tr", {}, el("td", { colspan: 6, class: "empty" }, "No scenario matches the filters.")));
     }
     fill();
     performance.mark("wb-summary"); // for benchmarks/report.py: the summary is on the page
   }
+  // A row's details: its first failure; else why it ended as it did (a skip's reason, which reads as its
+  // status, never as a failure); else what the run saw differ.
+  function details(r) {
+    if (r.first_failure) return el("td", { class: "msg" }, brief(failureLine(r.first_failure)));
+    if (r.reason) return el("td", { class: "msg reason" }, el("strong", {}, `${r.status}: `), brief(r.reason));
+    return el("td", { class: "msg" }, brief(mismatchLine(r.entry.mismatches)));
+  }
+  // Whether the scenario ran, so that its duration was measured (a skipped one has none, not 0 s).
+  const ran = (r) => r.status !== "skipped";
   function matrixTable(rows) {
     const agents = [...new Set(rows.map((r) => r.agent).filter(Boolean))].sort();
     if (agents.length < 2) return null;
@@ -215,7 +223,7 @@ const WB = (() => {
     root.append(el("div", { class: "scn-head" },
       el("a", { href: summaryHash(), id: "back" }, "← All scenarios"), badge(row.status), el("h2", {}, row.name),
       el("span", { class: "muted" }, row.file), el("span", {}, `mode ${row.mode}`), row.agent ? el("span", {}, `agent ${row.agent}`) : null,
-      el("span", {}, seconds(row.duration_ms)), row.virtual_ms ? el("span", { class: "muted" }, `${seconds(row.virtual_ms)} virtual`) : null,
+      ran(row) ? el("span", {}, seconds(row.duration_ms)) : null, row.virtual_ms ? el("span", { class: "muted" }, `${seconds(row.virtual_ms)} virtual`) : null,
       page.profile ? el("span", { class: "muted" }, `${page.profile.width}×${page.profile.height}`) : null));
     const problems = el("div", { id: "failures" });
     for (const f of page.failures) {
@@ -249,7 +257,7 @@ const WB = (() => {
       }
     } else {
       const list = el("ol", {}, page.steps.map((s, i) => el("li", { class: s.bad ? "bad" : s.mismatches.length ? "warn" : null, "data-pos": i, title: s.summary, onclick: () => select(i, true) },
-        el("span", { class: "n" }, `#${s.index}`), el("span", { class: "t" }, `${s.at_ms} ms`), el("span", {}, s.summary || s.action))));
+        el("span", { class: "n" }, `#${s.index}`), el("span", { class: "t" }, s.at_ms === null ? "—" : `${s.at_ms} ms`), el("span", {}, s.summary || s.action))));
       root.append(el("div", { class: "viewer" },
         el("nav", { class: "steps", id: "steps" }, el("div", { class: "help" }, el("kbd", {}, "←"), " ", el("kbd", {}, "→"), " step · ",
           el("kbd", {}, "Home"), " ", el("kbd", {}, "End"), " first, last"), list),
@@ -318,7 +326,8 @@ const WB = (() => {
         el("button", { id: "next", onclick: () => select(view.pos + 1, true), disabled: pos === page.steps.length - 1 }, "▶"),
         el("strong", { id: "step-title" }, `Step ${step.index}`), el("span", { class: "muted" }, `${pos + 1} of ${page.steps.length}`),
         el("span", { class: "what" }, `${step.actor} · ${step.action} · ${step.summary}`),
-        el("span", { class: "muted" }, `at ${step.at_ms} ms virtual, ${step.wall_ms} ms wall`)),
+        el("span", { class: "muted", id: "step-time" }, step.at_ms === null ? `${step.wall_ms} ms wall (the scenario gives no times)`
+          : `at ${step.at_ms} ms virtual, ${step.wall_ms} ms wall`)),
       ...step.mismatches.map(mismatchView),
       // the step that took a screenshot that differs shows the difference, where the page opens
       ...page.shots.filter((s) => s.step === step.index && s.golden_marked !== null).map((s) =>
@@ -442,6 +451,8 @@ const WB = (() => {
     return box;
   }
 
+  // The recording opens on its last frame, as the terminal was when the run ended (its first frame is the
+  // blank terminal before the program printed anything); ▶ plays it from the start.
   function castSection(cast) {
     const screen = term(cast.frames[0][1], "cast");
     const slider = el("input", { type: "range", min: 0, max: Math.round(cast.duration * 1000), value: 0, step: 1, id: "cast-time" });
@@ -474,6 +485,7 @@ const WB = (() => {
       tick();
     } }, "▶ Play recording");
     slider.addEventListener("input", () => { stop(); show(Number(slider.value) / 1000); });
+    show(cast.duration);
     const marks = cast.markers.map(([t, label]) => el("button", { class: "chip", onclick: () => { stop(); show(t); } }, `${label} @ ${t.toFixed(2)} s`));
     const cut = cast.cut ? el("p", { class: "muted", id: "cast-cut" }, "The recording is cut: the report keeps its first "
       + "part only, and terminal.cast in the run folder has all of it.") : null;
