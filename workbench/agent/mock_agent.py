@@ -375,7 +375,8 @@ def run(args: argparse.Namespace, prepared: tuple[m.Scenario, Schedule] | None =
             workspace = Workspace.create(args.scenario.resolve().parent, scenario.repo, keep=True).path
         except (WorkspaceError, OSError) as exc:
             _restore_terminal(saved)
-            print(f"workbench mock-agent: error: cannot prepare the workspace: {exc}", file=sys.stderr)
+            where = f"{exc.pos}: " if isinstance(exc, WorkspaceError) and exc.pos else ""
+            print(f"workbench mock-agent: error: {where}cannot prepare the workspace: {exc}", file=sys.stderr)
             return EXIT_INVALID
         print(f"workbench mock-agent: workspace {workspace}", file=sys.stderr)
     agent = MockAgent(scenario, schedule, workspace.resolve(), term, args.checkpoint_cmd)

@@ -245,7 +245,16 @@ class ScenarioRun:
             else:
                 result.fail(Failure(self._current_step, self._step_line(), "timing",
                                     f"timed out after {self.options.timeout_s:g} s; {screen}"))  # fmt: skip
-        except (ControlError, OSError, WorkspaceError, DriverError) as exc:
+        except WorkspaceError as exc:
+            if exc.pos is None:
+                result.fail(Failure(self._current_step, self._step_line(), "process", str(exc)))
+            else:  # a scenario field, such as a seed folder's `repo.dir`
+                result.fail(
+                    Failure(
+                        self._current_step, exc.pos.line, "process", str(exc), exc.pos.file, col=exc.pos.col
+                    )
+                )
+        except (ControlError, OSError, DriverError) as exc:
             step, line, kind = getattr(exc, "at", None) or (self._current_step, self._step_line(), "process")
             result.fail(Failure(step, line, kind, str(exc)))  # type: ignore[arg-type]
         except Exception as exc:  # a bug in the engine: this scenario errors, the batch goes on

@@ -253,11 +253,14 @@ def _repo(doc: PMap, ctx: _Context) -> m.Repo | None:
             )
             key = "contents" if "contents" in entry else "content"
             files.append(m.RepoFile(path, _file_contents(entry.get(key, ""), entry.at_value(key)), pos))
-    directory = None
+    directory, dpos = None, None
     if "dir" in repo:
         dpos = repo.at_value("dir")
         directory = as_str(repo["dir"], dpos, "`repo.dir`")
-        resolve_inside(ctx.base_dir, directory, dpos, "`repo.dir`")
+        if not resolve_inside(ctx.base_dir, directory, dpos, "`repo.dir`").is_dir():
+            raise ScenarioError.at(
+                dpos, f"`repo.dir` `{directory}` is not a folder (looked in {ctx.base_dir.resolve()})"
+            )
     return m.Repo(
         init=as_bool(repo["init"], repo.at_value("init"), "`repo.init`") if "init" in repo else False,
         branch=as_str(repo["branch"], repo.at_value("branch"), "`repo.branch`") if "branch" in repo else None,
@@ -267,6 +270,7 @@ def _repo(doc: PMap, ctx: _Context) -> m.Repo | None:
         commit=as_bool(repo["commit"], repo.at_value("commit"), "`repo.commit`")
         if "commit" in repo
         else True,
+        dir_pos=dpos,
     )
 
 

@@ -376,6 +376,9 @@ class Repo:
     files: tuple[RepoFile, ...] = ()
     pos: Pos | None = None
     commit: bool = True  # with `init`: commit the seeded files (`commit: false` leaves them uncommitted)
+    dir_pos: Pos | None = (
+        None  # where `dir`'s value is: a seed folder found unusable at run time is placed there
+    )
 
 
 @frozen

@@ -39,7 +39,10 @@ def resolve_inside(base: Path, path: str, pos: Pos, what: str, *, must_exist: bo
     """Resolve ``path`` under ``base``, following symlinks, and insist it stays there."""
     rel = check_relative(path, pos, what)
     root = base.resolve()
-    target = (root / rel).resolve()
+    try:
+        target = (root / rel).resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop, 3.13 OSError
+        raise ScenarioError.at(pos, f"{what} `{path}` is a symlink loop") from None
     if target != root and root not in target.parents:
         raise ScenarioError.at(pos, f"{what} `{path}` leads outside the scenario folder (through a symlink)")
     if must_exist and not _exists(target, pos, what):

@@ -17,7 +17,14 @@ from workbench.scenario.paths import OUTSIDE_WHY, resolve_inside
 
 
 class WorkspaceError(RuntimeError):
-    """A path escape, a failed patch, a failed git command: fails the scenario, writes nothing."""
+    """A path escape, a failed patch, a failed git command: fails the scenario, writes nothing.
+
+    ``pos`` is the scenario field it is about, when one is (a seed folder's `repo.dir`), so that the
+    failure is placed there and not on the scenario's first line."""
+
+    def __init__(self, message: str, pos: Pos | None = None) -> None:
+        super().__init__(message)
+        self.pos = pos
 
 
 def confine(root: Path, rel: str, what: str, *, base_name: str = "the workspace") -> Path:
@@ -60,23 +67,28 @@ def confine_read(root: Path, rel: str, what: str) -> Path:
     return confine(root, rel, what)
 
 
-def confine_scenario_path(scenario_dir: Path, rel: str, what: str) -> Path:
+def confine_scenario_path(scenario_dir: Path, rel: str, what: str, pos: Pos | None = None) -> Path:
     """A file the scenario ships (a patch, a seed folder), confined to the scenario folder."""
     try:
-        return resolve_inside(scenario_dir, rel, Pos(""), what, must_exist=False)
+        return resolve_inside(scenario_dir, rel, pos or Pos(""), what, must_exist=False)
     except ScenarioError as exc:
-        raise WorkspaceError(exc.diagnostics[0].message) from None
+        raise WorkspaceError(exc.diagnostics[0].message, pos) from None
 
 
 def outside_links(folder: Path) -> list[str]:
-    """Symlinks under ``folder`` whose targets are outside it (relative names), without following any."""
+    """Symlinks under ``folder`` whose targets are outside it or that loop (relative names, a loop
+    said to be one), without following any."""
     root = folder.resolve()
     found = []
     for dirpath, dirnames, filenames in os.walk(root):  # os.walk does not follow symlinked folders
         for name in (*dirnames, *filenames):
             path = Path(dirpath) / name
             if path.is_symlink():
-                target = path.resolve()
+                try:
+                    target = path.resolve()
+                except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop, 3.13 OSError
+                    found.append(f"{path.relative_to(root)} (a symlink loop)")
+                    continue
                 if target != root and root not in target.parents:
                     found.append(str(path.relative_to(root)))
     return sorted(found)

@@ -28,6 +28,7 @@ from typing import Any
 
 from workbench import tempfolders
 from workbench.scenario import model as m
+from workbench.scenario.diagnostics import Pos
 from workbench.scenario.outcomes import CheckOutcome
 
 from .beneath import read_beneath, write_beneath
@@ -81,7 +82,7 @@ class Workspace:
     def _populate(self, scenario_dir: Path, repo: m.Repo | None) -> None:
         if repo is None:
             return
-        source = self._seed_folder(scenario_dir, repo.dir) if repo.dir else None
+        source = self._seed_folder(scenario_dir, repo.dir, repo.dir_pos) if repo.dir else None
         for file in repo.files:  # refuse absolute and `..` paths before anything is written
             confine(self.path, file.path, "`repo.files` path")
         if source is not None:
@@ -101,22 +102,28 @@ class Workspace:
                 raise WorkspaceError(str(exc)) from None
 
     @staticmethod
-    def _seed_folder(scenario_dir: Path, rel: str) -> Path:
-        source = confine_scenario_path(scenario_dir, rel, "`repo.dir`")
+    def _seed_folder(scenario_dir: Path, rel: str, pos: Pos | None) -> Path:
+        """The seed folder, checked again now that it is copied (it may have changed since the scenario was
+        read); what is wrong with it is placed at ``pos``, the `dir` field."""
+        source = confine_scenario_path(scenario_dir, rel, "`repo.dir`", pos)
         if not source.exists():
-            raise WorkspaceError(f"`repo.dir`: `{rel}` not found (looked in {scenario_dir.resolve()})")
+            raise WorkspaceError(f"`repo.dir`: `{rel}` not found (looked in {scenario_dir.resolve()})", pos)
         if not source.is_dir():
-            raise WorkspaceError(f"`repo.dir`: `{rel}` is not a folder (looked in {scenario_dir.resolve()})")
+            raise WorkspaceError(
+                f"`repo.dir`: `{rel}` is not a folder (looked in {scenario_dir.resolve()})", pos
+            )
         escapes = outside_links(source)
         if escapes:
             raise WorkspaceError(
                 f"`repo.dir`: `{rel}` holds symlinks that lead outside it: {', '.join(escapes)}; "
-                "a seed folder may only link inside itself"
+                "a seed folder may only link inside itself",
+                pos,
             )
         if specials := special_files(source):
             raise WorkspaceError(
                 f"`repo.dir`: `{rel}` holds what is no file: {', '.join(specials)}; a seed folder holds files, "
-                "folders and symlinks"
+                "folders and symlinks",
+                pos,
             )
         return source
 
