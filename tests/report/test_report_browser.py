@@ -849,3 +849,23 @@ def test_a_skipped_scenarios_reason_reads_as_a_skip(failed_run: Path, browser: A
         0
     ].value_of_css_property("font-family"), "a skip's reason is not set as a failure's message"
     _save(browser, tmp_path / "pages", "skipped-reason")
+
+
+def test_text_selected_in_a_summary_row_can_be_copied(failed_run: Path, browser: Any) -> None:
+    """A drag over a row's failure message selects it (to paste it into an issue) and stays on the summary;
+    a click on the row still opens its scenario."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.get((failed_run / "report" / "index.html").as_uri())
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 2, "the summary")
+    cell = _css(browser, "#scenarios tr.row td.msg")[0]
+    left, top = -cell.size["width"] // 2 + 12, -cell.size["height"] // 2 + 14  # (on its first line of text)
+    ActionChains(browser).move_to_element_with_offset(cell, left, top).click_and_hold().move_by_offset(
+        160, 0
+    ).release().perform()
+    selected = browser.execute_script("return String(getSelection())")
+    assert selected and selected in cell.text, selected
+    assert _css(browser, "#scenarios"), "still on the summary"
+    assert "#/s/" not in browser.current_url, browser.current_url
+    ActionChains(browser).move_to_element(cell).click().perform()
+    _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the row's scenario")

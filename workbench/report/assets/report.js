@@ -152,7 +152,9 @@ const WB = (() => {
         && (!filters.tag || r.tags.includes(filters.tag))
         && (!text || [r.name, r.file, r.agent, r.reason, ...(r.entry.failures || []).map(failureLine), mismatchLine(r.entry.mismatches)]
           .join("\n").toLowerCase().includes(text)));
-      body.replaceChildren(...shown.map((r) => el("tr", { class: "row " + r.status, "data-id": r.id, onclick: () => { location.hash = `#/s/${r.id}`; } },
+      // a click on a row opens its scenario; a drag that selects text in it (a failure message to copy) does not
+      const open = (r) => { if (!String(getSelection())) location.hash = `#/s/${r.id}`; };
+      body.replaceChildren(...shown.map((r) => el("tr", { class: "row " + r.status, "data-id": r.id, onclick: () => open(r) },
         el("td", {}, badge(r.status)),
         el("td", {}, el("a", { href: `#/s/${r.id}`, class: "name" }, r.name), r.tags.map((t) => el("span", { class: "tag" }, t)),
           el("div", { class: "muted" }, r.file)),
