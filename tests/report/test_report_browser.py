@@ -869,3 +869,23 @@ def test_text_selected_in_a_summary_row_can_be_copied(failed_run: Path, browser:
     assert "#/s/" not in browser.current_url, browser.current_url
     ActionChains(browser).move_to_element(cell).click().perform()
     _wait(browser, lambda d: _text(d, "#step-title").startswith("Step"), "the row's scenario")
+
+
+def test_a_status_chip_keeps_the_keyboards_focus(failed_run: Path, browser: Any) -> None:
+    """A keyboard user tabs to the "failed" chip and presses Enter: the summary shows the failures and the
+    focus stays on that chip, so that Tab goes on to the next chip (it went to the page's start)."""
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get((failed_run / "report" / "index.html").as_uri())
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 2, "the summary")
+    focused = "const a = document.activeElement; return a.dataset.status || a.id || a.tagName;"
+    for _ in range(10):
+        if browser.execute_script(focused) == "failed":
+            break
+        _key(browser, Keys.TAB)
+    assert browser.execute_script(focused) == "failed", "Tab reaches the failed chip"
+    _key(browser, Keys.ENTER)
+    _wait(browser, lambda d: len(_css(d, "#scenarios tr.row")) == 1, "the failures only")
+    assert browser.execute_script(focused) == "failed"
+    _key(browser, Keys.TAB)
+    assert browser.execute_script(focused) == "passed", "Tab goes on to the next chip"

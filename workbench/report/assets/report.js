@@ -127,7 +127,7 @@ const WB = (() => {
       const n = status === "all" ? rows.length : counts[status] || 0;
       if (status !== "all" && !n) continue;
       chips.append(el("button", { class: "chip" + (filters.status === status ? " on" : ""), "data-status": status,
-        onclick: () => { filters.status = status; showSummary(); } }, `${status === "all" ? "All" : status} ${n}`));
+        onclick: () => { filters.status = status; showSummary(); refocus(status); } }, `${status === "all" ? "All" : status} ${n}`));
     }
     const tags = [...new Set(rows.flatMap((r) => r.tags))].sort();
     if (tags.length) {
@@ -164,6 +164,12 @@ const WB = (() => {
     }
     fill();
     performance.mark("wb-summary"); // for benchmarks/report.py: the summary is on the page
+  }
+  // The summary is drawn anew for a status chip: the chip pressed keeps the keyboard's focus (it went to the
+  // page's start, and Tab from there led back to the first chip).
+  function refocus(status) {
+    const chip = document.querySelector(`#filters button[data-status="${status}"]`);
+    if (chip) chip.focus();
   }
   // A row's details: its first failure; else why it ended as it did (a skip's reason, which reads as its
   // status, never as a failure); else what the run saw differ.
