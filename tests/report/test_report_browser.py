@@ -347,6 +347,7 @@ def test_a_scenario_that_did_not_load_shows_its_source_at_the_failing_line(
     _wait(browser, lambda d: _css(d, "#failed-source .hl"), "the source at the failing line")
     assert _text(browser, "#failed-source h3").lower() == "source · typo.yaml:65"
     assert _text(browser, "#no-trace") == "It did not load, so it did not run: fix it at the line below."
+    assert "0.00 s" not in _text(browser, ".scn-head"), "it did not run: no duration, not 0.00 s"
     (marked,) = _css(browser, "#failed-source .hl")
     assert marked.get_attribute("data-n") == "65" and marked.text.strip() == "contnt: hi"
     assert marked.is_displayed() and browser.execute_script(  # scrolled to, inside its box
