@@ -94,6 +94,7 @@ def test_a_failed_scenario_is_understood_from_the_report_alone(
         "broken-agent" in rows[0].text
         and "screenshot (line 31): screenshot `done` does not match" in rows[0].text
     )
+    assert _text(browser, "#scenarios tr.row td.msg .more") == "and 1 more failure on the scenario's page"
     _save(browser, pages, "summary")
 
     rows[0].click()

@@ -174,7 +174,12 @@ const WB = (() => {
   // A row's details: its first failure; else why it ended as it did (a skip's reason, which reads as its
   // status, never as a failure); else what the run saw differ.
   function details(r) {
-    if (r.first_failure) return el("td", { class: "msg" }, brief(failureLine(r.first_failure)));
+    if (r.first_failure) {
+      // the others are named, so that fixing the first does not end in a second failed run to learn of them
+      const more = (r.entry.failures || []).length - 1;
+      return el("td", { class: "msg" }, brief(failureLine(r.first_failure)),
+        more > 0 ? el("div", { class: "muted more" }, `and ${more} more failure${more === 1 ? "" : "s"} on the scenario's page`) : null);
+    }
     if (r.reason) return el("td", { class: "msg reason" }, el("strong", {}, `${r.status}: `), brief(r.reason));
     return el("td", { class: "msg" }, brief(mismatchLine(r.entry.mismatches)));
   }
