@@ -891,3 +891,22 @@ def test_a_status_chip_keeps_the_keyboards_focus(failed_run: Path, browser: Any)
     assert browser.execute_script(focused) == "failed"
     _key(browser, Keys.TAB)
     assert browser.execute_script(focused) == "passed", "Tab goes on to the next chip"
+
+
+def test_the_steps_screen_stays_in_its_column_from_700_to_1000_px(failed_run: Path, browser: Any) -> None:
+    """Beside the steps list, a window of 700 to 1000 px leaves the step less than 80 columns at 12 px: the
+    step's screen shrinks to fit (never below 10 px) and its box stays inside the step's column (it passed
+    the column's edge by its padding, its right columns cut)."""
+    url = (failed_run / "report" / "index.html").as_uri() + "#/s/0"
+    for width in (760, 860, 960):
+        browser.set_window_size(width, 1000)
+        browser.get("about:blank")
+        browser.get(url)
+        _wait(browser, lambda d: _css(d, "#detail pre.screen"), "the step's screen")
+        screen, detail = _css(browser, "#detail pre.screen")[0], _css(browser, "#detail")[0]
+        size = float(screen.value_of_css_property("font-size").removesuffix("px"))
+        right, edge = screen.rect["x"] + screen.rect["width"], detail.rect["x"] + detail.rect["width"]
+        assert size >= 10 and right <= edge + 0.5, (
+            f"{width} px: font {size}, screen to {right}, column to {edge}"
+        )
+    browser.set_window_size(1400, 1000)
