@@ -39,7 +39,7 @@ from types import TracebackType
 
 from ptyprocess import PtyProcess
 
-from . import descendants
+from . import descendants, idle
 from .asciicast import AsciicastRecorder
 from .keys import encode_keys
 from .reading import reads_keys, unread_input
@@ -361,6 +361,19 @@ class PtySession:
         """Note the processes now in the session's tree, so they are still known once orphaned (cheap: one /proc scan)."""
         if self.token and not self._closed:
             descendants.find(self.token, self.pid, self._since, self._seen)
+
+    def processes(self) -> list[int]:
+        """The session's live processes, the program first."""
+        if not self.token or self._closed:
+            return [self.pid]
+        return list(
+            dict.fromkeys([self.pid, *descendants.find(self.token, self.pid, self._since, self._seen)])
+        )
+
+    async def wait_idle(self, ms: int, limit: float) -> bool:
+        """Until the screen has been quiet and the program idle for ``ms`` milliseconds (:mod:`.idle`); False
+        when it kept busy for ``limit`` seconds."""
+        return await idle.wait_idle(self.processes, lambda: self._last_activity, ms, limit)
 
     def _on_exit(self) -> None:
         if self._closed or self.exit_code is not None:

@@ -10,8 +10,10 @@ as the kernel shows it blocked reading a line from its terminal
 (:func:`~workbench.terminal.line_read.line_reader`); one that neither shows
 anything nor reads is given :data:`SILENT_START_S` of wall time, once; then
 input is typed anyway. (A TUI that has switched its terminal to raw mode but
-drawn nothing yet is not ready: it draws next.) A scenario that must wait for a
-particular prompt or output says so with ``waitFor``.
+drawn nothing yet is not ready: it draws next.) Nor is one, the first time, whose processes are still
+busy, however quiet its screen: it may be loading, and drop what is typed (:mod:`workbench.terminal.idle`;
+after :data:`~workbench.terminal.idle.BUSY_LIMIT_S` it is typed to all the same). A scenario that must wait for a particular
+prompt or output says so with ``waitFor``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import contextlib
 
 from workbench.engine.program import Program
 from workbench.terminal import PtySession
+from workbench.terminal.idle import BUSY_LIMIT_S
 from workbench.terminal.line_read import line_reader
 from workbench.terminal.session import WaitTimeout
 from workbench.timeline import AGENT_KINDS, Step
@@ -49,6 +52,7 @@ class ProgramDriver:
         timeout = self.ctx.options.timeout_s
         if not self._started:
             await _started(session, min(SILENT_START_S, timeout))
+            await session.wait_idle(self.quiet_ms, limit=min(BUSY_LIMIT_S, timeout))
             self._started = True
         await session.wait_stable(self.quiet_ms, timeout=timeout)
 

@@ -15,7 +15,7 @@ placeholders. The schedule is then walked as in mock-agent mode, except:
   ``text.contains``, ``assertGit``), with the runner's own checks;
 * in print mode the scenario's first input is the agent's command-line prompt
   and is not typed; in TUI mode inputs are typed once the agent shows that it
-  takes input;
+  takes input and, without a preset's ready text, has gone idle (:mod:`workbench.terminal.idle`);
 * the server sends a reply only once the runner has played the steps before it
   (a screenshot, an input), as the mock agent is paced;
 * before a screenshot the engine waits for the agent steps before it, then for
@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from workbench.engine.program import Program
 from workbench.engine.report import Mismatch
 from workbench.scenario import model as m
+from workbench.terminal.idle import BUSY_LIMIT_S
 from workbench.terminal.session import WaitTimeout
 from workbench.timeline import AGENT_KINDS, Step, StepKind
 
@@ -284,17 +285,25 @@ class RealAgentDriver:
         else:
             from workbench.terminal.reading import reads_input
 
-            deadline = asyncio.get_running_loop().time() + min(READY_TIMEOUT_S, self.ctx.options.timeout_s)
-            while not reads_input(session.fd):
-                if self._given(step, blocked=True) or (initial is not None and self._model_asked()):
-                    return True
-                if not session.alive:
-                    raise DriverError(f"the agent exited (code {session.exit_code}) before it took input"
-                                      f"{self._print_hint(step)}; {self.ctx.the_screen()}")  # fmt: skip
-                if asyncio.get_running_loop().time() > deadline:
-                    raise DriverError(f"the agent never asked for input (its terminal stayed in line mode and "
-                                      f"nothing read it); {self.ctx.the_screen()}")  # fmt: skip
-                await asyncio.sleep(0.05)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + min(READY_TIMEOUT_S, self.ctx.options.timeout_s)
+            busy_until = loop.time() + BUSY_LIMIT_S
+            while True:
+                while not reads_input(session.fd):
+                    if self._given(step, blocked=True) or (initial is not None and self._model_asked()):
+                        return True
+                    if not session.alive:
+                        raise DriverError(f"the agent exited (code {session.exit_code}) before it took input"
+                                          f"{self._print_hint(step)}; {self.ctx.the_screen()}")  # fmt: skip
+                    if loop.time() > deadline:
+                        raise DriverError(f"the agent never asked for input (its terminal stayed in line mode "
+                                          f"and nothing read it); {self.ctx.the_screen()}")  # fmt: skip
+                    await asyncio.sleep(0.05)
+                # Asking is not taking: it may still be loading, and drop what is typed (terminal.idle).
+                settle_ms = max(self.ctx.options.settle_ms, MIN_SETTLE_MS)
+                idle = await session.wait_idle(settle_ms, limit=max(0.0, busy_until - loop.time()))
+                if not idle or reads_input(session.fd):
+                    break
         if self._given(step):
             return True
         self._ready_seen = True
