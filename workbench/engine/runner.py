@@ -52,8 +52,10 @@ from workbench.names import Env
 from workbench.records import record
 from workbench.scenario import model as m
 from workbench.scenario.loader import display_name, readable
+from workbench.scenario.masks import option_masks, scenario_masks
 from workbench.scenario.names import folder_name
 from workbench.scenario.outcomes import CheckOutcome, FailureKind, skipped
+from workbench.scenario.user_regex import PatternTooSlow, UserRegex
 from workbench.terminal import AsciicastRecorder, GoldenStore, PtySession, Screen
 from workbench.terminal.line_read import line_reader
 from workbench.terminal.masks import mask_shot
@@ -245,7 +247,7 @@ class ScenarioRun:
             else:
                 result.fail(Failure(self._current_step, self._step_line(), "timing",
                                     f"timed out after {self.options.timeout_s:g} s; {screen}"))  # fmt: skip
-        except WorkspaceError as exc:
+        except (WorkspaceError, PatternTooSlow) as exc:
             if exc.pos is None:
                 result.fail(Failure(self._current_step, self._step_line(), "process", str(exc)))
             else:  # a scenario field, such as a seed folder's `repo.dir`
@@ -433,7 +435,8 @@ class ScenarioRun:
         await self._ctx.settle()
         assert isinstance(step.event, m.Screenshot)
         label = step.event.label
-        shot = mask_shot(self._session.screen.snapshot(), (*self.scenario.masks, *self.options.masks))
+        masks = (*scenario_masks(self.scenario), *option_masks(self.options.masks))
+        shot = mask_shot(self._session.screen.snapshot(), masks)
         self._last_style = shot.style_json()
         outcome = self._goldens.check(label, shot)
         result.screenshots.append(
@@ -463,7 +466,11 @@ class ScenarioRun:
         assert self._session is not None and self._ctx is not None
         event = step.event
         assert isinstance(event, m.WaitFor)
-        wanted = event.text if event.text is not None else re.compile(str(event.regex), re.M)
+        wanted = (
+            event.text
+            if event.text is not None
+            else UserRegex(str(event.regex), "`waitFor` regex", step.pos, re.M)
+        )
         what = repr(event.text) if event.text is not None else f"/{event.regex}/"
         try:
             await self._session.wait_for_text(wanted, timeout=event.timeout_ms / 1000)

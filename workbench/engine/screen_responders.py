@@ -22,6 +22,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from workbench.engine.report import Failure
+from workbench.scenario.user_regex import PatternTooSlow
 from workbench.terminal import encode_keys
 from workbench.terminal.responders import Responders
 
@@ -68,6 +69,12 @@ class ScreenResponders:
                 continue
             try:
                 answer = responders.answer(text, reading)
+            except PatternTooSlow as exc:  # an `onScreen` regex: placed where it is written
+                at = exc.pos
+                file = run.result.file if run.result is not None else ""
+                at_line, at_col = (at.line, at.col) if at else (responders.config.line, 0)
+                run.abort(Failure(0, at_line, "expect", str(exc), at.file if at else file, col=at_col))
+                return
             except Exception as exc:  # a Python answer (a playbook's mock_ui) that cannot answer this screen
                 file = run.result.file if run.result is not None else ""
                 run.abort(

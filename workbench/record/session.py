@@ -39,6 +39,7 @@ from workbench.engine.program import base_env
 from workbench.llm.agents import Endpoint, PresetError, endpoint_env, expand_command
 from workbench.llm.agents import agent_named as preset_named
 from workbench.names import EXIT_INTERRUPTED
+from workbench.scenario.user_regex import PatternTooSlow, UserRegex
 from workbench.terminal.asciicast import AsciicastRecorder
 from workbench.terminal.masks import mask_shot
 from workbench.terminal.reading import reads_input
@@ -432,7 +433,14 @@ class Recorder:
         changed = [c["path"] for c in changes if c["change"] != "deleted"]
         deleted = [c["path"] for c in changes if c["change"] == "deleted"]
         label = f"turn-{len(self.marks) + 1}"
-        shot = mask_shot(session.screen.snapshot(), self._masks)
+        given = self.options.masks
+        masks = [
+            UserRegex(m, "--mask" if m in given else "a mask of the agent's preset") for m in self._masks
+        ]
+        try:
+            shot = mask_shot(session.screen.snapshot(), masks)
+        except PatternTooSlow as exc:
+            raise RecordError(str(exc)) from None
         self.marks.append(TurnMark(self.now(), label, shot, changed, deleted, self._json_files(changed)))
 
     def _json_files(self, paths: list[str]) -> dict[str, object]:

@@ -143,7 +143,7 @@ def load_agent_harbor(doc: Any, file: str, base_dir: Path, reporter: Reporter) -
         command_pos=doc.at_value("command") if "command" in doc else None,
         mode=_mode(doc),
         mode_pos=doc.at_value("mode") if "mode" in doc else None,
-        masks=_masks(doc),
+        **_masks(doc),
         on_screen=parse_on_screen(doc),
         repo=_repo(doc, ctx),
         ah=_ah(doc, ctx),
@@ -190,18 +190,20 @@ def _opt_str(doc: PMap, key: str) -> str | None:
     return as_str(doc[key], doc.at_value(key), f"`{key}`", allow_scalars=True)
 
 
-def _masks(doc: PMap) -> tuple[str, ...]:
-    """Top-level `masks:` (our extension): regexes for volatile screen text (timings, versions, paths)."""
+def _masks(doc: PMap) -> dict[str, Any]:
+    """Top-level `masks:` (our extension): regexes for volatile screen text (timings, versions, paths), and
+    where each is written (the scenario's ``masks`` and ``mask_places``)."""
     if "masks" not in doc:
-        return ()
+        return {}
     seq = expect_list(doc["masks"], doc.at_value("masks"), "`masks`")
-    masks = []
+    masks, places = [], []
     for value, pos in seq.items_with_pos():
         pattern = as_str(value, pos, "a `masks` item (a regular expression)")
         if (problem := mask_problem(pattern)) is not None:
             raise ScenarioError.at(pos, f"`masks` item {problem}")
         masks.append(pattern)
-    return tuple(masks)
+        places.append(pos)
+    return {"masks": tuple(masks), "mask_places": tuple(places)}
 
 
 def _mode(doc: PMap) -> str | None:

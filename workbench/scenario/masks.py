@@ -9,6 +9,24 @@ checked where masks are given, so it is refused there, not found in a diff.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from itertools import zip_longest
+
+from .model import Scenario
+from .user_regex import UserRegex
+
+
+def scenario_masks(scenario: Scenario) -> tuple[UserRegex, ...]:
+    """The scenario's `masks`, each with the place it is written."""
+    return tuple(
+        UserRegex(pattern, "`masks` item", pos)
+        for pattern, pos in zip_longest(scenario.masks, scenario.mask_places[: len(scenario.masks)])
+    )
+
+
+def option_masks(masks: Sequence[str]) -> tuple[UserRegex, ...]:
+    """The masks of ``--mask`` options."""
+    return tuple(UserRegex(pattern, "--mask") for pattern in masks)
 
 
 def mask_problem(pattern: str) -> str | None:

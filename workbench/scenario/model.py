@@ -571,6 +571,9 @@ class Scenario:
     mode: str | None = None  # our extension `mode:`: the mode the scenario is written for (e.g. simulation)
     mode_pos: Pos | None = None
     masks: tuple[str, ...] = ()  # our extension: regexes blanked out of every screenshot before comparison
+    mask_places: tuple[
+        Pos, ...
+    ] = ()  # where each of `masks` is written (a pattern too slow to match is placed there)
     repo: Repo | None = None
     ah: AhInvocation | None = None
     server: ServerConfig = ServerConfig()

@@ -32,9 +32,10 @@ from typing import Any
 
 from workbench.records import frozen
 
-from .diagnostics import ScenarioError
+from .diagnostics import Pos, ScenarioError
 from .fields import as_int, as_str, choice, expect_list, expect_map, wrong_type
 from .source import PList, PMap
+from .user_regex import UserRegex
 
 KINDS = ("confirm", "select")
 DEFAULT_UNANSWERED_MS = 5000
@@ -51,6 +52,13 @@ class ScreenRule:
     line: int = 0
     # from Python (a playbook's mock_ui): (the question's line, the screen) -> (keys, the value answered)
     answer: Callable[[str, str], tuple[str, Any]] | None = field(default=None, compare=False)
+    regex_pos: Pos | None = field(default=None, compare=False)  # where `regex` is written
+
+    def regex_matches(self, screen: str) -> list[re.Match[str]]:
+        """Where ``regex`` is on the screen (lines are lines: ``^`` and ``$`` mark them); a pattern that
+        backtracks without end raises :class:`~.user_regex.PatternTooSlow`, placed at the rule's `regex`."""
+        assert self.regex is not None
+        return UserRegex(self.regex, "`onScreen` regex", self.regex_pos, re.MULTILINE).finditer(screen)
 
     @property
     def label(self) -> str:
@@ -139,7 +147,9 @@ def _rule(value: Any, pos: Any) -> ScreenRule:
             times = as_int(raw, tpos, "`times`", minimum=1)
         else:
             raise ScenarioError.at(tpos, f"`times` must be `once`, `every` or a number >= 1, got {raw!r}")
-    return ScreenRule(keys, match, regex, kind, times, pos.line)
+    return ScreenRule(
+        keys, match, regex, kind, times, pos.line, regex_pos=rule.at_value("regex") if regex else None
+    )
 
 
 def on_screen_schema() -> dict[str, Any]:

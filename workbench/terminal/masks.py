@@ -10,17 +10,18 @@ compared exactly.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from typing import TypeVar
 
 from wcwidth import wcswidth
 
+from workbench.scenario.user_regex import UserRegex
+
 MASK = "*"
 T = TypeVar("T")
 
 
-def mask_row(row: str, patterns: Sequence[re.Pattern[str]], width: int) -> str:
+def mask_row(row: str, patterns: Sequence[UserRegex], width: int) -> str:
     for pattern in patterns:
         row = pattern.sub(MASK, row)
     row = row.rstrip(" ")
@@ -32,10 +33,10 @@ def mask_row(row: str, patterns: Sequence[re.Pattern[str]], width: int) -> str:
     return row + " " * (width - shown)
 
 
-def mask_shot(shot: T, masks: Sequence[str]) -> T:
-    """``shot`` (a :class:`~.shot.Shot`) with every mask applied to its text rows."""
+def mask_shot(shot: T, masks: Sequence[UserRegex]) -> T:
+    """``shot`` (a :class:`~.shot.Shot`) with every mask applied to its text rows; a mask that backtracks
+    without end raises :class:`~workbench.scenario.user_regex.PatternTooSlow`."""
     if not masks:
         return shot
-    patterns = [re.compile(m) for m in masks]
-    rows = tuple(mask_row(row, patterns, shot.width) for row in shot.rows)  # type: ignore[attr-defined]
+    rows = tuple(mask_row(row, masks, shot.width) for row in shot.rows)  # type: ignore[attr-defined]
     return dataclasses.replace(shot, rows=rows)  # type: ignore[type-var]

@@ -153,7 +153,7 @@ class Responders:
             count = screen.count(rule.match) or screen.replace("\n", "").count(rule.match)
             return count, rule.match
         if rule.regex is not None:
-            found = list(re.finditer(rule.regex, screen, re.MULTILINE))
+            found = rule.regex_matches(screen)
             return len(found), found[-1].group(0) if found else ""
         lines = [line for kind, line in questions(screen) if kind == rule.kind]
         return len(lines), lines[-1] if lines else ""

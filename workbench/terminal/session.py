@@ -39,6 +39,8 @@ from types import TracebackType
 
 from ptyprocess import PtyProcess
 
+from workbench.scenario.user_regex import UserRegex
+
 from . import descendants, idle
 from .asciicast import AsciicastRecorder
 from .keys import encode_keys
@@ -298,7 +300,7 @@ class PtySession:
                 )
             await asyncio.sleep(left)
 
-    async def wait_for_text(self, pattern: str | re.Pattern[str], timeout: float) -> str:
+    async def wait_for_text(self, pattern: str | re.Pattern[str] | UserRegex, timeout: float) -> str:
         """Until the screen shows ``pattern`` (text, or a compiled regex searched in the rows); returns the match.
 
         The screen is searched as its rows joined by newlines, first with trailing
@@ -463,7 +465,7 @@ class PtySession:
             self._pidfd = -1
 
 
-def _search(pattern: str | re.Pattern[str], text: str) -> str | None:
+def _search(pattern: str | re.Pattern[str] | UserRegex, text: str) -> str | None:
     if isinstance(pattern, str):
         return pattern if pattern in text else None
     match = pattern.search(text)

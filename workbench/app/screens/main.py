@@ -627,12 +627,13 @@ class MainScreen(Screen[None]):
 
     def shot_now(self) -> Shot:
         """What a screenshot step would capture now: the program's screen, with the scenario's masks."""
+        from workbench.scenario.masks import scenario_masks
         from workbench.terminal import Shot
         from workbench.terminal.masks import mask_shot
 
         shot = Shot.from_text(self.terminal.text(), *self.term_size)
         scenario = self.validation.scenario if self.validation is not None else None
-        return mask_shot(shot, scenario.masks) if scenario is not None else shot
+        return mask_shot(shot, scenario_masks(scenario)) if scenario is not None else shot
 
     def action_compare_now(self) -> None:
         """The screenshot pane compares its highlighted golden with what a screenshot would capture now."""
