@@ -1229,3 +1229,14 @@ def test_any_arguments_give_an_outcome_and_stay_inside(
     assert outcome.status in ("ok", "error")
     assert snapshot_dir(outside) == before
     assert not (ws.path.parent / "x").exists()
+
+
+def test_a_grep_pattern_that_backtracks_without_end_fails_the_call(run: Run, ws: Workspace) -> None:
+    """A file the program under test wrote, searched by a scenario's `(a|a)+$`, held the tool for ever."""
+    (ws.path / "out.txt").write_text("a" * 42 + "!\n")
+    outcome = run("grep", {"pattern": "(a|a)+$"})
+    assert outcome.status == "error"
+    assert outcome.result.startswith(
+        "the `pattern` `(a|a)+$` was stopped after 1 s on a text of 43 characters"
+    )
+    assert outcome.result.endswith("(in out.txt)")

@@ -16,8 +16,11 @@ import pytest
 
 from tests.cli_process import workbench
 from tests.conftest import write
+from tests.engine.test_sigterm import finish
 from tests.processes import signals_at_their_defaults
 from workbench.scenario.diagnostics import Pos
+from workbench.scenario.loader import load_scenario
+from workbench.scenario.matching import RuleMatcher
 from workbench.scenario.user_regex import PatternTooSlow, UserRegex
 
 SLOW = "(a|a)+$"  # exponential in Python's `re` and in `regex`: 2**42 ways to fail on the row below
@@ -73,17 +76,13 @@ def test_sigterm_during_a_mask_that_backtracks_ends_the_run_with_143(tmp_path: P
         cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path)}, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=signals_at_their_defaults,
     )  # fmt: skip
-    try:
-        traces = tmp_path / "out" / "slow" / "80x24"
-        while not any(len(t.read_text().splitlines()) >= 2 for t in traces.glob("*/trace.jsonl")):
-            assert proc.poll() is None, proc.communicate()
-            time.sleep(0.02)  # the first step is done: the screenshot, and its masks, come next
-        time.sleep(0.3)
-        os.kill(proc.pid, signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+    traces = tmp_path / "out" / "slow" / "80x24"
+    while proc.poll() is None and not any(
+        len(t.read_text().splitlines()) >= 2 for t in traces.glob("*/trace.jsonl")
+    ):
+        time.sleep(0.02)  # until the first step is done: the screenshot, and its masks, come next
+    time.sleep(0.3)
+    out, err = finish(proc, signal.SIGTERM)  # ends the process group if it does not end in time
     assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, out, err)
     assert "Traceback" not in out + err
 
@@ -107,3 +106,14 @@ def test_a_pattern_too_slow_names_itself_and_its_place() -> None:
         UserRegex(SLOW, "`masks` item", where).sub("*", ROW)
     assert info.value.pos == where
     assert info.value.placed().startswith(f"s.yaml:7:5: `masks` item `{SLOW}` was stopped after 1 s")
+
+
+def test_a_claudeless_rule_regex_that_backtracks_without_end_is_placed_at_the_rule(tmp_path: Path) -> None:
+    """A prompt is the agent's text; the rule's pattern once held the mock LLM server's loop for ever."""
+    text = f'[[responses]]\npattern = {{ type = "regex", pattern = "{SLOW}" }}\nresponse = "x"\n'
+    rules = load_scenario(write(tmp_path, "s.toml", text), env={}).rules
+    assert rules is not None
+    with pytest.raises(PatternTooSlow) as info:
+        RuleMatcher(rules).choose(ROW)
+    where, what = tmp_path / "s.toml", "the rule's `regex`"
+    assert info.value.placed().startswith(f"{where}:2:39: {stopped(what)}")

@@ -66,6 +66,7 @@ from acp.schema import (
 from workbench.agent.tools import ShellRegistry, ToolOutcome, compare_result, execute_tool, perform_edit
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import Pos
+from workbench.scenario.user_regex import PatternTooSlow
 from workbench.timeline import Schedule, Step, StepKind
 from workbench.workspace import Workspace, WorkspaceError
 
@@ -463,7 +464,11 @@ class ScenarioAgent:
         first = True
         try:
             while True:
-                reply, failure = self._matcher.choose(text)
+                try:
+                    reply, failure = self._matcher.choose(text)
+                except PatternTooSlow as exc:  # a rule's `regex`: a failure placed at it, the turn ends
+                    self._fail(exc.pos.line if exc.pos else 0, str(exc))
+                    return "end_turn"
                 await self._pace(session, int(getattr(reply, "delay_ms", None) or 0))
                 if reply is None and failure is None:
                     if first:

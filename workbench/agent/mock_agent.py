@@ -44,6 +44,7 @@ from workbench.records import record
 from workbench.scenario import model as m
 from workbench.scenario.diagnostics import ScenarioError
 from workbench.scenario.loader import load_scenario
+from workbench.scenario.user_regex import PatternTooSlow
 from workbench.timeline import AGENT_KINDS, Schedule, Step, StepKind, compile_schedule
 from workbench.usage import UsageError, add_define, check_folder, path_arg
 
@@ -175,7 +176,11 @@ class MockAgent:
         if self._matcher is None:
             self._matcher = RuleMatcher(rules)
             self._claude_tools = ToolState(lambda todos: None, lambda plan: "the session")
-        reply, failure = self._matcher.choose(prompt)
+        try:
+            reply, failure = self._matcher.choose(prompt)
+        except PatternTooSlow as exc:  # a rule's `regex`: said on the screen, where the run sees it
+            self.term.emit(render.mismatch(exc.placed()))
+            return
         if failure is not None:
             params = ", ".join(f"{k}={v}" for k, v in failure.params.items())
             self.term.emit(render.mismatch(f"API error: {failure.type}" + (f" ({params})" if params else "")))

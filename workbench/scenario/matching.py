@@ -16,6 +16,8 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
+from .user_regex import UserRegex
+
 if (
     TYPE_CHECKING
 ):  # at run time any objects with these attributes do: the `claude` shim matches without the model
@@ -131,12 +133,14 @@ def python_regex(pattern: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def compiled(pattern: str) -> re.Pattern[str] | None:
-    """The compiled Python form of a Claudeless regex; None when it cannot be matched faithfully."""
+def translated(pattern: str) -> str | None:
+    """The Python form of a Claudeless regex; None when it cannot be matched faithfully."""
     try:
-        return re.compile(python_regex(pattern))
+        python = python_regex(pattern)
+        re.compile(python)
     except (Untranslatable, re.error):
         return None
+    return python
 
 
 def matches(pattern: m.Pattern, text: str) -> bool:
@@ -148,9 +152,14 @@ def matches(pattern: m.Pattern, text: str) -> bool:
         return pattern.text in text
     if pattern.type == "glob":
         return fnmatch.fnmatchcase(text, pattern.text)
-    if pattern.type == "regex":
-        regex = compiled(pattern.text)
-        return regex is not None and regex.search(text) is not None
+    if (
+        pattern.type == "regex"
+    ):  # a prompt is the agent's text: a pattern too slow for it raises PatternTooSlow
+        python = translated(pattern.text)
+        return (
+            python is not None
+            and UserRegex(python, "the rule's `regex`", pattern.pos).search(text) is not None
+        )
     return False
 
 

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from workbench.scenario.user_regex import PatternTooSlow, UserRegex
 from workbench.workspace import Workspace
 from workbench.workspace.globs import glob_match, name_match
 
@@ -71,7 +72,7 @@ def _wanted(rel: str, name: str, glob: str | None, ftype: str | None) -> bool:
     return not ftype or any(name_match(name, g) for g in TYPES.get(ftype, (f"*.{ftype}",)))
 
 
-def _matched_lines(text: str, regex: re.Pattern[str], multiline: bool) -> list[int]:
+def _matched_lines(text: str, regex: UserRegex, multiline: bool) -> list[int]:
     """Indexes of the lines a match touches (every line a multiline match spans)."""
     if not multiline:
         return [i for i, line in enumerate(text.splitlines()) if regex.search(line)]
@@ -105,9 +106,10 @@ def grep(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     multiline = flag_arg(args, "multiline", "-U")
     flags = re.MULTILINE | (re.IGNORECASE if flag_arg(args, "-i", "i", "ignore_case") else 0)
     try:
-        regex = re.compile(pattern, flags | (re.DOTALL if multiline else 0))
+        re.compile(pattern, flags | (re.DOTALL if multiline else 0))
     except re.error as exc:
         raise ToolError(f"invalid pattern: {exc}") from None
+    regex = UserRegex(pattern, "the `pattern`", None, flags | (re.DOTALL if multiline else 0))
     rel_root, root = path_arg(args, ctx, "path", default=".")
     if not root.exists():
         raise ToolError(f"no such file or folder: {rel_root}")
@@ -130,7 +132,10 @@ def grep(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue  # binary or unreadable: ripgrep skips it too
-        hits = _matched_lines(text, regex, multiline)
+        try:  # a file the program under test wrote: a pattern too slow for it fails the call
+            hits = _matched_lines(text, regex, multiline)
+        except PatternTooSlow as exc:
+            raise ToolError(f"{exc} (in {rel})") from None
         if not hits:
             continue
         files += 1

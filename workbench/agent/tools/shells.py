@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from workbench.records import record
+from workbench.scenario.user_regex import PatternTooSlow, UserRegex
 from workbench.workspace.landlock import default_writable, scratch_folder
 from workbench.workspace.sandbox import Sandbox
 
@@ -240,10 +241,14 @@ def bash_output(args: Mapping[str, Json], ctx: ToolContext) -> ToolOutcome:
     pattern = arg(args, "filter")
     if pattern:
         try:
-            regex = re.compile(str(pattern))
+            re.compile(str(pattern))
         except re.error as exc:
             raise ToolError(f"invalid `filter`: {exc}") from None
-        text = "\n".join(line for line in text.splitlines() if regex.search(line))
+        regex = UserRegex(str(pattern), "the `filter`")
+        try:  # the shell's output: a pattern too slow for it fails the call
+            text = "\n".join(line for line in text.splitlines() if regex.search(line))
+        except PatternTooSlow as exc:
+            raise ToolError(str(exc)) from None
     details = {
         "running": running,
         "exitCode": code,

@@ -25,6 +25,7 @@ from typing import Any
 
 from workbench.scenario import model as m
 from workbench.scenario.matching import RuleMatcher
+from workbench.scenario.user_regex import PatternTooSlow
 
 from ..checks import LlmFailure
 from ..reply import Block, Chunk, Reply, TextBlock, ToolCallBlock
@@ -64,7 +65,13 @@ class RulesResponder:
         return self._reply(chosen, failure, ctx, extra_delay)
 
     def _choose(self, text: str) -> tuple[m.Reply | None, m.Fault | None]:
-        return self.matcher.choose(text)
+        """The rule's reply; a rule `regex` too slow for the prompt stops the run, placed at the pattern."""
+        try:
+            return self.matcher.choose(text)
+        except PatternTooSlow as exc:
+            line = exc.pos.line if exc.pos else 0
+            self.record(LlmFailure("process", str(exc), line, 0, self.scenario.file, fatal=True))
+            return None, None
 
     def _reply(
         self, chosen: m.Reply | None, failure: m.Fault | None, ctx: TurnContext, extra_delay: int
