@@ -817,3 +817,13 @@ def test_without_a_config_dir_nothing_lands_in_home_and_resume_still_works(claud
     assert list(private.glob(f"projects/*/{first['session_id']}.jsonl"))
     again = ask("hello again", "--resume", first["session_id"])
     assert again["session_id"] == first["session_id"], "the session was found again"
+
+
+def test_a_rule_regex_that_backtracks_without_end_is_an_error_placed_at_it(claude: Claude) -> None:
+    """`(a|a)+$` on this prompt held the shim for ever; now it is stopped after 1 s, exit 2."""
+    rules = claude.rules('[[responses]]\npattern = { type = "regex", pattern = "(a|a)+$" }\nresponse = "x"\n')
+    done = claude.run("-p", "a" * 42 + "!")
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.startswith(
+        f"claude (workbench shim): {rules}:2:39: the rule's `regex` `(a|a)+$` was stopped"
+    )

@@ -25,6 +25,7 @@ from workbench.agent.claude.flags import (
     read_prompt,
     shim_parser,
 )
+from workbench.scenario.user_regex import PatternTooSlow
 
 EXIT_OK, EXIT_API_ERROR, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -55,6 +56,9 @@ def shim_main(argv: Sequence[str], environ: Mapping[str, str] | None = None,
         return run_print(opts, environ)
     except KeyboardInterrupt:
         return 130
+    except PatternTooSlow as exc:  # a rule's `regex` on this prompt: the scenario's fault, placed at it
+        print(f"claude (workbench shim): {exc.placed()}", file=sys.stderr)
+        return EXIT_INVALID
     except Exception as exc:  # a bug here: say where the traceback is, exit 3
         from workbench.crash import summary, write_crash_report
 
