@@ -10,6 +10,7 @@ import pytest
 
 from tests.llm.conftest import CLAUDE_TOOLS, Running, rule, rules_scenario
 from workbench.scenario import model as m
+from workbench.scenario.diagnostics import Pos
 from workbench.scenario.matching import matches
 
 
@@ -109,3 +110,18 @@ def test_rules_speak_openai_styles_with_the_agents_tools(serve: Callable[..., Ru
         {"type": "function", "name": "exec_command", "parameters": {"type": "object", "properties": {"cmd": {}}}}])  # fmt: skip
     call = next(o for o in out.output if o.type == "function_call")
     assert (call.name, call.arguments) == ("exec_command", '{"cmd":"ls"}')  # type: ignore[union-attr]
+
+
+def test_a_rule_regex_that_backtracks_without_end_stops_the_run_at_the_rule(
+    serve: Callable[..., Running],
+) -> None:
+    """`(a|a)+$` on the agent's prompt held the server's event loop, and every request after it, for ever."""
+    slow = m.ResponseRule(m.Pattern("regex", "(a|a)+$", Pos("rules.toml", 2, 39)), m.Reply("never"))
+    srv = serve(rules_scenario([slow], default=m.Reply("fallback")))
+    say(srv.anthropic(), "a" * 42 + "!")  # answered (empty): the run is stopped by the fatal failure
+    assert srv.messages() == [
+        "2: process: the rule's `regex` `(a|a)+$` was stopped after 1 s on a text of 43 characters: it backtracks "
+        "without end (a repeat inside a repeat, as in `(a+)+` or `(a|a)+`); write it so that each part can match "
+        "in one way only"
+    ]
+    assert srv.server.fatal is not None
