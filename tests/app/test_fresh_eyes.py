@@ -11,23 +11,34 @@ from tests.app.conftest import make_app, opened, play_to_end, run, screen_text, 
 
 
 @pytest.mark.parametrize("size", [(100, 30), (120, 40), (200, 50)])
-def test_a_toast_never_covers_the_editor(work: Path, size: tuple[int, int]) -> None:
-    """The welcome (it stays until a key is pressed) sat over 14 columns of YAML at 120x40: toasts go over the
-    right column, which shows nothing yet."""
+def test_a_toast_covers_neither_the_editor_nor_the_program(work: Path, size: tuple[int, int]) -> None:
+    """The welcome sat over 14 columns of YAML at 120x40; moved over the right column, toasts then hid the top of
+    the program's screen (where a prompt or the agent's first line is). They sit at the bottom right, over the
+    timeline's rows, where the status line's text (at the left) stays whole from 120 columns on."""
 
     async def body() -> None:
         app = make_app(work / "scenarios", work)
         async with app.run_test(size=size, notifications=True) as pilot:
             await settle(pilot)
             await wait_until(pilot, lambda: bool(app.screen.query(Toast)), what="the welcome")
-            await pilot.pause(0.1)
-            editor = app.main_screen.editor_pane.region
-            for toast in app.screen.query(Toast):
-                assert toast.region.x >= editor.right, (toast.region, editor)
-                assert toast.region.right <= size[0], "a toast stays inside the window"
-            app.main_screen.editor_pane.save()  # a later toast too
-            await pilot.pause(0.1)
-            assert all(t.region.x >= editor.right for t in app.screen.query(Toast))
+            main = app.main_screen
+
+            async def toasts_in_their_place() -> None:
+                await pilot.pause(0.1)
+                timeline = main.timeline.region
+                toasts = [t.region for t in app.screen.query(Toast) if t.display and t.parent.display]
+                assert len(toasts) == 1, "the newest notice, one at a time"
+                for toast in toasts:
+                    assert timeline.y < toast.y and toast.bottom < timeline.bottom, (toast, timeline)
+                    assert toast.right < size[0], "inside the timeline's border"
+                    for pane in (main.editor_pane.region, main.panes.region):
+                        assert not toast.overlaps(pane), (toast, pane)
+                if size[0] >= 120:
+                    assert any(main.timeline.status in row for row in screen_text(app)), "the status is whole"
+
+            await toasts_in_their_place()
+            main.editor_pane.save()  # a later toast too
+            await toasts_in_their_place()
 
     run(body)
 

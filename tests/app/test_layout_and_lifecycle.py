@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.geometry import Region
 
 from tests.app.conftest import make_app, play_to_end, run, screen_text, settle, wait_until
 from workbench.app.screens.confirm import ConfirmScreen
@@ -337,9 +338,13 @@ def test_failures_pane_lists_every_failure_and_jumps_to_its_step(work: Path, siz
             await play_to_end(pilot)
             assert main.result.status == "failed"
             await wait_until(pilot, lambda: bool(app.screen.query("Toast")), what="the failure's toast")
-            # the toast about the failure sits at the top, away from the status line
-            toasts = list(app.screen.query("Toast"))
-            assert toasts and all(toast.region.bottom <= main.timeline.region.y for toast in toasts)
+            # the toast about the failure sits at the bottom right, off the status line's text and the program
+            content = main.timeline.content_region
+            status = Region(content.x, content.y + 2, len(main.timeline.status), 1)
+            toasts = [toast.region for toast in app.screen.query("Toast") if toast.visible]
+            assert all(not t.overlaps(status) and not t.overlaps(main.terminal.region) for t in toasts), (
+                toasts
+            )
             await pilot.press("f12")
             await pilot.pause(0.1)
             assert main.failures.has_focus

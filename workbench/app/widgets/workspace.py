@@ -21,7 +21,6 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Tabs
 from textual.widgets._tabs import Tab
-from textual.widgets._toast import ToastRack
 
 from workbench.app.actions import VIEW_LABELS, VIEWS
 from workbench.app.layout import Plan, plan
@@ -137,19 +136,6 @@ class Workspace(Vertical):
             editor_pane.display = True
             panes.display = True
             panes.styles.width = layout.panes_width
-        self._place_toasts(width, 0 if layout.tabs else layout.panes_width)
-
-    def _place_toasts(self, width: int, right_column: int) -> None:
-        """Toasts (a welcome, a verdict, a saved file) sit over the right column, never over the editor's text:
-        the rack starts where that column does. One pane at a time, there is no other column: the right half, as
-        Textual has it."""
-        try:
-            rack = self.screen.get_child_by_type(ToastRack)
-        except NoMatches:
-            return
-        column = right_column or width - width // 2
-        rack.styles.width = column
-        rack.styles.margin = (1, 0, 0, width - column)
 
     def pane_of(self, view: str) -> Widget:
         """The pane shown as view ``view`` (a number key's)."""
