@@ -7,6 +7,7 @@ from above (a generous timeout); whether a gate holds is decided by state, not b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -128,6 +129,30 @@ def test_pause_holds_a_sleep_until_resume() -> None:
         clock.resume()
         await asyncio.wait_for(sleeper, GENEROUS_S)
         assert clock.now_ms == 10_000
+
+    run(scenario())
+
+
+def test_the_reading_moves_during_a_long_sleep_and_stands_still_when_paused() -> None:
+    """The app's "running at N ms" stood at the start of a long advanceMs until it ended: a run looked dead.
+
+    ``now_ms`` still moves only when a wait ends (the engine's steps are timed by it); the reading counts the part
+    of the wait under way, never past its end, and stops with a pause."""
+
+    async def scenario() -> None:
+        clock = VirtualClock(1.0)
+        sleeper = asyncio.create_task(clock.sleep_until(60_000))
+        await until(lambda: clock.reading_ms() > 0, "the reading to move")
+        assert clock.now_ms == 0 and 0 < clock.reading_ms() < 60_000
+        clock.pause()
+        await settle()
+        held = clock.reading_ms()
+        assert held == clock.now_ms > 0, "a pause keeps what has passed"
+        await settle()
+        assert clock.reading_ms() == held
+        sleeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sleeper
 
     run(scenario())
 

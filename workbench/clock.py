@@ -86,6 +86,7 @@ class VirtualClock:
         self._changed: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listeners: list[Listener] = []
+        self._sleeping: tuple[float, int, int, float] | None = None  # a wait: (loop time, from, to, speed)
 
     # ------------------------------------------------------------------ state
 
@@ -100,6 +101,14 @@ class VirtualClock:
     @property
     def now_ms(self) -> int:
         return self._now_ms
+
+    def reading_ms(self) -> int:
+        """Virtual time as a watch reads it now: ``now_ms`` moves only when a wait ends, this also counts the part
+        of a wait under way that has passed (what a status line shows during a long ``advanceMs``)."""
+        if self._sleeping is None or self._loop is None:
+            return self._now_ms
+        started, start_ms, end_ms, speed = self._sleeping
+        return min(end_ms, start_ms + int((self._loop.time() - started) * 1000 * speed))
 
     @property
     def step_index(self) -> int:
@@ -224,7 +233,12 @@ class VirtualClock:
                 break
             loop = asyncio.get_running_loop()
             started, start_ms = loop.time(), self._now_ms
-            if not await self._wait_change((ms - start_ms) / 1000 / speed):
+            self._sleeping = (started, start_ms, ms, speed)
+            try:
+                timed_out = not await self._wait_change((ms - start_ms) / 1000 / speed)
+            finally:
+                self._sleeping = None
+            if timed_out:
                 self._now_ms = ms
                 break
             # a control changed (speed, pause, step): count the virtual time that passed, then go on

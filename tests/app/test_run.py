@@ -293,3 +293,38 @@ def test_run_keys_on_a_scenario_that_does_not_load_say_why_and_start_nothing(
             assert any("line 3, column 5" in n.message for n in app._notifications)
 
     run(body)
+
+
+def test_running_at_moves_during_a_long_wait_and_stands_still_when_paused(work: Path) -> None:
+    """ "running at N ms" moved only when a step's wait ended: during a minute of advanceMs it stood at 0 and the
+    run looked dead. It now reads the virtual clock while time runs, and holds when the run is paused."""
+    import re
+
+    path = work / "scenarios" / "long-wait.yaml"
+    path.write_text(
+        'name: long-wait\ncommand: [python3, -c, "import time; time.sleep(120)"]\ntimeline:\n'
+        "  - advanceMs: 60000\n"
+    )
+
+    def shown_ms(main: MainScreen) -> int:
+        found = re.search(r"(running|paused) at (\d+) ms", main.timeline.status)
+        return int(found.group(2)) if found else -1
+
+    async def body() -> None:
+        async with opened(path, work) as pilot:
+            main = pilot.app.main_screen
+            await pilot.press("f5")
+            await wait_until(
+                pilot, lambda: main.live and main.session.run.clock.reading_ms() > 0, what="the wait"
+            )
+            await wait_until(pilot, lambda: shown_ms(main) > 0, timeout=10, what="the status to move")
+            assert main.session.run.clock.now_ms == 0, "still inside the one long wait"
+            await pilot.press("f6")
+            await wait_until(pilot, lambda: "paused at" in main.timeline.status, what="the pause")
+            held = main.timeline.status
+            await pilot.pause(0.6)  # more than two ticks
+            assert main.timeline.status == held, "a paused run's time stands still"
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+
+    run(body)

@@ -145,8 +145,8 @@ class SessionController:
             else:
                 parts.append(f"{word}: {virtual_ms / 1000:g} s of virtual time")
         elif self.run is not None:
-            state = self.run.clock.state
-            parts.append(f"{'paused' if state.paused else 'running'} at {state.now_ms} ms")
+            clock = self.run.clock  # its reading counts a long wait under way: a live run is seen to go on
+            parts.append(f"{'paused' if clock.paused else 'running'} at {clock.reading_ms()} ms")
         else:
             parts.append("idle")
         parts.append(f"speed {speed_text(self.speed)}")

@@ -20,10 +20,14 @@ from workbench.app.widgets.timeline import TimelineBar, marks_from_schedule
 from workbench.scenario.diagnostics import count
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from workbench.app.core.recording import InputRecorder
     from workbench.app.widgets.terminal import TerminalView
     from workbench.engine.acp_trace import GrowingMessages
     from workbench.engine.runner import ScenarioRun
+
+TICK_S = 0.25  # how often the status line reads the virtual clock while it runs
 
 
 class RunHost(Protocol):
@@ -56,6 +60,7 @@ class RunControls(TimelineBar):
         self._footer_live = False  # whether the footer was last drawn for a live run
         self._records_shown = 0  # how many of the session's records the marks show already
         self._acp: GrowingMessages | None = None  # the live ACP run's messages, read as they come
+        self._ticking: Timer | None = None  # redraws the status while virtual time runs
 
     @property
     def session(self) -> SessionController:
@@ -130,9 +135,22 @@ class RunControls(TimelineBar):
         if recording is not None:
             text += f"  ·  ● recording: {count(recording, 'step')} so far"  # its keys: the terminal's border
         self.status = text
+        self._tick_while_time_runs()
         if session.live != self._footer_live:  # Esc and ctrl+c stop only a live run: the footer says so
             self._footer_live = session.live
             self.screen.refresh_bindings()
+
+    def _tick_while_time_runs(self) -> None:
+        """The status line's "running at N ms" moves during a long wait, a few times a second: the run is seen to
+        be alive. Only while virtual time runs (not paused, not at max speed, where no wait lasts, nor after the
+        run); a tick is one line of text, so the run does not go slower for it."""
+        run, session = self.session.run, self.session
+        runs = session.live and run is not None and not run.clock.paused and run.clock.speed is not None
+        if runs and self._ticking is None:
+            self._ticking = self.set_interval(TICK_S, self.host.show_status)
+        elif not runs and self._ticking is not None:
+            self._ticking.stop()
+            self._ticking = None
 
     # ------------------------------------------------------------------ the keys
 
