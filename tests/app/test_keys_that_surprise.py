@@ -106,3 +106,34 @@ def test_the_terminal_title_is_readable_in_the_light_theme(work: Path) -> None:
             assert contrast_ratio(title, background) >= 4.5
 
     run(body)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (99, 30)])
+def test_each_tab_names_the_key_that_brings_its_pane_forward_from_the_editor(
+    work: Path, size: tuple[int, int]
+) -> None:
+    """One pane at a time, the tabs said "3 Terminal": in the editor 3 typed a 3. Each tab now names the key
+    that works there too (alt+3), whole on the tab row; pressing it from the editor brings that pane forward."""
+    from tests.app.conftest import screen_text
+    from workbench.app.actions import VIEWS
+
+    path = work / "scenarios" / "hello-agent.yaml"
+
+    async def body() -> None:
+        async with opened(path, work, size) as pilot:
+            main = pilot.app.main_screen
+            assert main.workspace.tabs
+            text = main.editor.text
+            row = screen_text(pilot.app)[0]
+            labels = [str(tab.label) for tab in main.workspace.views().query("Tab")]
+            assert len(labels) == len(VIEWS) and all(label in row for label in labels), (row, labels)
+            for name, label in zip(VIEWS, labels, strict=True):
+                main.workspace.action_view("editor")
+                await pilot.pause(0.05)
+                assert main.editor.has_focus
+                await pilot.press(label.split(" ")[0])
+                await pilot.pause(0.05)
+                assert main.workspace.view_name == name, (label, main.workspace.view_name)
+                assert main.editor.text == text, f"{label}: the editor typed the key"
+
+    run(body)

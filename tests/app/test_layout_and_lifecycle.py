@@ -186,7 +186,7 @@ def test_layout_at_80x24_is_one_pane_at_a_time(work: Path) -> None:
             await settle(pilot)
             main = app.main_screen
             rows = screen_text(app)
-            assert "1 Scenarios" in rows[0] and "3 Terminal" in rows[0] and main.editor.display
+            assert "alt+1 List" in rows[0] and "alt+3 Terminal" in rows[0] and main.editor.display
             assert not main.panes.display
             await pilot.press("f8")
             await wait_until(pilot, lambda: "second line" in main.terminal.text(), what="the output")

@@ -10,11 +10,12 @@ shrink then.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
@@ -27,6 +28,11 @@ from workbench.app.layout import Plan, plan
 from workbench.app.widgets.browser import ScenarioBrowser
 from workbench.app.widgets.editor_pane import EditorPane
 from workbench.app.widgets.run_panes import RunPanes
+
+if TYPE_CHECKING:
+    from workbench.app.app import WorkbenchApp
+
+TAB_NAMES = {"browser": "List", "shots": "Shots"}  # the tabs' short names for the longest (VIEW_LABELS)
 
 
 class ViewTabs(Tabs):
@@ -49,6 +55,9 @@ class Workspace(Vertical):
     }
     Workspace #views {
         height: 2;
+    }
+    Workspace #views Tab {
+        padding: 0 0 0 1;
     }
     /* one pane at a time: the numbered tabs switch the run panes too */
     Workspace.-tabs RunPanes > ContentTabs {
@@ -86,9 +95,13 @@ class Workspace(Vertical):
         return self.query_one("#panes", RunPanes)
 
     def _new_views(self) -> Tabs:
-        return ViewTabs(*(Tab(f"{n} {label}", id=f"view-{name}") for n, (name, label) in
-                      enumerate(zip(VIEWS, VIEW_LABELS, strict=True), start=1)),
-                    active=f"view-{self.view_name}", id="views")  # fmt: skip
+        """Each tab names the key that brings its pane forward from any pane (alt+3; the editor types a bare 3),
+        as remapped; short names, so the six fit 80 columns whole."""
+        keys_of = cast("WorkbenchApp", self.app).keys_of
+        return ViewTabs(*(Tab(Content.assemble((keys_of(f"view({name!r})").split(", ")[-1], "bold"), " ",
+                                               TAB_NAMES.get(name, label)), id=f"view-{name}")
+                          for name, label in zip(VIEWS, VIEW_LABELS, strict=True)),
+                        active=f"view-{self.view_name}", id="views")  # fmt: skip
 
     def views(self) -> Tabs:
         """The numbered tabs; a wide window's first frame has none (eleven widgets it does not show)."""
