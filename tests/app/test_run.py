@@ -295,16 +295,22 @@ def test_run_keys_on_a_scenario_that_does_not_load_say_why_and_start_nothing(
     run(body)
 
 
+# A program that waits, under a scenario of one minute's wait: a run that goes on until it is stopped.
+LONG_WAIT = """\
+name: long-wait
+command: [python3, -c, "import time; time.sleep(120)"]
+timeline:
+  - advanceMs: 60000
+"""
+
+
 def test_running_at_moves_during_a_long_wait_and_stands_still_when_paused(work: Path) -> None:
     """ "running at N ms" moved only when a step's wait ended: during a minute of advanceMs it stood at 0 and the
     run looked dead. It now reads the virtual clock while time runs, and holds when the run is paused."""
     import re
 
     path = work / "scenarios" / "long-wait.yaml"
-    path.write_text(
-        'name: long-wait\ncommand: [python3, -c, "import time; time.sleep(120)"]\ntimeline:\n'
-        "  - advanceMs: 60000\n"
-    )
+    path.write_text(LONG_WAIT)
 
     def shown_ms(main: MainScreen) -> int:
         found = re.search(r"(running|paused) at (\d+) ms", main.timeline.status)
@@ -326,5 +332,35 @@ def test_running_at_moves_during_a_long_wait_and_stands_still_when_paused(work: 
             assert main.timeline.status == held, "a paused run's time stands still"
             await pilot.press("escape")
             await wait_until(pilot, lambda: main.result is not None, what="the stop")
+
+    run(body)
+
+
+def test_pause_is_in_the_footer_only_while_a_run_goes_on(work: Path) -> None:
+    """F6 Pause was in the footer before a run, after it and while paused, where it did nothing."""
+    from tests.app.conftest import screen_text
+
+    path = work / "scenarios" / "long-wait.yaml"
+    path.write_text(LONG_WAIT)
+
+    async def body() -> None:
+        async with opened(path, work, (120, 40)) as pilot:
+            main = pilot.app.main_screen
+
+            def footer() -> str:
+                return screen_text(pilot.app)[-1]
+
+            assert "Play" in footer() and "Pause" not in footer()
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: "f6 Pause" in footer(), what="Pause while it runs")
+            await pilot.press("f6")
+            await wait_until(pilot, lambda: "Pause" not in footer(), what="no Pause while paused")
+            assert main.live and main.session.run.clock.paused
+            await pilot.press("f6")  # does nothing, as the footer says
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: "f6 Pause" in footer(), what="Pause once it runs again")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: main.result is not None, what="the stop")
+            await wait_until(pilot, lambda: "Pause" not in footer(), what="no Pause after the run")
 
     run(body)

@@ -532,6 +532,8 @@ class MainScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane" and parameters[1] == "stop":  # Esc and ctrl+c stop a run, else keep their meaning
             return self.live and not self.editor_pane.find_bar.has_focus
+        if action == "pane" and parameters[1] == "pause":  # F6 holds a run that goes on; else it did nothing
+            return self.live and self.session.run is not None and not self.session.run.clock.paused
         return True
 
     # ------------------------------------------------------------------ scrubbing

@@ -57,7 +57,7 @@ class RunControls(TimelineBar):
     def __init__(self, host: RunHost, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.host = host
-        self._footer_live = False  # whether the footer was last drawn for a live run
+        self._footer_state = (False, False)  # (live, paused) of the run the footer was last drawn for
         self._records_shown = 0  # how many of the session's records the marks show already
         self._acp: GrowingMessages | None = None  # the live ACP run's messages, read as they come
         self._ticking: Timer | None = None  # redraws the status while virtual time runs
@@ -136,8 +136,10 @@ class RunControls(TimelineBar):
             text += f"  ·  ● recording: {count(recording, 'step')} so far"  # its keys: the terminal's border
         self.status = text
         self._tick_while_time_runs()
-        if session.live != self._footer_live:  # Esc and ctrl+c stop only a live run: the footer says so
-            self._footer_live = session.live
+        # Esc and ctrl+c stop only a live run, F6 pauses only a running one: the footer says so
+        footer_state = (session.live, session.run is not None and session.run.clock.paused)
+        if footer_state != self._footer_state:
+            self._footer_state = footer_state
             self.screen.refresh_bindings()
 
     def _tick_while_time_runs(self) -> None:
