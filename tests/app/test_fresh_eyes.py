@@ -44,6 +44,30 @@ def test_a_toast_covers_neither_the_editor_nor_the_program(work: Path, size: tup
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+def test_one_pane_at_a_time_a_long_notice_is_said_whole_on_two_rows(
+    work: Path, size: tuple[int, int]
+) -> None:
+    """At 80x24 the end of a recording's notice was cut ("...; they run from the next run on…"): the key that
+    acts on it (ctrl+r) was lost. A notice longer than the status row takes the step's row above it too."""
+    notice = "recorded 2 steps into the editor; ctrl+s saves; they run from the next run on (ctrl+r restarts)"
+
+    async def body() -> None:
+        app = make_app(work / "scenarios" / "hello-agent.yaml", work)
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            app.notify(notice, timeout=30)
+            await wait_until(pilot, lambda: main.timeline.notice is not None, what="the notice")
+            await pilot.pause(0.1)
+            timeline = main.timeline.region
+            rows = [row.strip() for row in screen_text(app)[timeline.y : timeline.bottom]]
+            said = " ".join(row for row in rows if row and row.split()[0] in notice.split())
+            assert said == notice, rows
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 def test_one_pane_at_a_time_the_notices_are_said_on_the_status_line(
     work: Path, size: tuple[int, int]
 ) -> None:

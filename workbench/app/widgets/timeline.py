@@ -13,6 +13,7 @@ business, told with :class:`TimelineBar.CursorMoved`.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -319,8 +320,15 @@ class TimelineBar(Widget, can_focus=True):
                 "error": errors,
                 "warning": self.app.current_theme.warning if self.is_attached else None,
             }
-            status = Text(text, no_wrap=True, overflow="ellipsis", style=RichStyle(
-                bold=True, color=colour.get(severity) or ("yellow" if severity == "warning" else None)))  # fmt: skip
+            style = RichStyle(
+                bold=True, color=colour.get(severity) or ("yellow" if severity == "warning" else None)
+            )
+            # a notice longer than the row takes the step's row above it too, for as long as it is shown: cut,
+            # it lost its end, often the key that acts on it ("...; ctrl+r restarts")
+            lines = textwrap.wrap(text, width) if len(text) > width else [text]
+            if len(lines) > 1:
+                info = Text(lines[0], no_wrap=True, overflow="ellipsis", style=style)
+            status = Text(" ".join(lines[1:]) or text, no_wrap=True, overflow="ellipsis", style=style)
         return Text("\n", no_wrap=True, overflow="ellipsis").join([marks, info, status, *self._acp_rows()])
 
     def _acp_rows(self) -> list[Text]:
