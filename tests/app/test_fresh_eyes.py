@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.geometry import Region
 from textual.widgets._toast import Toast
 
 from tests.app.conftest import make_app, opened, play_to_end, run, screen_text, settle, wait_until
@@ -14,7 +15,7 @@ from tests.app.conftest import make_app, opened, play_to_end, run, screen_text, 
 def test_a_toast_covers_neither_the_editor_nor_the_program(work: Path, size: tuple[int, int]) -> None:
     """The welcome sat over 14 columns of YAML at 120x40; moved over the right column, toasts then hid the top of
     the program's screen (where a prompt or the agent's first line is). They sit at the bottom right, over the
-    timeline's rows, where the status line's text (at the left) stays whole from 120 columns on."""
+    timeline's rows, after the status line's text, which stays whole."""
 
     async def body() -> None:
         app = make_app(work / "scenarios", work)
@@ -23,22 +24,59 @@ def test_a_toast_covers_neither_the_editor_nor_the_program(work: Path, size: tup
             await wait_until(pilot, lambda: bool(app.screen.query(Toast)), what="the welcome")
             main = app.main_screen
 
+            def shown() -> list[Region]:
+                return [t.region for t in app.screen.query(Toast) if t.display and t.parent.display]
+
             async def toasts_in_their_place() -> None:
+                await wait_until(
+                    pilot,
+                    lambda: [bool(r.area) for r in shown()] == [True],
+                    what="the newest notice, one at a time",
+                )
                 await pilot.pause(0.1)
                 timeline = main.timeline.region
-                toasts = [t.region for t in app.screen.query(Toast) if t.display and t.parent.display]
-                assert len(toasts) == 1, "the newest notice, one at a time"
+                toasts = shown()
                 for toast in toasts:
-                    assert timeline.y < toast.y and toast.bottom < timeline.bottom, (toast, timeline)
+                    # over the timeline's rows; a long message (a saved file's path) grows up over its border
+                    assert timeline.y <= toast.y and toast.bottom < timeline.bottom, (toast, timeline)
                     assert toast.right < size[0], "inside the timeline's border"
                     for pane in (main.editor_pane.region, main.panes.region):
                         assert not toast.overlaps(pane), (toast, pane)
-                if size[0] >= 120:
-                    assert any(main.timeline.status in row for row in screen_text(app)), "the status is whole"
+                assert any(main.timeline.status in row for row in screen_text(app)), "the status is whole"
 
             await toasts_in_their_place()
             main.editor_pane.save()  # a later toast too
             await toasts_in_their_place()
+
+    run(body)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (200, 50)])
+def test_a_toast_leaves_a_long_status_whole(work: Path, size: tuple[int, int]) -> None:
+    """A toast as wide as its message, at the right, still hid the end of a long status ("viewing a recorded
+    step"): the toasts start after the status text, wrapping in what is left (40 columns at least)."""
+
+    async def body() -> None:
+        app = make_app(work / "scenarios" / "hello-agent.yaml", work)
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await play_to_end(pilot)
+            await pilot.press("f7")
+            await wait_until(
+                pilot, lambda: "viewing a recorded step" in main.timeline.status, what="the step"
+            )
+            main.notify("terminal zoomed: z again gives the editor its width; z on the terminal", timeout=30)
+            await wait_until(pilot, lambda: bool(pilot.app.screen.query(Toast)), what="the toast")
+            await pilot.pause(0.1)
+            assert any(main.timeline.status in row for row in screen_text(pilot.app)), "the status is whole"
+            for toast in [t.region for t in pilot.app.screen.query(Toast)]:
+                assert not toast.overlaps(main.terminal.region)
+                rows = screen_text(pilot.app)[toast.y : toast.bottom]
+                said = " ".join(
+                    " ".join(row[toast.x : toast.right] for row in rows).replace("▌", " ").split()
+                )
+                assert "z on the terminal" in said, "the toast is whole"
 
     run(body)
 

@@ -18,13 +18,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
+from textual.dom import NoScreen
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets._toast import ToastRack
 
 from workbench.app.core.session import step_failed
 from workbench.scenario.diagnostics import count
@@ -245,6 +249,30 @@ class TimelineBar(Widget, can_focus=True):
 
     def watch_status(self) -> None:
         self.refresh()
+        self._leave_the_status_to_toasts()
+
+    def on_resize(self) -> None:
+        self._leave_the_status_to_toasts()
+
+    # a toast's width: Textual's 60, down to 40 beside a long status (wrapped, it grows up over the rows above)
+    TOAST_WIDTHS = (40, 60)
+
+    def _leave_the_status_to_toasts(self) -> None:
+        """Toasts sit at the bottom right over these rows (app.tcss), each as wide as its rack: the rack starts
+        after the status text, so a toast never hides what the run is doing ("viewing a recorded step", "Esc
+        stops")."""
+        try:
+            rack = self.screen.get_child_by_type(ToastRack)
+        except (NoMatches, NoScreen):
+            return
+        content = self.content_region
+        if not content.width:  # not laid out yet: on_resize comes
+            return
+        narrowest, widest = self.TOAST_WIDTHS
+        after_status = max(content.x + cell_len(self.status) + 2, content.right - widest)
+        left = max(0, min(after_status, content.right - narrowest))
+        rack.styles.margin = (0, 0, 2, left)  # above the timeline's bottom border and the footer (app.tcss)
+        rack.styles.width = max(1, content.right - left)
 
     def watch_notice(self) -> None:
         self.refresh()
