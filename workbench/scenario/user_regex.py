@@ -50,12 +50,9 @@ class PatternTooSlow(Exception):
 @functools.lru_cache(maxsize=256)
 def _compiled(pattern: str, flags: int) -> Any:
     """``pattern`` compiled by ``regex`` (the flags of :mod:`re` have the same values there), or by
-    :mod:`re` for the rare pattern ``regex`` spells differently, and in an environment installed before
-    ``regex`` was a dependency (then without a time limit)."""
-    try:
-        import regex
-    except ImportError:
-        return re.compile(pattern, flags)
+    :mod:`re` for the rare pattern ``regex`` spells differently (then without a time limit)."""
+    import regex
+
     try:
         return regex.compile(pattern, flags)
     except regex.error:
