@@ -836,7 +836,7 @@ def test_a_skipped_scenarios_reason_reads_as_a_skip(failed_run: Path, browser: A
     column of failures), and its duration, never measured, is a dash rather than 0.00 s."""
     report = json.loads((failed_run / "report.json").read_text())
     skipped = {**report["scenarios"][0], "name": "later", "status": "skipped", "reason": "needs a real agent",
-               "failures": [], "screenshots": [], "duration_ms": 0}  # fmt: skip
+               "failures": [], "screenshots": [], "duration_ms": 3}  # fmt: skip  # deciding to skip took 3 ms
     (tmp_path / "skip.json").write_text(json.dumps({**report, "scenarios": [*report["scenarios"], skipped]}))
     done = workbench("report", "html", str(tmp_path / "skip.json"), "-o", str(tmp_path / "r"), cwd=failed_run)
     assert done.returncode == 0, done.stderr

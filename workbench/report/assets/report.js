@@ -183,9 +183,9 @@ const WB = (() => {
     if (r.reason) return el("td", { class: "msg reason" }, el("strong", {}, `${r.status}: `), brief(r.reason));
     return el("td", { class: "msg" }, brief(mismatchLine(r.entry.mismatches)));
   }
-  // Whether the scenario ran, so that its duration was measured: a skipped one, or one that did not load, has
-  // none (0 ms in its entry), and shows none rather than 0.00 s.
-  const ran = (r) => r.duration_ms > 0;
+  // Whether the scenario ran, so that its duration was measured, or shows none rather than 0.00 s: a skipped one
+  // did not (its entry's few ms are the time it took to decide so), one that did not load has 0 ms.
+  const ran = (r) => r.status !== "skipped" && r.duration_ms > 0;
   function matrixTable(rows) {
     const agents = [...new Set(rows.map((r) => r.agent).filter(Boolean))].sort();
     if (agents.length < 2) return null;
