@@ -52,8 +52,9 @@ class ProgramDriver:
         timeout = self.ctx.options.timeout_s
         if not self._started:
             await _started(session, min(SILENT_START_S, timeout))
-            await session.wait_idle(self.quiet_ms, limit=min(BUSY_LIMIT_S, timeout))
             self._started = True
+            await session.wait_stable(self.quiet_ms, timeout=timeout)  # one that never goes quiet fails here
+            await session.wait_idle(self.quiet_ms, limit=min(BUSY_LIMIT_S, timeout))
         await session.wait_stable(self.quiet_ms, timeout=timeout)
 
     async def finish(self) -> int | None:

@@ -299,7 +299,9 @@ class RealAgentDriver:
                         raise DriverError(f"the agent never asked for input (its terminal stayed in line mode "
                                           f"and nothing read it); {self.ctx.the_screen()}")  # fmt: skip
                     await asyncio.sleep(0.05)
-                # Asking is not taking: it may still be loading, and drop what is typed (terminal.idle).
+                # Asking is not taking: it may still be loading, and drop what is typed (terminal.idle). One
+                # whose screen never goes quiet fails in the settle, as it would before typing.
+                await self.settle()
                 settle_ms = max(self.ctx.options.settle_ms, MIN_SETTLE_MS)
                 idle = await session.wait_idle(settle_ms, limit=max(0.0, busy_until - loop.time()))
                 if not idle or reads_input(session.fd):
